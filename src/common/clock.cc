@@ -1,0 +1,15 @@
+#include "common/clock.h"
+
+namespace sluice {
+
+int64_t RealClock::NowMs() const {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+int64_t RealClock::MonotonicMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace sluice

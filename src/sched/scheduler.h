@@ -1,0 +1,37 @@
+// Scheduler interface: (snapshot, pending jobs in priority order, now) -> plan.
+// Implementations are pure and deterministic; ties are broken by job id.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "sched/types.h"
+
+namespace sluice::sched {
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  // `pending` is in the order the controller wants them considered.
+  virtual Plan Schedule(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pending,
+                        int64_t now) = 0;
+};
+
+// FIFO first-fit: jobs in order; each takes the first nodes that fit. Once a job cannot
+// start, later jobs wait too (reason Priority) so the head of the queue is not starved.
+std::unique_ptr<Scheduler> MakeFifoScheduler();
+
+// Could `job` ever run on the cluster `snapshot` describes, with every node empty and
+// available? Returns kStartNow-shaped decision (with the allocation it would get) or kNever
+// with a reason ("Requested node configuration is not available").
+Decision CheckFeasible(const ClusterSnapshot& snapshot, const JobRequest& job);
+
+// Tries to place `job` on the snapshot as it is now; fills `alloc` on success.
+bool PlaceJob(const ClusterSnapshot& snapshot, const JobRequest& job,
+              std::vector<NodeShare>* alloc);
+
+// Marks `alloc` as used in `snapshot` (for applying earlier decisions of one pass).
+void ApplyAllocation(ClusterSnapshot* snapshot, const std::vector<NodeShare>& alloc,
+                     bool exclusive);
+
+}  // namespace sluice::sched

@@ -1,0 +1,80 @@
+// The scheduler's view of the world: a cluster snapshot (nodes with their free and used
+// resources), job requests normalised per node, and the plan it returns. Plain data;
+// no I/O. The controller builds these from its state; the simulator from traces.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sluice::sched {
+
+struct Gpu {
+  int index = 0;
+  std::string type;
+  bool used = false;
+};
+
+struct Node {
+  std::string name;
+  int cpus = 0;
+  int64_t mem_mb = 0;
+  std::vector<Gpu> gpus;
+  std::vector<std::string> features;
+  bool available = true;         // up, responding, not drained
+  std::vector<bool> cpu_used;    // size == cpus (empty = none used)
+  int64_t mem_used_mb = 0;
+  bool exclusive_held = false;   // a running --exclusive job owns the node
+  int running_jobs = 0;
+};
+
+struct ClusterSnapshot {
+  std::vector<Node> nodes;       // in configuration order (first-fit order)
+};
+
+// One job's request, already normalised by the controller: the same shape on every node.
+struct JobRequest {
+  int64_t job_id = 0;
+  int64_t priority = 0;
+  int64_t submit_time = 0;
+  int num_nodes = 1;
+  int tasks_per_node = 1;
+  int cpus_per_node = 1;
+  int64_t mem_per_node_mb = 0;   // 0 = no memory reservation
+  int gpus_per_node = 0;
+  std::string gpu_type;          // empty = any
+  bool exclusive = false;
+  std::vector<std::string> allowed_nodes;   // the partition's nodes (empty = all)
+  std::vector<std::string> required_nodes;  // --nodelist (all must be used)
+  std::vector<std::string> excluded_nodes;  // --exclude
+  std::string constraint;                   // --constraint: features with & and |
+  int64_t time_limit_s = 0;                 // 0 = unlimited
+};
+
+struct NodeShare {
+  std::string node;
+  std::vector<int> cpu_ids;
+  int64_t mem_mb = 0;
+  std::vector<int> gpu_ids;
+  int ntasks = 0;
+  bool operator==(const NodeShare&) const = default;
+};
+
+enum class Outcome {
+  kStartNow,   // allocation filled in
+  kPending,    // can run on this cluster, not now; reason says why
+  kNever,      // can never run on this cluster as configured; reason says why
+};
+
+struct Decision {
+  int64_t job_id = 0;
+  Outcome outcome = Outcome::kPending;
+  std::vector<NodeShare> alloc;
+  std::string reason;            // Slurm reason code: Resources, Priority, ...
+};
+
+struct Plan {
+  std::vector<Decision> decisions;  // one per job request, in request order
+};
+
+}  // namespace sluice::sched
