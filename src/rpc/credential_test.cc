@@ -93,14 +93,16 @@ TEST(CredentialTest, MalformedRejectedWithoutCrashing) {
     EXPECT_EQ(got.status().code(), Code::kUnauthenticated);
   }
   // A validly signed body that is not uid:gid:expires is still rejected.
-  for (std::string body : {"1:2", "1:2:3:4", "-1:2:3", "1:x:3", "01:2:3", "1:2:", "99999999999:1:5"}) {
+  for (std::string body :
+       {"1:2", "1:2:3:4", "-1:2:3", "1:x:3", "01:2:3", "1:2:", "99999999999:1:5"}) {
     std::string token =
         HexEncode(body) + "." + HexEncode(HmacSha256(kKey, std::string("sluice-cred-v1\n") + body));
     auto got = VerifyCredential(kKey, token, 0);
     ASSERT_FALSE(got.ok()) << body;
     EXPECT_EQ(got.status().message(), "Invalid credential: malformed token") << body;
   }
-  EXPECT_EQ(VerifyCredential("", SignCredential("", {1, 1, 5}), 0).status().code(), Code::kInternal);
+  EXPECT_EQ(VerifyCredential("", SignCredential("", {1, 1, 5}), 0).status().code(),
+            Code::kInternal);
 }
 
 }  // namespace

@@ -132,40 +132,53 @@ void IdentServer::Serve(int client) const {
   }
 }
 
+namespace {
+
+// Connects the non-blocking `fd`; a Unix socket with a full backlog answers EAGAIN, so
+// retry until the deadline. Returns 0 or an errno.
+int ConnectBy(int fd, const sockaddr_un& addr, int64_t deadline_ms) {
+  for (;;) {
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) return 0;
+    if (errno != EAGAIN && errno != EINTR) return errno;
+    if (RealClock::MonotonicMs() >= deadline_ms) return ETIMEDOUT;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// Reads until a newline, EOF, kMaxLine bytes or the deadline. Returns 0 or an errno.
+int ReadLineBy(int fd, int64_t deadline_ms, std::string* line) {
+  char buf[256];
+  while (line->find('\n') == std::string::npos && line->size() <= kMaxLine) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) return 0;
+    if (n > 0) {
+      line->append(buf, static_cast<size_t>(n));
+    } else if (errno == EAGAIN || errno == EINTR) {
+      if (int err = WaitFor(fd, POLLIN, deadline_ms)) return err;
+    } else {
+      return errno;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
 Expected<std::string> FetchCredentialToken(const std::string& socket_path, int timeout_ms) {
   sockaddr_un addr;
   if (!MakeAddress(socket_path, &addr)) return ContactError(socket_path, "invalid socket path");
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return ContactError(socket_path, Errno(errno));
   const int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
-  int err = 0;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) err = errno;
-  // A Unix socket with a full backlog answers EAGAIN: retry until the deadline.
-  while (err == EAGAIN || err == EINTR) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    err = RealClock::MonotonicMs() >= deadline ? ETIMEDOUT : 0;
-    if (!err && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) err = errno;
-  }
   std::string line;
-  char buf[256];
-  while (!err && line.find('\n') == std::string::npos && line.size() <= kMaxLine) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n > 0) {
-      line.append(buf, static_cast<size_t>(n));
-    } else if (n == 0) {
-      break;
-    } else if (errno == EAGAIN || errno == EINTR) {
-      err = WaitFor(fd, POLLIN, deadline);
-    } else {
-      err = errno;
-    }
-  }
+  int err = ConnectBy(fd, addr, deadline);
+  if (!err) err = ReadLineBy(fd, deadline, &line);
   close(fd);
   if (err) return ContactError(socket_path, Errno(err));
   size_t nl = line.find('\n');
   if (nl == std::string::npos) {
-    return ContactError(socket_path, line.empty() ? "connection closed without a credential"
-                                                  : "malformed reply");
+    return ContactError(
+        socket_path, line.empty() ? "connection closed without a credential" : "malformed reply");
   }
   line.resize(nl);
   if (line.empty()) return ContactError(socket_path, "empty credential");

@@ -40,7 +40,6 @@ class IdentServer {
 // Client side: connects to the ident socket and returns the token (without the newline).
 // Gives up after `timeout_ms` in total; errors are kUnavailable and read
 // "Unable to contact the controller's identity socket <path>: <reason>".
-Expected<std::string> FetchCredentialToken(const std::string& socket_path,
-                                           int timeout_ms = 2000);
+Expected<std::string> FetchCredentialToken(const std::string& socket_path, int timeout_ms = 2000);
 
 }  // namespace sluice

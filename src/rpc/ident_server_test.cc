@@ -4,9 +4,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <unistd.h>
-
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -163,9 +162,8 @@ TEST(FetchCredentialTokenTest, MissingSocketIsClearError) {
   auto token = FetchCredentialToken(path);
   ASSERT_FALSE(token.ok());
   EXPECT_EQ(token.status().code(), Code::kUnavailable);
-  EXPECT_EQ(token.status().message(),
-            "Unable to contact the controller's identity socket " + path +
-                ": No such file or directory");
+  EXPECT_EQ(token.status().message(), "Unable to contact the controller's identity socket " + path +
+                                          ": No such file or directory");
 }
 
 TEST(FetchCredentialTokenTest, SilentServerTimesOut) {

@@ -74,7 +74,8 @@ Expected<std::string> ReadKeyFd(const std::string& path, int fd) {
   if (st.st_mode & 077) {
     return PermissionDenied("Cluster key file " + path + " has mode " + ModeString(st.st_mode) +
                             ": it must not be readable or writable by group or others "
-                            "(run: chmod 600 " + path + ")");
+                            "(run: chmod 600 " +
+                            path + ")");
   }
   std::string data(kMaxKeyFileBytes + 1, '\0');
   size_t got = 0;

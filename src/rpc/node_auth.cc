@@ -55,8 +55,8 @@ NodeAuth NodeSigner::MakeAuth(std::string_view method, const std::string& body) 
   auth.set_sender(sender_);
   auth.set_issued_ms(clock_->NowMs());
   auth.set_nonce(RandomBytes(kNonceBytes));
-  auth.set_mac(HmacSha256(key_, NodeAuthMacInput(method, body, auth.sender(), auth.issued_ms(),
-                                                 auth.nonce())));
+  auth.set_mac(HmacSha256(
+      key_, NodeAuthMacInput(method, body, auth.sender(), auth.issued_ms(), auth.nonce())));
   return auth;
 }
 
@@ -70,15 +70,14 @@ Expected<std::string> NodeVerifier::Check(std::string_view method, const std::st
   std::string want = HmacSha256(
       key_, NodeAuthMacInput(method, body, auth.sender(), auth.issued_ms(), auth.nonce()));
   if (CRYPTO_memcmp(want.data(), auth.mac().data(), kMacBytes) != 0) {
-    return AuthError("bad MAC on " + std::string(method) + " claiming to be from " +
-                     auth.sender());
+    return AuthError("bad MAC on " + std::string(method) + " claiming to be from " + auth.sender());
   }
   const int64_t now = clock_->NowMs();
   if (auth.issued_ms() < now - kMaxSkewMs || auth.issued_ms() > now + kMaxSkewMs) {
     return AuthError("message from " + auth.sender() + " issued " +
                      std::to_string(now - auth.issued_ms()) +
-                     " ms ago is outside the allowed clock skew of " +
-                     std::to_string(kMaxSkewMs) + " ms (check NTP)");
+                     " ms ago is outside the allowed clock skew of " + std::to_string(kMaxSkewMs) +
+                     " ms (check NTP)");
   }
   std::string id = auth.sender() + '\0' + auth.nonce();
   RETURN_IF_ERROR(Remember(id, auth.issued_ms(), now));

@@ -92,8 +92,8 @@ class ConstraintParser {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
   Status Error(const std::string& what) const {
-    return InvalidArgument("Invalid feature specification '" + std::string(text_) +
-                           "': " + what + " at position " + std::to_string(pos_ + 1));
+    return InvalidArgument("Invalid feature specification '" + std::string(text_) + "': " + what +
+                           " at position " + std::to_string(pos_ + 1));
   }
 
   std::string_view text_;

@@ -29,8 +29,8 @@ class FeatureExpr {
   // Parse tree, stored flat: children are indices into nodes_; root_ is the top.
   struct ExprNode {
     enum class Kind { kFeature, kAnd, kOr } kind = Kind::kFeature;
-    std::string name;            // kFeature
-    std::vector<int> children;   // kAnd / kOr
+    std::string name;           // kFeature
+    std::vector<int> children;  // kAnd / kOr
   };
 
  private:

@@ -59,8 +59,8 @@ TEST(ConstraintTest, FeatureNamesWithPunctuation) {
 }
 
 TEST(ConstraintTest, MalformedExpressionsAreErrors) {
-  for (const char* bad : {"&", "a&", "|a", "a||b", "a&&b", "(a", "a)", "()", "a b", "[a|b]",
-                          "a*2", "!a", "a&(b|)", "a,b", "a$"}) {
+  for (const char* bad : {"&", "a&", "|a", "a||b", "a&&b", "(a", "a)", "()", "a b", "[a|b]", "a*2",
+                          "!a", "a&(b|)", "a,b", "a$"}) {
     auto parsed = FeatureExpr::Parse(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument);

@@ -15,9 +15,7 @@ Plan RunFifo(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pen
   return MakeFifoScheduler()->Schedule(snapshot, pending, 1000);
 }
 
-TEST(FifoSchedulerTest, EmptyQueue) {
-  EXPECT_TRUE(RunFifo(MakeCluster(2), {}).decisions.empty());
-}
+TEST(FifoSchedulerTest, EmptyQueue) { EXPECT_TRUE(RunFifo(MakeCluster(2), {}).decisions.empty()); }
 
 TEST(FifoSchedulerTest, StartsJobsInOrderOnWorkingCopy) {
   auto snapshot = MakeCluster(2);
@@ -37,8 +35,8 @@ TEST(FifoSchedulerTest, StartsJobsInOrderOnWorkingCopy) {
 TEST(FifoSchedulerTest, BlockedHeadHoldsBackLaterJobs) {
   auto snapshot = MakeCluster(2);
   snapshot.nodes[0].cpu_used.assign(8, true);
-  Plan plan = RunFifo(snapshot, {MakeJob(1, 1, 1), MakeJob(2, 2, 1), MakeJob(3, 1, 1),
-                             MakeJob(4, 1, 1)});
+  Plan plan =
+      RunFifo(snapshot, {MakeJob(1, 1, 1), MakeJob(2, 2, 1), MakeJob(3, 1, 1), MakeJob(4, 1, 1)});
   EXPECT_EQ(plan.decisions[0].outcome, Outcome::kStartNow);
   EXPECT_EQ(plan.decisions[1].outcome, Outcome::kPending);
   EXPECT_EQ(plan.decisions[1].reason, "Resources");
@@ -55,8 +53,8 @@ TEST(FifoSchedulerTest, NeverFittingJobsDoNotBlock) {
   auto snapshot = MakeCluster(2);
   JobRequest bad_constraint = MakeJob(3);
   bad_constraint.constraint = "(a100";
-  Plan plan = RunFifo(snapshot, {MakeJob(1, 3, 1), MakeJob(2, 1, 1, 0, 8), bad_constraint,
-                             MakeJob(4, 2, 1)});
+  Plan plan = RunFifo(snapshot,
+                      {MakeJob(1, 3, 1), MakeJob(2, 1, 1, 0, 8), bad_constraint, MakeJob(4, 2, 1)});
   EXPECT_EQ(plan.decisions[0].outcome, Outcome::kNever);
   EXPECT_EQ(plan.decisions[0].reason, "Requested node configuration is not available");
   EXPECT_EQ(plan.decisions[1].outcome, Outcome::kNever);

@@ -13,7 +13,7 @@ namespace {
 
 // The request's static node filters: partition, --exclude and --constraint.
 struct NodeFilter {
-  std::unordered_set<std::string> allowed;   // empty = all
+  std::unordered_set<std::string> allowed;  // empty = all
   std::unordered_set<std::string> excluded;
   FeatureExpr features;
 

@@ -1,6 +1,7 @@
+#include "sched/placement.h"
+
 #include <gtest/gtest.h>
 
-#include "sched/placement.h"
 #include "sched/scheduler.h"
 #include "sched/test_util.h"
 
@@ -250,7 +251,8 @@ TEST(PlacementTest, ApplyAllocationMarksResources) {
   std::vector<NodeShare> alloc = {{"node2", {1, 5}, 700, {3}, 2}, {"nosuch", {0}, 1, {}, 1}};
   ApplyAllocation(&snapshot, alloc, false);
   const Node& node = snapshot.nodes[1];
-  EXPECT_EQ(node.cpu_used, (std::vector<bool>{false, true, false, false, false, true, false, false}));
+  EXPECT_EQ(node.cpu_used,
+            (std::vector<bool>{false, true, false, false, false, true, false, false}));
   EXPECT_EQ(node.mem_used_mb, 700);
   EXPECT_TRUE(node.gpus[3].used);
   EXPECT_FALSE(node.gpus[0].used);
@@ -275,8 +277,8 @@ TEST(FeasibilityTest, IgnoresCurrentUsageAndAvailability) {
 
 TEST(FeasibilityTest, NeverFitsGetsSlurmReason) {
   auto snapshot = MakeCluster(2);
-  for (JobRequest job : {MakeJob(1, 3, 1), MakeJob(2, 1, 9), MakeJob(3, 1, 1, 32001),
-                         MakeJob(4, 1, 1, 0, 5)}) {
+  for (JobRequest job :
+       {MakeJob(1, 3, 1), MakeJob(2, 1, 9), MakeJob(3, 1, 1, 32001), MakeJob(4, 1, 1, 0, 5)}) {
     Decision d = CheckFeasible(snapshot, job);
     EXPECT_EQ(d.outcome, Outcome::kNever) << job.job_id;
     EXPECT_EQ(d.reason, "Requested node configuration is not available");

@@ -1,14 +1,14 @@
 // Randomised property test of PlaceJob + the FIFO scheduler: thousands of random clusters
 // and queues (fixed seeds), each plan checked against invariants computed independently
 // of the placement code.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <random>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "sched/scheduler.h"
 
@@ -35,7 +35,8 @@ const std::vector<ConstraintCase>& Constraints() {
       {"h100|a100", [](const Features& f) { return Has(f, "h100") || Has(f, "a100"); }},
       {"(h100|a100)&ib",
        [](const Features& f) { return (Has(f, "h100") || Has(f, "a100")) && Has(f, "ib"); }},
-      {"nvme|ib&h100", [](const Features& f) { return Has(f, "nvme") || (Has(f, "ib") && Has(f, "h100")); }},
+      {"nvme|ib&h100",
+       [](const Features& f) { return Has(f, "nvme") || (Has(f, "ib") && Has(f, "h100")); }},
   };
   return *cases;
 }
@@ -52,8 +53,10 @@ class Gen {
     node.cpus = Int(1, 16);
     node.mem_mb = Int(0, 4) * 1000;
     int gpus = Int(0, 6);
-    for (int g = 0; g < gpus; ++g) node.gpus.push_back({g * 2 + Int(0, 1), Chance(50) ? "a100" : "h100", false});
-    for (const char* f : {"ib", "a100", "h100", "nvme"}) if (Chance(40)) node.features.push_back(f);
+    for (int g = 0; g < gpus; ++g)
+      node.gpus.push_back({g * 2 + Int(0, 1), Chance(50) ? "a100" : "h100", false});
+    for (const char* f : {"ib", "a100", "h100", "nvme"})
+      if (Chance(40)) node.features.push_back(f);
     node.available = Chance(90);
     if (Chance(40)) AddUsage(&node);
     return node;
@@ -70,7 +73,8 @@ class Gen {
 
   std::vector<std::string> Subset(const ClusterSnapshot& s, int percent) {
     std::vector<std::string> names;
-    for (const Node& node : s.nodes) if (Chance(percent)) names.push_back(node.name);
+    for (const Node& node : s.nodes)
+      if (Chance(percent)) names.push_back(node.name);
     return names;
   }
 
@@ -96,7 +100,8 @@ class Gen {
 };
 
 bool Oracle(const std::string& constraint, const Features& f) {
-  for (const auto& c : Constraints()) if (c.text == constraint) return c.oracle(f);
+  for (const auto& c : Constraints())
+    if (c.text == constraint) return c.oracle(f);
   ADD_FAILURE() << "unknown constraint " << constraint;
   return false;
 }
@@ -110,7 +115,8 @@ struct Ledger {
 };
 
 const Node* FindNode(const ClusterSnapshot& s, const std::string& name) {
-  for (const Node& node : s.nodes) if (node.name == name) return &node;
+  for (const Node& node : s.nodes)
+    if (node.name == name) return &node;
   return nullptr;
 }
 
@@ -137,7 +143,8 @@ void CheckShare(const Node& node, const JobRequest& job, const NodeShare& share,
   EXPECT_LE(ledger->mem, node.mem_mb) << "memory over-allocated";
   EXPECT_EQ(share.gpu_ids.size(), job.exclusive ? node.gpus.size() : job.gpus_per_node);
   for (int g : share.gpu_ids) {
-    auto it = std::find_if(node.gpus.begin(), node.gpus.end(), [&](const Gpu& x) { return x.index == g; });
+    auto it = std::find_if(node.gpus.begin(), node.gpus.end(),
+                           [&](const Gpu& x) { return x.index == g; });
     ASSERT_NE(it, node.gpus.end()) << "no GPU " << g;
     if (!job.gpu_type.empty() && !job.exclusive) {
       EXPECT_EQ(it->type, job.gpu_type);
@@ -174,8 +181,10 @@ std::map<std::string, Ledger> InitialLedgers(const ClusterSnapshot& s) {
   std::map<std::string, Ledger> ledgers;
   for (const Node& node : s.nodes) {
     Ledger& l = ledgers[node.name];
-    for (int c = 0; c < static_cast<int>(node.cpu_used.size()); ++c) if (node.cpu_used[c]) l.cpus.insert(c);
-    for (const Gpu& g : node.gpus) if (g.used) l.gpus.insert(g.index);
+    for (int c = 0; c < static_cast<int>(node.cpu_used.size()); ++c)
+      if (node.cpu_used[c]) l.cpus.insert(c);
+    for (const Gpu& g : node.gpus)
+      if (g.used) l.gpus.insert(g.index);
     l.mem = node.mem_used_mb;
     l.jobs = node.running_jobs;
     l.exclusive = node.exclusive_held;
@@ -210,7 +219,8 @@ void CheckPlan(const ClusterSnapshot& s, const std::vector<JobRequest>& pending,
 }
 
 bool SameDecision(const Decision& a, const Decision& b) {
-  return a.job_id == b.job_id && a.outcome == b.outcome && a.alloc == b.alloc && a.reason == b.reason;
+  return a.job_id == b.job_id && a.outcome == b.outcome && a.alloc == b.alloc &&
+         a.reason == b.reason;
 }
 
 TEST(SchedulerPropertyTest, RandomClustersAndQueues) {
@@ -256,7 +266,8 @@ TEST(SchedulerPropertyTest, SingleJobFitMatchesBruteForce) {
     for (const Node& node : s.nodes) {
       Ledger l = InitialLedgers(s)[node.name];
       int free_gpus = 0;
-      for (const Gpu& g : node.gpus) free_gpus += !g.used && (job.gpu_type.empty() || g.type == job.gpu_type);
+      for (const Gpu& g : node.gpus)
+        free_gpus += !g.used && (job.gpu_type.empty() || g.type == job.gpu_type);
       bool idle = l.jobs == 0 && l.cpus.empty() && l.gpus.empty() && l.mem == 0 && !l.exclusive;
       bool ok = node.available && !l.exclusive && (!job.exclusive || idle) &&
                 node.cpus - static_cast<int>(l.cpus.size()) >= job.cpus_per_node &&

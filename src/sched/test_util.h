@@ -24,7 +24,8 @@ inline Node MakeNode(std::string name, int cpus, int64_t mem_mb, int gpus = 0,
 // n nodes "node1".."nodeN", each 8 CPUs, 32000 MB, 4 a100 GPUs.
 inline ClusterSnapshot MakeCluster(int n) {
   ClusterSnapshot snapshot;
-  for (int i = 1; i <= n; ++i) snapshot.nodes.push_back(MakeNode("node" + std::to_string(i), 8, 32000, 4));
+  for (int i = 1; i <= n; ++i)
+    snapshot.nodes.push_back(MakeNode("node" + std::to_string(i), 8, 32000, 4));
   return snapshot;
 }
 
