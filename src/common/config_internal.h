@@ -28,6 +28,7 @@ struct ParseContext {
   std::vector<PendingPartition> partitions;
   std::set<std::string, std::less<>> node_names;
   bool ctld_host_set = false;
+  int gres_conf_line = 0;
 };
 
 Status ParseNodeLine(const ConfigLine& line, ParseContext* ctx);

@@ -133,8 +133,10 @@ Status ParseGlobalPair(const ConfigPair& p, int line_no, ParseContext* ctx) {
     }
     return ConfigError(ctx->path, line_no, fmt::format("unknown key '{}'", p.key));
   }
+  bool backup_ctld = ctx->ctld_host_set && EqualsIgnoreCase(p.key, "SlurmctldHost");
   RETURN_IF_ERROR(AtLine(k->set(p.value, ctx), ctx->path, line_no));
-  ctx->config->raw[k->name] = p.value;
+  if (EqualsIgnoreCase(p.key, "GresConf")) ctx->gres_conf_line = line_no;
+  if (!backup_ctld) ctx->config->raw[k->name] = p.value;
   return Status::Ok();
 }
 
@@ -162,11 +164,14 @@ std::string Resolve(std::string_view folder, const std::string& file) {
 }
 
 // Reads the GresConf file named in the config, if any.
-Status LoadGresConfKey(std::string_view path, Config* config) {
+Status LoadGresConfKey(const ParseContext& ctx) {
+  Config* config = ctx.config;
   if (config->gres_conf.empty()) return Status::Ok();
-  config->gres_conf = Resolve(Folder(path), config->gres_conf);
+  config->gres_conf = Resolve(Folder(ctx.path), config->gres_conf);
   auto text = ReadWholeFile(config->gres_conf);
-  if (!text.ok()) return InvalidArgument(fmt::format("{}: GresConf: {}", path, text.status().message()));
+  if (!text.ok()) {
+    return ConfigError(ctx.path, ctx.gres_conf_line, fmt::format("GresConf: {}", text.status().message()));
+  }
   return ApplyGresConf(*text, config->gres_conf, config);
 }
 
@@ -187,7 +192,7 @@ Expected<Config> ParseConfig(std::string_view text, std::string_view path) {
   for (const auto& line : lines) RETURN_IF_ERROR(ParseLine(line, &ctx));
   RETURN_IF_ERROR(FinishPartitions(&ctx));
   RETURN_IF_ERROR(ApplyGresLines(ctx.gres_lines, path, &config));
-  RETURN_IF_ERROR(LoadGresConfKey(path, &config));
+  RETURN_IF_ERROR(LoadGresConfKey(ctx));
   FillDefaults(&config);
   return config;
 }

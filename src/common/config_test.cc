@@ -117,6 +117,7 @@ TEST(ReferenceConfig, GlobalKeys) {
   EXPECT_EQ(c.def_mem_per_cpu_mb, 1000);
   EXPECT_THAT(c.gres_types, ElementsAre("gpu"));
   EXPECT_EQ(c.raw.at("SlurmctldHost"), "vm(10.77.0.1)");
+  EXPECT_EQ(c.raw.at("ClusterName"), "anchor");
   EXPECT_EQ(c.raw.at("SelectType"), "select/cons_tres");
   EXPECT_EQ(c.raw.at("AccountingStorageTRES"), "gres/gpu");
 }
@@ -249,6 +250,7 @@ TEST(GlobalKeys, AllSupported) {
       "ClusterKeyFile=/k/key\nIdentSocket=/run/ident\nGresTypes=gpu,mps\n");
   EXPECT_EQ(c.ctld_host, "ctl");
   EXPECT_EQ(c.ctld_host_name, "ctl");
+  EXPECT_EQ(c.raw.at("SlurmctldHost"), "ctl");  // the backup does not replace it
   EXPECT_EQ(c.ctld_port, 6900);
   EXPECT_EQ(c.slurmd_port, 7000);
   EXPECT_EQ(c.state_save_location, "/st");
@@ -524,7 +526,7 @@ TEST(GresConf, MissingGresConfFileIsAnError) {
   std::string conf = dir.Write("sluice.conf", "GresConf=nope.conf\n");
   auto c = LoadConfigFile(conf);
   ASSERT_FALSE(c.ok());
-  EXPECT_THAT(c.status().message(), HasSubstr("GresConf"));
+  EXPECT_THAT(c.status().message(), HasSubstr(conf + ":1: GresConf: cannot read"));
   EXPECT_THAT(c.status().message(), HasSubstr("nope.conf"));
 }
 

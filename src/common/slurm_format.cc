@@ -115,6 +115,19 @@ std::string FormatMemoryMb(int64_t mb) {
   return fmt::format("{}{}", static_cast<int64_t>(v), kUnits[unit]);
 }
 
+std::string FormatRepeatedCounts(const std::vector<int64_t>& counts) {
+  std::string out;
+  for (size_t i = 0; i < counts.size();) {
+    size_t j = i + 1;
+    while (j < counts.size() && counts[j] == counts[i]) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(counts[i]);
+    if (j - i > 1) out += fmt::format("(x{})", j - i);
+    i = j;
+  }
+  return out;
+}
+
 Expected<std::vector<GresSpec>> ParseGres(std::string_view s) {
   std::vector<GresSpec> out;
   std::string_view t = Trim(s);

@@ -67,6 +67,10 @@ Expected<GresSpec> ParseGpuCount(std::string_view s);
 Expected<int> ParseSignal(std::string_view s);
 std::string SignalName(int sig);  // 10 -> "USR1"; unnamed numbers -> "<n>"
 
+// Per-node counts as in SLURM_TASKS_PER_NODE / SLURM_JOB_CPUS_PER_NODE: runs of equal
+// values become "v(xN)": {2,2} -> "2(x2)", {3,3,1} -> "3(x2),1", {1} -> "1", {} -> "".
+std::string FormatRepeatedCounts(const std::vector<int64_t>& counts);
+
 // Output/error file name patterns (sbatch -o/-e, srun -o):
 //   %j job id, %x job name, %u user, %N node name, %A array master job id (job id for
 //   a non-array job), %a array task id (4294967294 for a non-array job, as Slurm),
@@ -75,7 +79,8 @@ std::string SignalName(int sig);  // 10 -> "USR1"; unnamed numbers -> "<n>"
 // A number between % and the letter zero-pads numeric fields ("%5j" -> 00042).
 // Fields whose value is unset (empty node; step/task/node index < 0 for %t/%n) and
 // unknown sequences are left as written, so a later stage (the step's tasks) can
-// expand them. A pattern containing '\' is not expanded; its backslashes are removed.
+// expand them ("%%" becomes "%" at once, so a two-stage expansion should avoid it).
+// A pattern containing '\' is not expanded; its backslashes are removed.
 struct PatternVars {
   int64_t job_id = 0;
   std::string job_name;

@@ -163,6 +163,15 @@ TEST(FormatMemory, AsTresStrings) {
   EXPECT_EQ(FormatMemoryMb(1024000), "1000G");
 }
 
+TEST(RepeatedCounts, AsSlurmEnv) {
+  EXPECT_EQ(FormatRepeatedCounts({}), "");
+  EXPECT_EQ(FormatRepeatedCounts({1}), "1");
+  EXPECT_EQ(FormatRepeatedCounts({2, 2}), "2(x2)");
+  EXPECT_EQ(FormatRepeatedCounts({3, 3, 1}), "3(x2),1");
+  EXPECT_EQ(FormatRepeatedCounts({1, 2, 1}), "1,2,1");
+  EXPECT_EQ(FormatRepeatedCounts({4, 1, 1, 1}), "4,1(x3)");
+}
+
 // ---------------------------------------------------------------- gres
 
 TEST(ParseGres, Forms) {
