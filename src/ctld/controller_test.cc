@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "common/slurm_format.h"
 #include "ctld/test_fakes.h"
 #include "ctld/validate.h"
 
@@ -195,7 +196,8 @@ TEST_F(ControllerTest, TestOnlyReportsPlacementWithoutQueuing) {
   ASSERT_TRUE(rep.ok());
   EXPECT_EQ(rep->job_id(), 0);
   EXPECT_EQ(rep->test_only_message(),
-            "Job 1 to start at T1700000000 using 1 processors on nodes node01 in partition gpu");
+            "Job 1 to start at " + FormatTimestamp(1'700'000'000) +
+                " using 1 processors on nodes node01 in partition gpu");
   EXPECT_EQ(ctl_->jobs().size(), 0u);
 }
 

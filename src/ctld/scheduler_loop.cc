@@ -44,7 +44,18 @@ bool Controller::SchedulePass() {
     pending.push_back(*req);
   }
   if (pending.empty()) return false;
-  sched::Plan plan = sched_.scheduler->Schedule(nodes_.Snapshot(false), pending, Now());
+  sched::ClusterSnapshot snap = nodes_.Snapshot(false);
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (!HoldsResources(job)) continue;
+    sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
+    if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
+    for (const auto& a : job.alloc()) {
+      r.alloc.push_back({a.node(), {a.cpu_ids().begin(), a.cpu_ids().end()}, a.mem_mb(),
+                         {a.gpu_ids().begin(), a.gpu_ids().end()}, a.ntasks()});
+    }
+    snap.running.push_back(std::move(r));
+  }
+  sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);
     if (!job || job->state() != JOB_PENDING) continue;

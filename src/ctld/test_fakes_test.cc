@@ -1,46 +1,11 @@
-// Test doubles for the ctld unit tests: an agent link that records calls, a tiny
-// first-fit scheduler, and weak stand-ins for src/common helpers not yet merged
-// (the real, strong definitions win as soon as they are linked in).
+// Test doubles for the ctld unit tests: an agent link that records calls and a tiny
+// first-fit scheduler.
 #include "ctld/test_fakes.h"
 
-#include "common/hostlist.h"
-#include "common/slurm_format.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 
-namespace sluice {
-
-__attribute__((weak)) Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : expr) {
-    if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  for (const auto& s : out) {
-    if (s.find('[') != std::string::npos) return InvalidArgument("brackets unsupported in stub");
-  }
-  return out;
-}
-
-__attribute__((weak)) std::string CompressHostlistSorted(std::vector<std::string> hosts) {
-  std::sort(hosts.begin(), hosts.end());
-  std::string out;
-  for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
-  return out;
-}
-
-__attribute__((weak)) std::string FormatTimestamp(int64_t unix_s) {
-  return fmt::format("T{}", unix_s);
-}
-
-}  // namespace sluice
 
 namespace sluice::ctld::testing {
 
