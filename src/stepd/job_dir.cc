@@ -33,12 +33,13 @@ Status WriteAll(int fd, const std::string& data) {
 
 }  // namespace
 
-Status WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode) {
+Status WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
+                       bool sync) {
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return Errno("cannot create", tmp);
   Status st = WriteAll(fd, data);
-  if (st.ok() && ::fsync(fd) != 0) st = Errno("fsync", tmp);
+  if (st.ok() && sync && ::fsync(fd) != 0) st = Errno("fsync", tmp);
   ::close(fd);
   if (st.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) st = Errno("rename", tmp);
   if (!st.ok()) ::unlink(tmp.c_str());
@@ -59,10 +60,10 @@ bool PathExists(const std::string& path) {
 }
 
 Status WriteProtoFile(const std::string& path, const google::protobuf::MessageLite& msg,
-                      mode_t mode) {
+                      mode_t mode, bool sync) {
   std::string data;
   if (!msg.SerializeToString(&data)) return Internal("cannot serialize " + path);
-  return WriteFileAtomic(path, data, mode);
+  return WriteFileAtomic(path, data, mode, sync);
 }
 
 Status ReadProtoFile(const std::string& path, google::protobuf::MessageLite* msg) {
@@ -72,7 +73,7 @@ Status ReadProtoFile(const std::string& path, google::protobuf::MessageLite* msg
 }
 
 Status WritePidFile(const std::string& path, pid_t pid) {
-  return WriteFileAtomic(path, std::to_string(pid) + "\n", 0644);
+  return WriteFileAtomic(path, std::to_string(pid) + "\n", 0644, false);
 }
 
 Expected<pid_t> ReadPidFile(const std::string& path) {

@@ -43,15 +43,17 @@ class JobDir {
 };
 
 // Serializes `msg` to `path` atomically with the given mode.
+// With sync=false the data is not fsync'ed (still atomic against readers).
 Status WriteProtoFile(const std::string& path, const google::protobuf::MessageLite& msg,
-                      mode_t mode = 0600);
+                      mode_t mode = 0600, bool sync = true);
 Status ReadProtoFile(const std::string& path, google::protobuf::MessageLite* msg);
-Status WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode);
+Status WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
+                       bool sync = true);
 Expected<std::string> ReadSmallFile(const std::string& path);
 bool PathExists(const std::string& path);
 
 // Pid files: decimal pid and newline.
-Status WritePidFile(const std::string& path, pid_t pid);
+Status WritePidFile(const std::string& path, pid_t pid);  // not fsync'ed
 Expected<pid_t> ReadPidFile(const std::string& path);
 // True when `pid` is alive and is a sluice-stepd supervising `job_dir` (guards against
 // pid reuse after a reboot or a long agent outage).

@@ -127,7 +127,7 @@ mode_t UmaskFrom(const BatchLaunch& l) {
 }  // namespace
 
 Status WriteJobScript(const JobDir& dir, const BatchLaunch& launch) {
-  RETURN_IF_ERROR(WriteFileAtomic(dir.Script(), launch.job().spec().script(), 0700));
+  RETURN_IF_ERROR(WriteFileAtomic(dir.Script(), launch.job().spec().script(), 0700, false));
   if (::geteuid() == 0 && ::chown(dir.Script().c_str(), launch.job().uid(), launch.job().gid()) != 0) {
     return Internal("chown " + dir.Script() + ": " + std::strerror(errno));
   }
