@@ -1,14 +1,40 @@
-// The cluster configuration: a subset of slurm.conf syntax (+ gres.conf GPU lines).
-//   ClusterName=, SlurmctldHost=, SlurmctldPort=, SlurmdPort=, StateSaveLocation=,
-//   SlurmdSpoolDir=, KillWait=, SlurmdTimeout=, GresTypes=, JobRequeue=, DefMemPerCPU=,
-//   NodeName=... (CPUs, Sockets, CoresPerSocket, ThreadsPerCore, RealMemory, Gres,
-//   Feature, NodeAddr, Port, State), PartitionName=... (Nodes, Default, MaxTime,
-//   DefaultTime, State, MaxNodes), and gres.conf lines (NodeName, Name, Type, Count |
-//   File, Links, Cores) either in a separate file or inline with a "Gres:" prefix-free
-//   `GresConf=path`. Keys are case-insensitive; `#` starts a comment; `\` at line end
-//   continues. NodeName/PartitionName accept hostlist expressions. Unknown keys and
-//   malformed lines are errors that name the file and line: "sluice.conf:12: unknown
-//   key 'Foo'".
+// The cluster configuration: a subset of slurm.conf syntax plus gres.conf GPU lines.
+//
+// Syntax: Key=Value pairs, several per line; keys are case-insensitive; `#` starts a
+// comment; `\` at the end of a line continues it; values may be "double quoted".
+// Errors name the file and line: "sluice.conf:12: unknown key 'Foo'".
+//
+// Global keys: ClusterName (lowercased, as Slurm), SlurmctldHost (`name` or
+// `name(addr)`; the first one is the primary; legacy ControlMachine/ControlAddr),
+// SlurmctldPort, SlurmdPort, StateSaveLocation, SlurmdSpoolDir, KillWait,
+// SlurmdTimeout, HeartbeatInterval, JobRequeue (0/1/yes/no), DefMemPerCPU, MinJobAge,
+// ClusterKeyFile, IdentSocket, GresTypes, GresConf (path of a gres.conf, relative to
+// the config file's folder). Common Slurm keys with no meaning here (AuthType,
+// SlurmUser, SelectType, ..., AccountingStorage*) are accepted and ignored; any other
+// key is an error.
+//
+// NodeName=<hostlist> lines: CPUs, Sockets, CoresPerSocket, ThreadsPerCore,
+// RealMemory (MB), Gres (gpu:N / gpu:type:N, comma lists), Feature(s) (comma list),
+// NodeAddr (one address, or a hostlist with one address per node), Port (one port,
+// or a bracket list "[7001-7004]" with one port per node, for several agents on one
+// host), State (UNKNOWN, IDLE, DOWN, DRAIN, FAIL, FUTURE, CLOUD). Each name gets its
+// own NodeConfig. NodeName=DEFAULT sets defaults for later node lines. CPUs defaults
+// to Sockets*CoresPerSocket*ThreadsPerCore; with CPUs alone, Sockets = CPUs /
+// (CoresPerSocket*ThreadsPerCore). A node defined twice is an error.
+//
+// PartitionName=<name> lines: Nodes (hostlist of defined nodes, or ALL), Default=YES
+// (the last default wins), MaxTime / DefaultTime (time formats of slurm_format.h;
+// DefaultTime=NONE), State=UP|DOWN|DRAIN|INACTIVE, MaxNodes (number or UNLIMITED).
+// PartitionName=DEFAULT sets defaults. Partitions may name nodes defined later.
+//
+// gres.conf lines (ApplyGresConf, the GresConf file, a gres.conf beside the config
+// file read by LoadConfigFile, or a NodeName line with a Name= key inside the main
+// file): NodeName=<hostlist> (absent: every node) Name=gpu [Type=h100]
+// (Count=N | File=/dev/nvidia[0-7]) [Links=..] [Cores=..]; AutoDetect= accepted.
+// File expands as a hostlist into one GpuDef per device file. The first gres line
+// naming a node replaces the GPUs of its Gres= value; further lines append. When
+// the node's Gres= gave a GPU count, the gres.conf lines must add up to it. Lines
+// for other gres names are ignored.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +66,7 @@ struct NodeConfig {
   int64_t real_memory_mb = 1;
   std::vector<GpuDef> gpus;   // from Gres=gpu[:type]:N and gres.conf; indices 0..N-1
   std::vector<std::string> features;
-  std::string state;          // as configured (UNKNOWN, DOWN, ...)
+  std::string state = "UNKNOWN";  // as configured, upper case (UNKNOWN, DOWN, ...)
 };
 
 struct PartitionConfig {
@@ -57,30 +83,38 @@ struct PartitionConfig {
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
-  std::string ctld_host = "127.0.0.1";
+  std::string ctld_host = "127.0.0.1";  // address (the `addr` of `name(addr)`)
+  std::string ctld_host_name;     // the `name` of SlurmctldHost (empty if not given)
   int ctld_port = 6817;
   int slurmd_port = 6818;
   std::string state_save_location = "/var/lib/sluice/state";
   std::string slurmd_spool_dir = "/var/lib/sluice/spool/%n";  // %n = node name
-  std::string cluster_key_file;   // default: <StateSaveLocation>/cluster.key
-  std::string ident_socket;       // default: <StateSaveLocation>/ident.sock
+  std::string cluster_key_file;   // default filled in: <StateSaveLocation>/cluster.key
+  std::string ident_socket;       // default filled in: <StateSaveLocation>/ident.sock
+  std::string gres_conf;          // resolved path of the gres.conf read, if any
   int kill_wait_s = 30;
   int slurmd_timeout_s = 300;
-  int heartbeat_interval_s = 0;   // 0 = derive from slurmd_timeout (timeout / 3, max 30)
+  int heartbeat_interval_s = 0;   // 0 = derive: see HeartbeatIntervalS()
+  int min_job_age_s = 300;
   bool job_requeue = true;
   int64_t def_mem_per_cpu_mb = 0; // 0 = whole-node memory is not reserved by default
   std::vector<std::string> gres_types;
   std::vector<NodeConfig> nodes;
   std::vector<PartitionConfig> partitions;
-  std::map<std::string, std::string> raw;  // every key=value as read (scontrol show config)
+  std::map<std::string, std::string> raw;  // global key=value as read, canonical key names
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;
-  const PartitionConfig* DefaultPartition() const;
+  const PartitionConfig* DefaultPartition() const;  // nullptr if none is Default=YES
+  // heartbeat_interval_s, or slurmd_timeout_s / 3 clamped to [1, 30].
+  int HeartbeatIntervalS() const;
 };
 
-// Parses text (`path` is only used in messages and to resolve a relative GresConf).
+// Parses text (`path` is used in messages and to resolve a relative GresConf, which is
+// read from disk).
 Expected<Config> ParseConfig(std::string_view text, std::string_view path);
+// Reads and parses `path`; then, if no GresConf key was given, applies the gres.conf
+// in the same folder when one exists (as Slurm does).
 Expected<Config> LoadConfigFile(const std::string& path);
 // gres.conf lines applied onto an already parsed config.
 Status ApplyGresConf(std::string_view text, std::string_view path, Config* config);

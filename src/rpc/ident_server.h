@@ -1,5 +1,11 @@
 // IdentServer: listens on a Unix socket; each connecting process gets one line back:
-// a credential token for its SO_PEERCRED uid/gid, valid for `ttl_ms`.
+// a credential token for its SO_PEERCRED uid/gid, valid for `ttl_ms` (see credential.h).
+// Start() removes a stale socket left by a previous run (refusing to remove anything
+// that is not a socket), binds with mode 0666 and starts one accept thread; each
+// connection is answered inline (a few microseconds). Stop() shuts the listening
+// socket down, which unblocks accept(), joins the thread and removes the socket file;
+// it is idempotent and also run by the destructor. The socket's directory must be
+// searchable by every user who should be able to fetch a credential.
 #pragma once
 
 #include <atomic>
@@ -21,6 +27,7 @@ class IdentServer {
 
  private:
   void Loop();
+  void Serve(int client) const;
   std::string path_;
   std::string key_;
   const Clock* clock_;
@@ -30,7 +37,9 @@ class IdentServer {
   std::thread thread_;
 };
 
-// Client side: connects to the ident socket and returns the token.
-Expected<std::string> FetchCredentialToken(const std::string& socket_path);
+// Client side: connects to the ident socket and returns the token (without the newline).
+// Gives up after `timeout_ms` in total; errors are kUnavailable and read
+// "Unable to contact the controller's identity socket <path>: <reason>".
+Expected<std::string> FetchCredentialToken(const std::string& socket_path, int timeout_ms = 2000);
 
 }  // namespace sluice

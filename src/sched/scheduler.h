@@ -21,6 +21,16 @@ class Scheduler {
 // start, later jobs wait too (reason Priority) so the head of the queue is not starved.
 std::unique_ptr<Scheduler> MakeFifoScheduler();
 
+// Scheduler selection and backfill knobs (SchedulerType / SchedulerParameters in config).
+struct SchedulerConfig {
+  enum class Policy { kFifo, kEasy, kConservative };
+  Policy policy = Policy::kEasy;
+  int bf_max_job_test = 0;          // conservative: reservations for the first N jobs (0 = all)
+  int64_t bf_window_s = 7 * 86400;  // how far ahead backfill plans
+  int64_t bf_resolution_s = 60;     // time granularity of the plan
+};
+std::unique_ptr<Scheduler> MakeScheduler(const SchedulerConfig& config);
+
 // Could `job` ever run on the cluster `snapshot` describes, with every node empty and
 // available? Returns kStartNow-shaped decision (with the allocation it would get) or kNever
 // with a reason ("Requested node configuration is not available").

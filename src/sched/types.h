@@ -28,8 +28,27 @@ struct Node {
   int running_jobs = 0;
 };
 
+struct NodeShare {
+  std::string node;
+  std::vector<int> cpu_ids;
+  int64_t mem_mb = 0;
+  std::vector<int> gpu_ids;
+  int ntasks = 0;
+  bool operator==(const NodeShare&) const = default;
+};
+
+// A job that holds resources now and is expected to release them at `end_time`
+// (start + time limit; 0 = unknown/unlimited). Backfill plans around these.
+struct RunningJob {
+  int64_t job_id = 0;
+  int64_t end_time = 0;
+  bool exclusive = false;
+  std::vector<NodeShare> alloc;
+};
+
 struct ClusterSnapshot {
-  std::vector<Node> nodes;       // in configuration order (first-fit order)
+  std::vector<Node> nodes;          // in configuration order (first-fit order)
+  std::vector<RunningJob> running;  // already reflected in the nodes' used resources
 };
 
 // One job's request, already normalised by the controller: the same shape on every node.
@@ -51,14 +70,7 @@ struct JobRequest {
   int64_t time_limit_s = 0;                 // 0 = unlimited
 };
 
-struct NodeShare {
-  std::string node;
-  std::vector<int> cpu_ids;
-  int64_t mem_mb = 0;
-  std::vector<int> gpu_ids;
-  int ntasks = 0;
-  bool operator==(const NodeShare&) const = default;
-};
+
 
 enum class Outcome {
   kStartNow,   // allocation filled in
@@ -71,6 +83,7 @@ struct Decision {
   Outcome outcome = Outcome::kPending;
   std::vector<NodeShare> alloc;
   std::string reason;            // Slurm reason code: Resources, Priority, ...
+  int64_t planned_start = 0;     // kPending: when the scheduler expects it to start (0 = unknown)
 };
 
 struct Plan {

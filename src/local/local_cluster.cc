@@ -1,0 +1,185 @@
+#include "local/local_cluster.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+
+#include "client.grpc.pb.h"
+#include "common/clock.h"
+#include "local/process.h"
+#include "rpc/credential.h"
+#include "rpc/ident_server.h"
+
+namespace fs = std::filesystem;
+
+namespace sluice {
+
+std::string SelfDir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : p.parent_path().string();
+}
+
+LocalCluster::LocalCluster(LocalClusterOptions opts) : opts_(std::move(opts)) {
+  opts_.state_dir = fs::absolute(opts_.state_dir).lexically_normal().string();
+  if (opts_.bin_dir.empty()) opts_.bin_dir = SelfDir();
+  conf_path_ = opts_.state_dir + "/sluice.conf";
+}
+
+std::string LocalCluster::NodeName(int i) const {
+  int width = opts_.nodes >= 100 ? 3 : 2;
+  return fmt::format("node{:0{}}", i + 1, width);
+}
+
+std::string LocalCluster::BinPath(const std::string& name) const {
+  return opts_.bin_dir + "/" + name;
+}
+
+std::string LocalCluster::PidFile(const std::string& who) const {
+  return opts_.state_dir + "/run/" + who + ".pid";
+}
+
+Status LocalCluster::WriteConfig() {
+  std::ostringstream c;
+  ASSIGN_OR_RETURN(int ctld_port, FreeTcpPort());
+  c << "# Written by `sluice up`: a local cluster on loopback.\n"
+    << "ClusterName=" << opts_.cluster_name << "\n"
+    << "SlurmctldHost=localhost(127.0.0.1)\n"
+    << "SlurmctldPort=" << ctld_port << "\n"
+    << "StateSaveLocation=" << opts_.state_dir << "/state\n"
+    << "SlurmdSpoolDir=" << opts_.state_dir << "/spool/%n\n"
+    << "SlurmdTimeout=" << opts_.slurmd_timeout_s << "\n"
+    << "KillWait=" << opts_.kill_wait_s << "\n"
+    << "GresTypes=gpu\n";
+  for (const auto& line : opts_.extra_config_lines) c << line << "\n";
+  for (int i = 0; i < opts_.nodes; ++i) {
+    ASSIGN_OR_RETURN(int port, FreeTcpPort());
+    c << "NodeName=" << NodeName(i) << " NodeAddr=127.0.0.1 Port=" << port
+      << " CPUs=" << opts_.cpus_per_node << " RealMemory=" << opts_.mem_per_node_mb;
+    if (opts_.gpus_per_node > 0) c << " Gres=gpu:" << opts_.gpus_per_node;
+    c << " State=UNKNOWN\n";
+  }
+  std::string all = opts_.nodes == 1 ? NodeName(0)
+                                     : fmt::format("node[{}-{}]", NodeName(0).substr(4),
+                                                   NodeName(opts_.nodes - 1).substr(4));
+  c << "PartitionName=gpu Nodes=" << all << " Default=YES MaxTime=INFINITE State=UP\n";
+  std::ofstream f(conf_path_);
+  f << c.str();
+  f.close();
+  if (!f) return Internal("cannot write " + conf_path_);
+  return Status::Ok();
+}
+
+Status LocalCluster::StartDaemon(const std::string& who, const std::vector<std::string>& argv) {
+  ASSIGN_OR_RETURN(pid_t pid, SpawnDetached(argv, opts_.state_dir + "/log/" + who + ".log"));
+  std::ofstream(PidFile(who)) << pid << "\n";
+  return Status::Ok();
+}
+
+Status LocalCluster::StartController() {
+  return StartDaemon("sluicectld", {BinPath("sluicectld"), "-f", conf_path_});
+}
+
+Status LocalCluster::StartAgent(int i) {
+  return StartDaemon(NodeName(i), {BinPath("sluiced"), "-f", conf_path_, "-N", NodeName(i)});
+}
+
+Status LocalCluster::Up(int timeout_ms) {
+  for (const char* sub : {"", "/run", "/log", "/state", "/spool"}) {
+    std::error_code ec;
+    fs::create_directories(opts_.state_dir + sub, ec);
+    if (ec) return Internal("cannot create " + opts_.state_dir + sub + ": " + ec.message());
+  }
+  fs::permissions(opts_.state_dir, fs::perms(0755));
+  RETURN_IF_ERROR(WriteConfig());
+  RETURN_IF_ERROR(StartController());
+  // Agents need the cluster key, which the controller creates at start.
+  std::string key = opts_.state_dir + "/state/cluster.key";
+  int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
+  while (!fs::exists(key) && RealClock::MonotonicMs() < deadline) usleep(10'000);
+  if (!fs::exists(key)) return Unavailable("controller did not start; see " + opts_.state_dir + "/log/sluicectld.log");
+  for (int i = 0; i < opts_.nodes; ++i) RETURN_IF_ERROR(StartAgent(i));
+  return WaitNodesIdle(static_cast<int>(deadline - RealClock::MonotonicMs()));
+}
+
+namespace {
+
+pid_t ReadPid(const std::string& path) {
+  std::ifstream f(path);
+  pid_t pid = 0;
+  f >> pid;
+  return pid;
+}
+
+}  // namespace
+
+void LocalCluster::KillController(int sig) {
+  StopProcess(ReadPid(PidFile("sluicectld")), sig, 5000);
+}
+
+void LocalCluster::KillAgent(int i, int sig) {
+  StopProcess(ReadPid(PidFile(NodeName(i))), sig, 5000);
+}
+
+Status LocalCluster::DownStateDir(const std::string& state_dir) {
+  std::string run = state_dir + "/run";
+  if (!fs::is_directory(run)) return NotFound("no local cluster in " + state_dir);
+  std::vector<fs::path> agents;
+  for (const auto& e : fs::directory_iterator(run))
+    if (e.path().extension() == ".pid" && e.path().stem() != "sluicectld") agents.push_back(e.path());
+  for (const auto& p : agents) {
+    StopProcess(ReadPid(p), SIGTERM, 5000);
+    fs::remove(p);
+  }
+  fs::path ctld = run + "/sluicectld.pid";
+  if (fs::exists(ctld)) {
+    StopProcess(ReadPid(ctld), SIGTERM, 5000);
+    fs::remove(ctld);
+  }
+  return Status::Ok();
+}
+
+Status LocalCluster::Down() { return DownStateDir(opts_.state_dir); }
+
+Status LocalCluster::WaitNodesIdle(int timeout_ms) {
+  int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
+  std::string sock = opts_.state_dir + "/state/ident.sock";
+  std::string last = "controller not reachable";
+  while (RealClock::MonotonicMs() < deadline) {
+    auto token = FetchCredentialToken(sock);
+    if (token.ok()) {
+      std::ifstream cf(conf_path_);
+      std::string line, port;
+      while (std::getline(cf, line))
+        if (line.rfind("SlurmctldPort=", 0) == 0) port = line.substr(14);
+      auto channel = grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials());
+      auto stub = ClientApi::NewStub(channel);
+      grpc::ClientContext ctx;
+      ctx.AddMetadata(kCredMetadataKey, *token);
+      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+      GetNodesRequest req;
+      GetNodesReply rep;
+      auto st = stub->GetNodes(&ctx, req, &rep);
+      if (st.ok()) {
+        int idle = 0;
+        for (const auto& n : rep.nodes()) idle += (n.state() == NODE_IDLE && !n.drain());
+        if (idle == opts_.nodes) return Status::Ok();
+        last = fmt::format("{} of {} nodes idle", idle, opts_.nodes);
+      } else {
+        last = st.error_message();
+      }
+    } else {
+      last = token.status().message();
+    }
+    usleep(20'000);
+  }
+  return Unavailable("local cluster not ready: " + last + " (logs in " + opts_.state_dir + "/log)");
+}
+
+}  // namespace sluice

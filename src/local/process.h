@@ -1,0 +1,44 @@
+// Small process helpers for the local cluster and integration tests: start a daemon
+// detached (own session, output to a log file), run a command and capture its output,
+// check/kill pids, pick free TCP ports on loopback.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace sluice {
+
+struct RunResult {
+  int exit_code = -1;  // 128+signal when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+struct RunOptions {
+  std::optional<uid_t> uid;              // run as this user (root only)
+  std::optional<gid_t> gid;
+  std::vector<std::string> extra_env;    // KEY=VALUE added to the current environment
+  std::string cwd;
+  std::string stdin_data;
+  int timeout_ms = 60'000;               // killed (and exit_code 124) after this
+};
+
+// Starts argv[0] (a path) in a new session with stdin=/dev/null and stdout/stderr
+// appended to `log_path`. Returns its pid. The child is not reaped by us unless Reap().
+Expected<pid_t> SpawnDetached(const std::vector<std::string>& argv, const std::string& log_path,
+                              const std::vector<std::string>& extra_env = {});
+// Runs argv to completion and captures stdout/stderr.
+RunResult RunCommand(const std::vector<std::string>& argv, const RunOptions& opts = {});
+
+bool ProcessAlive(pid_t pid);
+// Sends `sig`, then SIGKILL after `grace_ms` if still alive; reaps if it is our child.
+void StopProcess(pid_t pid, int sig, int grace_ms);
+// A TCP port that was free on 127.0.0.1 a moment ago.
+Expected<int> FreeTcpPort();
+
+}  // namespace sluice

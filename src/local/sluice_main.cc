@@ -1,0 +1,51 @@
+// `sluice`: the Sluice tool. `sluice up` starts a local cluster on loopback;
+// `sluice down` stops it.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "local/local_cluster.h"
+
+namespace {
+
+int Up(sluice::LocalClusterOptions opts) {
+  sluice::LocalCluster cluster(opts);
+  auto st = cluster.Up();
+  if (!st.ok()) {
+    std::fprintf(stderr, "sluice: error: %s\n", st.message().c_str());
+    cluster.Down();
+    return 1;
+  }
+  std::fprintf(stderr, "sluice: %d nodes up, %d GPUs each; state in %s\n", opts.nodes,
+               opts.gpus_per_node, cluster.state_dir().c_str());
+  std::printf("export SLUICE_CONF=%s\n", cluster.conf_path().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sluice: the Sluice tool (local cluster, simulator)"};
+  app.require_subcommand(1);
+  sluice::LocalClusterOptions opts;
+  auto* up = app.add_subcommand("up", "start a local cluster (controller + node agents on loopback)");
+  up->add_option("--nodes", opts.nodes, "number of nodes")->check(CLI::Range(1, 1000));
+  up->add_option("--gpus-per-node", opts.gpus_per_node, "fake GPUs per node")->check(CLI::Range(0, 64));
+  up->add_option("--cpus-per-node", opts.cpus_per_node, "CPUs per node")->check(CLI::Range(1, 4096));
+  up->add_option("--mem-per-node", opts.mem_per_node_mb, "memory per node in MB")->check(CLI::Range(1, 1 << 30));
+  up->add_option("--state-dir", opts.state_dir, "state directory");
+  up->add_option("--slurmd-timeout", opts.slurmd_timeout_s, "seconds before a silent node is DOWN");
+  std::string down_dir = "sluice-local";
+  auto* down = app.add_subcommand("down", "stop the local cluster started by `sluice up`");
+  down->add_option("--state-dir", down_dir, "state directory");
+  CLI11_PARSE(app, argc, argv);
+  if (*up) return Up(opts);
+  auto st = sluice::LocalCluster::DownStateDir(down_dir);
+  if (!st.ok()) {
+    std::fprintf(stderr, "sluice: error: %s\n", st.message().c_str());
+    return 1;
+  }
+  return 0;
+}

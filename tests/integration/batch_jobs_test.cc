@@ -1,0 +1,134 @@
+// End-to-end batch jobs on a real controller + 4 agents: run, fail, cancel, GPUs, drain,
+// rejection at submit.
+#include <signal.h>
+#include <unistd.h>
+
+#include <set>
+#include <sstream>
+
+#include "cluster_fixture.h"
+
+namespace sluice::testing {
+namespace {
+
+using BatchJobs = ClusterTest;
+
+std::set<std::string> SplitCsv(const std::string& s) {
+  std::set<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && (item.back() == '\n' || item.back() == ' ')) item.pop_back();
+    if (!item.empty()) out.insert(item);
+  }
+  return out;
+}
+
+TEST_F(BatchJobs, SubmitRunsAndCompletesWithOutputFile) {
+  int64_t id = Submit({"-J", "hello", "--wrap", "echo hello from $SLURM_JOB_ID on $SLURMD_NODENAME"});
+  ASSERT_GT(id, 0);
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  std::string out = ReadFile("slurm-" + std::to_string(id) + ".out");
+  EXPECT_EQ(out, "hello from " + std::to_string(id) + " on node01\n");
+  auto show = Run({"scontrol", "show", "job", std::to_string(id)});
+  EXPECT_EQ(show.exit_code, 0);
+  EXPECT_NE(show.out.find("JobState=COMPLETED"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("ExitCode=0:0"), std::string::npos) << show.out;
+}
+
+TEST_F(BatchJobs, NonZeroExitIsFailedWithExitCode) {
+  int64_t id = Submit({"-o", "exit3-%j.out", "--wrap", "echo about to exit 3; exit 3"});
+  EXPECT_EQ(WaitDone(id), "FAILED");
+  auto show = Run({"scontrol", "show", "job", std::to_string(id)});
+  EXPECT_NE(show.out.find("ExitCode=3:0"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("Reason=NonZeroExitCode"), std::string::npos) << show.out;
+  EXPECT_EQ(ReadFile("exit3-" + std::to_string(id) + ".out"), "about to exit 3\n");
+  auto sq = Run({"squeue", "-h", "-t", "all", "-j", std::to_string(id), "-o", "%t %r"});
+  EXPECT_EQ(sq.out, "F NonZeroExitCode\n");
+}
+
+TEST_F(BatchJobs, ScancelKillsTheWholeProcessTree) {
+  std::string marker = work_dir() + "/grandchild.pid";
+  int64_t id = Submit({"--wrap", "bash -c 'sleep 300 & echo $! > " + marker + "; wait' ; sleep 300"});
+  ASSERT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
+  pid_t grandchild = 0;
+  for (int i = 0; i < 200 && grandchild == 0; ++i) {
+    std::string s = ReadFile(marker);
+    if (!s.empty()) grandchild = std::stoi(s);
+    else usleep(20'000);
+  }
+  ASSERT_GT(grandchild, 0);
+  ASSERT_EQ(kill(grandchild, 0), 0);
+  auto r = Run({"scancel", std::to_string(id)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(WaitDone(id), "CANCELLED");
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = kill(grandchild, 0) != 0;
+    if (!gone) usleep(20'000);
+  }
+  EXPECT_TRUE(gone) << "process " << grandchild << " of the cancelled job still runs";
+}
+
+TEST_F(BatchJobs, TwoJobsOnOneNodeGetDisjointGpus) {
+  int64_t a = Submit({"-w", "node02", "--gres=gpu:3", "-o", "a.out", "--wrap",
+                      "echo $CUDA_VISIBLE_DEVICES; sleep 2"});
+  int64_t b = Submit({"-w", "node02", "--gres=gpu:4", "-o", "b.out", "--wrap",
+                      "echo $CUDA_VISIBLE_DEVICES; sleep 2"});
+  EXPECT_EQ(WaitState(a, {"RUNNING", "COMPLETED"}), "RUNNING");
+  EXPECT_EQ(WaitState(b, {"RUNNING", "COMPLETED"}), "RUNNING");
+  EXPECT_EQ(WaitDone(a), "COMPLETED");
+  EXPECT_EQ(WaitDone(b), "COMPLETED");
+  auto ga = SplitCsv(ReadFile("a.out"));
+  auto gb = SplitCsv(ReadFile("b.out"));
+  EXPECT_EQ(ga.size(), 3u);
+  EXPECT_EQ(gb.size(), 4u);
+  for (const auto& g : ga) EXPECT_EQ(gb.count(g), 0u) << "GPU " << g << " given to both jobs";
+}
+
+TEST_F(BatchJobs, DrainedNodeGetsNoJobs) {
+  auto r = Run({"scontrol", "update", "NodeName=node01", "State=DRAIN", "Reason=maintenance"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(Submit({"-o", "/dev/null", "--wrap", "sleep 1"}));
+  for (auto id : ids) EXPECT_EQ(WaitDone(id), "COMPLETED");
+  for (auto id : ids) {
+    auto q = Run({"squeue", "-h", "-t", "all", "-j", std::to_string(id), "-o", "%N"});
+    EXPECT_NE(q.out, "node01\n") << "job " << id << " ran on the drained node";
+  }
+  auto sinfo = Run({"sinfo", "-h", "-N", "-n", "node01", "-o", "%t"});
+  auto reason = Run({"sinfo", "-R", "-h", "-o", "%E"});
+  EXPECT_EQ(reason.out, "maintenance\n");
+  EXPECT_EQ(Run({"scontrol", "update", "NodeName=node01", "State=RESUME"}).exit_code, 0);
+  int64_t pinned = Submit({"-w", "node01", "-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(WaitDone(pinned), "COMPLETED");
+}
+
+TEST_F(BatchJobs, ImpossibleRequestsAreRejectedAtSubmit) {
+  auto r = Run({"sbatch", "--gres=gpu:9", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  r = Run({"sbatch", "-p", "nosuch", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Invalid partition name specified"), std::string::npos) << r.err;
+  r = Run({"sbatch", "-N", "5", "--exclusive", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  r = Run({"sbatch", "--time=abc", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "sbatch: error: Invalid --time specification\n");
+  r = Run({"sbatch", "--bogus-option", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n");
+  auto q = Run({"squeue", "-h", "-t", "all"});
+  EXPECT_EQ(q.out, "") << "rejected jobs must not be queued";
+}
+
+TEST_F(BatchJobs, TimeLimitEndsInTimeout) {
+  int64_t id = Submit({"--time=1", "-o", "t.out", "--wrap", "trap 'echo got TERM' TERM; sleep 300 & wait; sleep 300"});
+  EXPECT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
+  EXPECT_EQ(WaitDone(id, 90'000), "TIMEOUT");
+  EXPECT_NE(ReadFile("t.out").find("got TERM"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::testing

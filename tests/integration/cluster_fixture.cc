@@ -1,0 +1,106 @@
+#include "cluster_fixture.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/clock.h"
+
+namespace fs = std::filesystem;
+
+namespace sluice::testing {
+
+LocalClusterOptions ClusterTest::Options() {
+  LocalClusterOptions o;
+  o.nodes = 4;
+  o.gpus_per_node = 8;
+  o.cpus_per_node = 16;
+  o.mem_per_node_mb = 64000;
+  o.kill_wait_s = 2;
+  o.slurmd_timeout_s = 10;
+  return o;
+}
+
+void ClusterTest::SetUp() {
+  char tmpl[] = "/tmp/sluice-it-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  root_dir_ = tmpl;
+  fs::permissions(root_dir_, fs::perms(0755));
+  work_dir_ = root_dir_ + "/work";
+  fs::create_directories(work_dir_);
+  fs::permissions(work_dir_, fs::perms(0777));
+  auto opts = Options();
+  opts.state_dir = root_dir_ + "/cluster";
+  opts.bin_dir = SelfDir();
+  cluster_ = std::make_unique<LocalCluster>(opts);
+  auto st = cluster_->Up(30'000);
+  ASSERT_TRUE(st.ok()) << st.message();
+}
+
+void ClusterTest::TearDown() {
+  if (cluster_) cluster_->Down();
+  // Leave the directory behind when a test failed, for the logs.
+  if (!HasFailure()) {
+    std::error_code ec;
+    fs::remove_all(root_dir_, ec);
+  } else {
+    std::cerr << "cluster state and logs kept in " << root_dir_ << "\n";
+  }
+}
+
+RunResult ClusterTest::Run(std::vector<std::string> argv, RunOptions opts) {
+  argv[0] = cluster_->BinPath(argv[0]);
+  for (const auto& e : cluster_->Env()) opts.extra_env.push_back(e);
+  if (opts.cwd.empty()) opts.cwd = work_dir_;
+  return RunCommand(argv, opts);
+}
+
+int64_t ClusterTest::Submit(std::vector<std::string> args) {
+  args.insert(args.begin(), {"sbatch", "--parsable"});
+  auto r = Run(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  try {
+    return std::stoll(r.out);
+  } catch (...) {
+    ADD_FAILURE() << "sbatch printed '" << r.out << "' / '" << r.err << "'";
+    return -1;
+  }
+}
+
+std::string ClusterTest::State(int64_t job_id) {
+  auto r = Run({"squeue", "-h", "-t", "all", "-j", std::to_string(job_id), "-o", "%T"});
+  std::string s = r.out;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string ClusterTest::WaitState(int64_t job_id, const std::vector<std::string>& states,
+                                   int timeout_ms) {
+  int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
+  std::string s;
+  while (RealClock::MonotonicMs() < deadline) {
+    s = State(job_id);
+    for (const auto& want : states)
+      if (s == want) return s;
+    usleep(50'000);
+  }
+  return s;
+}
+
+std::string ClusterTest::WaitDone(int64_t job_id, int timeout_ms) {
+  return WaitState(job_id, {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
+                            "OUT_OF_MEMORY"},
+                   timeout_ms);
+}
+
+std::string ClusterTest::ReadFile(const std::string& path) {
+  std::ifstream f(path.front() == '/' ? path : work_dir_ + "/" + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace sluice::testing

@@ -1,0 +1,40 @@
+// ClusterTest: a gtest fixture that starts a real controller and node agents on loopback
+// (free ports, temp state dir), runs the real commands against it, and tears it all down.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "local/local_cluster.h"
+#include "local/process.h"
+
+namespace sluice::testing {
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  // Override to change the cluster shape before SetUp starts it.
+  virtual LocalClusterOptions Options();
+  void SetUp() override;
+  void TearDown() override;
+
+  // Runs a command (sbatch, squeue, ...) from build/bin against the cluster, in work_dir().
+  RunResult Run(std::vector<std::string> argv, RunOptions opts = {});
+  // `sbatch --parsable <args>`; fails the test on error; returns the job id.
+  int64_t Submit(std::vector<std::string> args);
+  // Job state as `squeue -h -t all -j ID -o %T` prints it ("" when unknown).
+  std::string State(int64_t job_id);
+  // Polls until the job is in one of `states`; returns the last state seen.
+  std::string WaitState(int64_t job_id, const std::vector<std::string>& states, int timeout_ms = 30'000);
+  std::string WaitDone(int64_t job_id, int timeout_ms = 30'000);
+  std::string ReadFile(const std::string& path);
+  std::string work_dir() const { return work_dir_; }
+
+  std::unique_ptr<LocalCluster> cluster_;
+  std::string root_dir_;
+  std::string work_dir_;
+};
+
+}  // namespace sluice::testing
