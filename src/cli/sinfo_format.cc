@@ -178,9 +178,8 @@ std::string SinfoValue(const std::string& key, const SinfoRow& row, const UserNa
   if (key == "A") return Counts(row, false);
   if (key == "F") return Counts(row, true);
   if (key == "C") return CpuCounts(row);
-  std::string v = row.part ? PartValue(key[0], *row.part) : "";
-  if (!v.empty() || (key.size() == 1 && std::string("aghlLpPrRs").find(key[0]) != std::string::npos))
-    return v;
+  if (key.size() == 1 && std::string("aghlLpPrRs").find(key[0]) != std::string::npos)
+    return row.part ? PartValue(key[0], *row.part) : "";
   return row.nodes.empty() ? "" : NodeValue(key, *row.nodes[0], user);
 }
 
