@@ -46,7 +46,7 @@ struct Freed {
 
 }  // namespace
 
-Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
+Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now, bool as_configured) {
   Timeline t;
   t.origin_ = now;
   const size_t n = snapshot.nodes.size();
@@ -61,7 +61,7 @@ Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
                      [](const Gpu* a, const Gpu* b) { return a->index < b->index; });
     if (gpus.size() > kMaxGpusPerNode) gpus.resize(kMaxGpusPerNode);
     NodeInfo& info = t.nodes_[i];
-    info.available = node.available;
+    info.available = as_configured || node.available;
     info.cpus = node.cpus;
     info.mem = node.mem_mb;
     Slot slot;
@@ -75,20 +75,22 @@ Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
       if (type == t.gpu_types_.end()) t.gpu_types_.push_back(gpus[b]->type);
       if (info.type_masks.size() <= id) info.type_masks.resize(id + 1);
       info.type_masks[id] |= bit;
-      if (!gpus[b]->used) slot.gpus |= bit;
+      if (as_configured || !gpus[b]->used) slot.gpus |= bit;
     }
-    for (int c = 0; c < node.cpus; ++c)
-      slot.cpus += c < static_cast<int>(node.cpu_used.size()) && node.cpu_used[c] ? 0 : 1;
-    slot.mem = node.mem_mb - node.mem_used_mb;
-    slot.jobs = node.running_jobs;
-    slot.excl = node.exclusive_held;
+    for (int c = 0; c < node.cpus; ++c) {
+      const bool used = c < static_cast<int>(node.cpu_used.size()) && node.cpu_used[c];
+      slot.cpus += used && !as_configured ? 0 : 1;
+    }
+    slot.mem = node.mem_mb - (as_configured ? 0 : node.mem_used_mb);
+    slot.jobs = as_configured ? 0 : node.running_jobs;
+    slot.excl = !as_configured && node.exclusive_held;
     t.lines_[i].push_back(slot);
   }
   for (NodeInfo& info : t.nodes_) info.type_masks.resize(t.gpu_types_.size());
 
   std::vector<Freed> releases;
   for (const RunningJob& job : snapshot.running) {
-    if (job.end_time == 0) continue;
+    if (job.end_time == 0 || as_configured) continue;
     const int64_t at = std::max(job.end_time, now + 1);
     for (const NodeShare& share : job.alloc) {
       const int i = t.FindNode(share.node);

@@ -60,8 +60,9 @@ struct Need {
 class Timeline {
  public:
   // Free capacity from `now` on. Running jobs whose end_time is <= now are treated as
-  // releasing at now + 1 (they are overdue but still hold their resources).
-  static Timeline Build(const ClusterSnapshot& snapshot, int64_t now);
+  // releasing at now + 1 (they are overdue but still hold their resources). With
+  // `as_configured`, every node is available and empty (for "can it ever run" checks).
+  static Timeline Build(const ClusterSnapshot& snapshot, int64_t now, bool as_configured = false);
 
   int64_t origin() const { return origin_; }
   int node_count() const { return static_cast<int>(nodes_.size()); }
