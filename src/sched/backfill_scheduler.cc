@@ -24,7 +24,7 @@ class BackfillPass {
         snapshot_(snapshot),
         now_(now),
         timeline_(Timeline::Build(snapshot, now)),
-        shapes_(snapshot, timeline_, now) {
+        shapes_(snapshot, timeline_) {
     window_ = config.bf_window_s > 0 ? config.bf_window_s : kForever;
     latest_start_ = window_ >= kForever ? kForever : now + window_ - 1;
     if (config.policy == SchedulerConfig::Policy::kEasy) {

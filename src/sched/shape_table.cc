@@ -65,7 +65,7 @@ Shape& ShapeTable::Get(const JobRequest& job) {
   return shape;
 }
 
-// Feasibility exactly as CheckFeasible decides it, via an empty copy of the timeline.
+// Feasibility exactly as CheckFeasible decides it.
 void ShapeTable::Fill(Shape* shape) {
   const JobRequest& job = *shape->example;
   shape->need = timeline_.MakeNeed(job);
@@ -75,10 +75,7 @@ void ShapeTable::Fill(Shape* shape) {
     return;
   }
   shape->filter = JobFilter::Compile(snapshot_, job);
-  if (!configured_) configured_ = Timeline::Build(snapshot_, now_, /*as_configured=*/true);
-  Placement ignored;
-  if (!ValidRequest(job) || !shape->filter.ok() ||
-      !configured_->FitNow(shape->need, shape->filter, 1, &ignored)) {
+  if (!ValidRequest(job) || !timeline_.FitsAsConfigured(shape->need, shape->filter)) {
     shape->never = true;
     shape->never_reason = kReasonNodeConfig;
   }

@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,8 +37,8 @@ struct Shape {
 class ShapeTable {
  public:
   // `snapshot` and `timeline` must outlive the table.
-  ShapeTable(const ClusterSnapshot& snapshot, const Timeline& timeline, int64_t now)
-      : snapshot_(snapshot), timeline_(timeline), now_(now) {}
+  ShapeTable(const ClusterSnapshot& snapshot, const Timeline& timeline)
+      : snapshot_(snapshot), timeline_(timeline) {}
 
   Shape& Get(const JobRequest& job);
   size_t size() const { return shapes_.size(); }
@@ -49,8 +48,6 @@ class ShapeTable {
 
   const ClusterSnapshot& snapshot_;
   const Timeline& timeline_;
-  int64_t now_;
-  std::optional<Timeline> configured_;  // the cluster empty and available, built lazily
   std::unordered_map<uint64_t, std::vector<size_t>> buckets_;
   std::deque<Shape> shapes_;  // stable references
 };

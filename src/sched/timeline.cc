@@ -46,51 +46,65 @@ struct Freed {
 
 }  // namespace
 
-Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now, bool as_configured) {
+// Static description and free-now slot of one node.
+void Timeline::AddNode(const Node& node) {
+  const int i = static_cast<int>(nodes_.size());
+  by_name_.emplace(node.name, i);
+  nodes_.emplace_back();
+  NodeInfo& info = nodes_.back();
+  info.available = node.available;
+  info.cpus = node.cpus;
+  info.mem = node.mem_mb;
+  info.type_masks.resize(gpu_types_.size());
+  // GPU bits in ascending index order (nodes usually list them sorted already).
+  std::vector<const Gpu*> sorted;
+  const bool in_order = std::is_sorted(node.gpus.begin(), node.gpus.end(),
+                                       [](const Gpu& a, const Gpu& b) { return a.index < b.index; });
+  if (!in_order) {
+    for (const Gpu& gpu : node.gpus) sorted.push_back(&gpu);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const Gpu* a, const Gpu* b) { return a->index < b->index; });
+  }
+  const size_t count = std::min<size_t>(node.gpus.size(), kMaxGpusPerNode);
+  info.gpu_index.reserve(count);
+  Slot slot;
+  slot.start = origin_;
+  size_t type = 0;
+  for (size_t b = 0; b < count; ++b) {
+    const Gpu& gpu = in_order ? node.gpus[b] : *sorted[b];
+    const uint64_t bit = uint64_t{1} << b;
+    info.gpu_index.push_back(gpu.index);
+    info.all_gpus |= bit;
+    if (type >= gpu_types_.size() || gpu_types_[type] != gpu.type) {
+      type = std::find(gpu_types_.begin(), gpu_types_.end(), gpu.type) - gpu_types_.begin();
+      if (type == gpu_types_.size()) gpu_types_.push_back(gpu.type);
+      if (info.type_masks.size() <= type) info.type_masks.resize(type + 1);
+    }
+    info.type_masks[type] |= bit;
+    if (!gpu.used) slot.gpus |= bit;
+  }
+  const int flagged = static_cast<int>(std::min<size_t>(node.cpu_used.size(), node.cpus));
+  slot.cpus = node.cpus - static_cast<int>(std::count(node.cpu_used.begin(),
+                                                      node.cpu_used.begin() + flagged, true));
+  slot.mem = node.mem_mb - node.mem_used_mb;
+  slot.jobs = node.running_jobs;
+  slot.excl = node.exclusive_held;
+  lines_.push_back(Line{slot});
+}
+
+Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
   Timeline t;
   t.origin_ = now;
   const size_t n = snapshot.nodes.size();
-  t.nodes_.resize(n);
-  t.lines_.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Node& node = snapshot.nodes[i];
-    t.by_name_.emplace(node.name, static_cast<int>(i));
-    std::vector<const Gpu*> gpus;
-    for (const Gpu& gpu : node.gpus) gpus.push_back(&gpu);
-    std::stable_sort(gpus.begin(), gpus.end(),
-                     [](const Gpu* a, const Gpu* b) { return a->index < b->index; });
-    if (gpus.size() > kMaxGpusPerNode) gpus.resize(kMaxGpusPerNode);
-    NodeInfo& info = t.nodes_[i];
-    info.available = as_configured || node.available;
-    info.cpus = node.cpus;
-    info.mem = node.mem_mb;
-    Slot slot;
-    slot.start = now;
-    for (size_t b = 0; b < gpus.size(); ++b) {
-      const uint64_t bit = uint64_t{1} << b;
-      info.gpu_index.push_back(gpus[b]->index);
-      info.all_gpus |= bit;
-      auto type = std::find(t.gpu_types_.begin(), t.gpu_types_.end(), gpus[b]->type);
-      size_t id = type - t.gpu_types_.begin();
-      if (type == t.gpu_types_.end()) t.gpu_types_.push_back(gpus[b]->type);
-      if (info.type_masks.size() <= id) info.type_masks.resize(id + 1);
-      info.type_masks[id] |= bit;
-      if (as_configured || !gpus[b]->used) slot.gpus |= bit;
-    }
-    for (int c = 0; c < node.cpus; ++c) {
-      const bool used = c < static_cast<int>(node.cpu_used.size()) && node.cpu_used[c];
-      slot.cpus += used && !as_configured ? 0 : 1;
-    }
-    slot.mem = node.mem_mb - (as_configured ? 0 : node.mem_used_mb);
-    slot.jobs = as_configured ? 0 : node.running_jobs;
-    slot.excl = !as_configured && node.exclusive_held;
-    t.lines_[i].push_back(slot);
-  }
+  t.nodes_.reserve(n);
+  t.lines_.reserve(n);
+  t.by_name_.reserve(n);
+  for (const Node& node : snapshot.nodes) t.AddNode(node);
   for (NodeInfo& info : t.nodes_) info.type_masks.resize(t.gpu_types_.size());
 
   std::vector<Freed> releases;
   for (const RunningJob& job : snapshot.running) {
-    if (job.end_time == 0 || as_configured) continue;
+    if (job.end_time == 0) continue;
     const int64_t at = std::max(job.end_time, now + 1);
     for (const NodeShare& share : job.alloc) {
       const int i = t.FindNode(share.node);
@@ -105,10 +119,18 @@ Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now, bool as_c
       releases.push_back(r);
     }
   }
-  std::sort(releases.begin(), releases.end(), [](const Freed& a, const Freed& b) {
-    return a.node != b.node ? a.node < b.node : a.time < b.time;
-  });
-  for (const Freed& r : releases) {
+  // Group by node (counting sort), then order each node's few releases by time.
+  std::vector<size_t> first(n + 1, 0);
+  for (const Freed& r : releases) ++first[r.node + 1];
+  for (size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  std::vector<Freed> grouped(releases.size());
+  std::vector<size_t> next(first.begin(), first.end() - 1);
+  for (const Freed& r : releases) grouped[next[r.node]++] = r;
+  for (size_t i = 0; i < n; ++i) {
+    std::sort(grouped.begin() + first[i], grouped.begin() + first[i + 1],
+              [](const Freed& a, const Freed& b) { return a.time < b.time; });
+  }
+  for (const Freed& r : grouped) {
     Line& line = t.lines_[r.node];
     const NodeInfo& info = t.nodes_[r.node];
     if (line.back().start != r.time) {
@@ -165,12 +187,27 @@ Timeline::Slot Timeline::Window(const Line& line, int64_t start, int64_t end) co
 }
 
 bool Timeline::StaticFit(int node, const Need& need) const {
+  return nodes_[node].available && Capable(node, need);
+}
+
+bool Timeline::Capable(int node, const Need& need) const {
   const NodeInfo& n = nodes_[node];
-  if (!n.available || n.cpus < need.cpus || n.mem < need.mem_mb) return false;
+  if (n.cpus < need.cpus || n.mem < need.mem_mb) return false;
   if (need.gpus == 0) return true;
   if (need.gpu_type == -2) return false;
   uint64_t typed = need.gpu_type < 0 ? n.all_gpus : n.type_masks[need.gpu_type];
   return std::popcount(typed) >= need.gpus;
+}
+
+bool Timeline::FitsAsConfigured(const Need& need, const JobFilter& filter) const {
+  if (!filter.ok() || need.num_nodes < 1) return false;
+  for (int r : filter.required())
+    if (!Capable(r, need)) return false;
+  const size_t want = std::max<size_t>(need.num_nodes, filter.required().size());
+  size_t found = filter.required().size();
+  for (int i = 0; i < node_count() && found < want; ++i)
+    if (filter.Admits(i) && !filter.IsRequired(i) && Capable(i, need)) ++found;
+  return found >= want;
 }
 
 bool Timeline::Fits(int node, const Need& need, const Slot& a) const {

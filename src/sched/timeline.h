@@ -60,9 +60,8 @@ struct Need {
 class Timeline {
  public:
   // Free capacity from `now` on. Running jobs whose end_time is <= now are treated as
-  // releasing at now + 1 (they are overdue but still hold their resources). With
-  // `as_configured`, every node is available and empty (for "can it ever run" checks).
-  static Timeline Build(const ClusterSnapshot& snapshot, int64_t now, bool as_configured = false);
+  // releasing at now + 1 (they are overdue but still hold their resources).
+  static Timeline Build(const ClusterSnapshot& snapshot, int64_t now);
 
   int64_t origin() const { return origin_; }
   int node_count() const { return static_cast<int>(nodes_.size()); }
@@ -81,6 +80,9 @@ class Timeline {
   // FindStart with t0 = origin() and no later start: the "can it start now" fast path
   // (an index over free-now capacity skips full nodes).
   bool FitNow(const Need& need, const JobFilter& filter, int64_t duration, Placement* out) const;
+
+  // Whether `need` could run with every node available and empty (CheckFeasible's rule).
+  bool FitsAsConfigured(const Need& need, const JobFilter& filter) const;
 
   // Whether node `node` can hold `need` for all of [start, end).
   bool NodeFits(int node, const Need& need, int64_t start, int64_t end) const;
@@ -114,7 +116,9 @@ class Timeline {
 
   Slot Window(const Line& line, int64_t start, int64_t end) const;
   bool Fits(int node, const Need& need, const Slot& avail) const;
-  bool StaticFit(int node, const Need& need) const;
+  bool StaticFit(int node, const Need& need) const;  // Capable and available
+  bool Capable(int node, const Need& need) const;    // big enough when empty
+  void AddNode(const Node& node);
   int64_t IntervalEnd(int node, const Need& need, size_t from, const Slot& acc,
                       int64_t duration) const;
   void NodeIntervals(int node, const Need& need, int64_t t0, int64_t duration, int64_t res,
