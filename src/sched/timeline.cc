@@ -147,6 +147,9 @@ Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
   std::vector<FreeIndex::Value> values(n);
   for (size_t i = 0; i < n; ++i) values[i] = t.IndexValue(static_cast<int>(i));
   t.index_.Reset(values);
+  std::vector<EarliestIndex::Bounds> bounds(n);
+  for (size_t i = 0; i < n; ++i) bounds[i] = t.EarliestBounds(static_cast<int>(i));
+  t.earliest_.Reset(bounds);
   return t;
 }
 
@@ -340,11 +343,26 @@ void Timeline::Apply(const Placement& placement, int sign) {
       if (g.exclusive) s.excl = sign > 0;
     }
     if (from == 0) index_.Set(g.node, IndexValue(g.node));
+    earliest_.Set(g.node, EarliestBounds(g.node));
   }
 }
 
 void Timeline::Reserve(const Placement& placement) { Apply(placement, +1); }
 void Timeline::Release(const Placement& placement) { Apply(placement, -1); }
+
+EarliestIndex::Bounds Timeline::EarliestBounds(int node) const {
+  EarliestIndex::Bounds bounds;
+  bounds.fill(EarliestIndex::kNoTime);
+  if (!nodes_[node].available) return bounds;
+  int reached = -1;  // bounds[0..reached] are set
+  for (const Slot& slot : lines_[node]) {
+    if (slot.excl) continue;
+    const int free = std::min(std::popcount(slot.gpus), EarliestIndex::kLevels - 1);
+    for (; reached < free; ++reached) bounds[reached + 1] = slot.start;
+    if (reached == EarliestIndex::kLevels - 1) break;
+  }
+  return bounds;
+}
 
 FreeIndex::Value Timeline::IndexValue(int node) const {
   const NodeInfo& n = nodes_[node];
@@ -408,14 +426,23 @@ bool Timeline::FindStart(const Need& need, const JobFilter& filter, int64_t t0,
   if (want > nodes_.size()) return false;
   std::vector<std::pair<int64_t, int64_t>> spans;
   if (want == 1 && filter.required().empty()) {
+    // Nodes in order, skipping those that cannot have the GPUs before the best start yet.
     int64_t best = kForever;
-    for (int i = 0; i < node_count(); ++i) {
-      if (!filter.Admits(i) || !StaticFit(i, need)) continue;
-      spans.clear();
-      NodeIntervals(i, need, t0, duration, resolution, latest_start, best, true, &spans);
-      if (!spans.empty()) best = spans[0].first;
-    }
-    return best < kForever && Choose(need, filter, best, duration, out);
+    int best_node = -1;
+    const int level = std::min(need.exclusive ? 0 : need.gpus, EarliestIndex::kLevels - 1);
+    earliest_.Scan(
+        level, [&] { return best; },
+        [&](int i) {
+          if (!filter.Admits(i) || !StaticFit(i, need)) return;
+          spans.clear();
+          NodeIntervals(i, need, t0, duration, resolution, latest_start, best, true, &spans);
+          if (!spans.empty()) best = spans[0].first, best_node = i;
+        });
+    if (best_node < 0) return false;
+    out->start = best;
+    out->end = AddTime(best, duration);
+    out->grants = {Grant(best_node, need, best, out->end)};
+    return true;
   }
   // Sweep the per-node feasible intervals for the first time enough nodes overlap.
   struct Event {

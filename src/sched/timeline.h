@@ -131,6 +131,7 @@ class Timeline {
   static size_t Split(Line* line, int64_t at);
   void Reindex(int node);
   FreeIndex::Value IndexValue(int node) const;
+  EarliestIndex::Bounds EarliestBounds(int node) const;
 
   int64_t origin_ = 0;
   std::vector<NodeInfo> nodes_;
@@ -138,6 +139,7 @@ class Timeline {
   std::unordered_map<std::string, int> by_name_;
   std::vector<std::string> gpu_types_;
   FreeIndex index_;
+  EarliestIndex earliest_;
 };
 
 }  // namespace sluice::sched
