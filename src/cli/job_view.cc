@@ -90,4 +90,8 @@ bool JobShowsReason(const JobInfo& job) {
   }
 }
 
+int64_t JobStartOrPlanned(const JobInfo& job) {
+  return job.state() == JOB_PENDING ? job.planned_start() : job.start_time();
+}
+
 }  // namespace sluice

@@ -21,6 +21,8 @@ int64_t JobTotalGpus(const JobInfo& job);
 int64_t JobTotalMemMb(const JobInfo& job);
 // Seconds the job has run (0 when it never started).
 int64_t JobRunSeconds(const JobInfo& job, int64_t now);
+// Start time, or for a pending job the start the scheduler plans (0 = unknown).
+int64_t JobStartOrPlanned(const JobInfo& job);
 // Expected or actual end: end_time, else start + limit, else 0.
 int64_t JobEndTime(const JobInfo& job);
 // "3:0", "0:15"

@@ -53,7 +53,7 @@ std::string JobHead(const JobInfo& j, int64_t now) {
   r += "   SubmitTime=" + TsOr(j.submit_time(), "Unknown") +
        " EligibleTime=" + TsOr(j.eligible_time(), "Unknown") + "\n";
   r += "   AccrueTime=" + TsOr(j.eligible_time(), "Unknown") + "\n";
-  r += "   StartTime=" + (j.state() == JOB_PENDING ? "Unknown" : TsOr(j.start_time(), "Unknown")) +
+  r += "   StartTime=" + TsOr(JobStartOrPlanned(j), "Unknown") +
        " EndTime=" + JobEnd(j) + " Deadline=N/A\n";
   r += "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=" + TsOr(j.last_sched_eval(), "Unknown") +
        " Scheduler=Main\n";

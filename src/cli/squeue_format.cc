@@ -126,7 +126,7 @@ std::string ValueB(char c, const JobInfo& job, int64_t now) {
     case 'Q': return std::to_string(job.priority());
     case 'r': return job.reason().empty() ? "None" : job.reason();
     case 'R': return ReasonList(job);
-    case 'S': return Ts(job.start_time());
+    case 'S': return Ts(JobStartOrPlanned(job));
     case 't': return JobStateCompact(job.state());
     case 'T': return JobStateName(job.state());
     case 'u': return job.user().empty() ? std::to_string(job.uid()) : job.user();
@@ -188,7 +188,8 @@ void SortJobsDefault(std::vector<JobInfo>* jobs) {
 
 void SortJobsByStart(std::vector<JobInfo>* jobs) {
   auto key = [](const JobInfo& j) {
-    return j.start_time() > 0 ? j.start_time() : INT64_MAX;
+    int64_t t = JobStartOrPlanned(j);
+    return t > 0 ? t : INT64_MAX;
   };
   std::stable_sort(jobs->begin(), jobs->end(), [&](const JobInfo& a, const JobInfo& b) {
     if (key(a) != key(b)) return key(a) < key(b);

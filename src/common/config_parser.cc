@@ -114,7 +114,7 @@ const GlobalKey kGlobalKeys[] = {
     {"MaxJobCount", Ignore}, {"InactiveLimit", Ignore}, {"Waittime", Ignore},
     {"JobAcctGatherType", Ignore}, {"JobAcctGatherFrequency", Ignore}, {"JobCompType", Ignore},
     {"MailProg", Ignore}, {"SlurmdParameters", Ignore}, {"SlurmctldTimeout", Ignore},
-    {"MessageTimeout", Ignore},
+    {"MessageTimeout", Ignore}, {"SchedulerParameters", Ignore},  // read by ctld (scheduler_config.h)
 };
 
 const GlobalKey* FindGlobalKey(std::string_view key) {

@@ -137,12 +137,25 @@ void Controller::ReleaseResources(JobInfo* job) {
   WantSchedule();
 }
 
+// The reason Slurm shows for a finished job.
+static std::string EndReason(JobState state, int exit_code, int term_signal) {
+  switch (state) {
+    case JOB_FAILED:
+      if (term_signal != 0) return "JobLaunchFailure";  // what Slurm 22.05 shows (states/self_sigkill.txt)
+      return exit_code != 0 ? "NonZeroExitCode" : "None";
+    case JOB_TIMEOUT: return "TimeLimit";
+    case JOB_NODE_FAIL: return "NodeDown";
+    case JOB_OUT_OF_MEMORY: return "OutOfMemory";
+    default: return "None";
+  }
+}
+
 void Controller::FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal) {
   job->set_state(state);
   job->set_exit_code(exit_code);
   job->set_term_signal(term_signal);
   job->set_end_time(Now());
-  job->set_reason("None");
+  job->set_reason(EndReason(state, exit_code, term_signal));
   ReleaseResources(job);
 }
 

@@ -1,4 +1,5 @@
 #include "ctld/daemon.h"
+#include "ctld/scheduler_config.h"
 
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
@@ -80,7 +81,9 @@ int RunDaemon(const DaemonOptions& options) {
   auto store = storage::StateStore::Open(state_dir + "/sluicectld.db");
   if (!store.ok()) return Fail(store.status().message());
 
-  auto scheduler = sched::MakeFifoScheduler();
+  auto sched_config = SchedulerConfigFrom(cfg);
+  if (!sched_config.ok()) return Fail(sched_config.status().message());
+  auto scheduler = sched::MakeScheduler(*sched_config);
   GrpcAgentLink agents(*key, &clock);
   SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s,
                                      const sched::JobRequest& j) {

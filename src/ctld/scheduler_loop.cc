@@ -61,7 +61,11 @@ bool Controller::SchedulePass() {
     if (!job || job->state() != JOB_PENDING) continue;
     if (d.outcome == sched::Outcome::kStartNow) {
       StartJob(job, d);
-    } else if (!d.reason.empty() && job->reason() != d.reason) {
+      continue;
+    }
+    job->set_planned_start(d.planned_start);  // advisory: not journaled
+    job->set_last_sched_eval(Now());
+    if (!d.reason.empty() && job->reason() != d.reason) {
       job->set_reason(d.reason);
       MarkJob(d.job_id);
     }
