@@ -1,8 +1,8 @@
 // GPU-cluster CSV reader (normalized, Philly and Alibaba forms): see trace_reader.h.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "sim/trace_reader.h"
 #include "sim/trace_util.h"
@@ -37,8 +37,8 @@ Expected<Columns> ReadHeader(std::string_view line, std::string_view name) {
     columns.form = CsvForm::kNormalized;
   } else if (HasAll(columns, {"timestamp", "duration", "num_gpus"})) {
     columns.form = CsvForm::kPhilly;
-  } else if (HasAll(columns, {"name", "num_gpu", "creation_time", "deletion_time",
-                              "scheduled_time"})) {
+  } else if (HasAll(columns,
+                    {"name", "num_gpu", "creation_time", "deletion_time", "scheduled_time"})) {
     columns.form = CsvForm::kAlibaba;
   } else {
     return LineError(name, 1,
@@ -121,9 +121,9 @@ Status ParsePhilly(const Row& row, TraceJob* job) {
   RETURN_IF_ERROR(row.Number("num_gpus", &gpus));
   auto submit = ParseTimestamp(row.Text("timestamp"));
   if (!submit) {
-    return LineError(row.name, row.line_no,
-                     fmt::format("bad timestamp '{}' (want YYYY-MM-DD HH:MM:SS)",
-                                 row.Text("timestamp")));
+    return LineError(
+        row.name, row.line_no,
+        fmt::format("bad timestamp '{}' (want YYYY-MM-DD HH:MM:SS)", row.Text("timestamp")));
   }
   job->id = std::to_string(row.line_no - 2);
   job->submit_s = *submit;
@@ -148,9 +148,12 @@ Status ParseAlibaba(const Row& row, TraceJob* job) {
 
 Status ParseRow(const Columns& columns, const Row& row, TraceJob* job) {
   switch (columns.form) {
-    case CsvForm::kNormalized: return ParseNormalized(row, job);
-    case CsvForm::kPhilly: return ParsePhilly(row, job);
-    case CsvForm::kAlibaba: return ParseAlibaba(row, job);
+    case CsvForm::kNormalized:
+      return ParseNormalized(row, job);
+    case CsvForm::kPhilly:
+      return ParsePhilly(row, job);
+    case CsvForm::kAlibaba:
+      return ParseAlibaba(row, job);
   }
   return Internal("unknown CSV form");
 }
@@ -170,8 +173,8 @@ Expected<Trace> ParseGpuCsv(std::string_view text, std::string_view name, int64_
     if (internal::Trim(lines[i]).empty()) continue;
     std::vector<std::string_view> fields = internal::SplitCsv(lines[i]);
     if (fields.size() != columns.count) {
-      return LineError(name, i + 1, fmt::format("expected {} columns, got {}", columns.count,
-                                                fields.size()));
+      return LineError(name, i + 1,
+                       fmt::format("expected {} columns, got {}", columns.count, fields.size()));
     }
     TraceJob job;
     RETURN_IF_ERROR(ParseRow(columns, Row{columns, fields, name, i + 1}, &job));

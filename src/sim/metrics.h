@@ -28,7 +28,7 @@ struct Metrics {
   int64_t makespan_s = 0;
   double cpu_utilization = 0;
   double gpu_utilization = 0;
-  double utilization = 0;     // CPU (SWF) or GPU (GPU traces)
+  double utilization = 0;  // CPU (SWF) or GPU (GPU traces)
   double mean_wait_s = 0;
   int64_t p50_wait_s = 0;
   int64_t p95_wait_s = 0;

@@ -20,9 +20,12 @@ Expected<Policy> ParsePolicy(std::string_view name) {
 
 const char* PolicyName(Policy policy) {
   switch (policy) {
-    case Policy::kFifo: return "fcfs";
-    case Policy::kEasy: return "easy";
-    case Policy::kConservative: return "conservative";
+    case Policy::kFifo:
+      return "fcfs";
+    case Policy::kEasy:
+      return "easy";
+    case Policy::kConservative:
+      return "conservative";
   }
   return "?";
 }

@@ -54,14 +54,14 @@ std::vector<std::pair<std::string, std::string>> MetricFields(const Metrics& m) 
   };
 }
 
-std::string FormatTextReport(const RunInfo& info, const Workload& workload,
-                             const SimResult& result, const Metrics& m) {
+std::string FormatTextReport(const RunInfo& info, const Workload& workload, const SimResult& result,
+                             const Metrics& m) {
   std::string out;
   auto line = [&out](std::string_view key, const std::string& value) {
     out += fmt::format("{:<24}{}\n", key, value);
   };
-  line("trace", fmt::format("{} ({} jobs, {} dropped by cleaning rules)", info.trace, m.jobs,
-                            info.dropped));
+  line("trace",
+       fmt::format("{} ({} jobs, {} dropped by cleaning rules)", info.trace, m.jobs, info.dropped));
   line("policy", info.policy);
   line("cluster", fmt::format("{} nodes, {} CPUs, {} GPUs", workload.cluster.nodes.size(),
                               workload.total_cpus, workload.total_gpus));
@@ -72,19 +72,19 @@ std::string FormatTextReport(const RunInfo& info, const Workload& workload,
        fmt::format("{:.4f}", m.utilization));
   line("wait_s mean", fmt::format("{:.3f}", m.mean_wait_s));
   line("wait_s p50/p95/p99", fmt::format("{} / {} / {}", m.p50_wait_s, m.p95_wait_s, m.p99_wait_s));
-  line("bounded_slowdown mean", fmt::format("{:.3f} (tau = {:.0f} s)", m.mean_bounded_slowdown,
-                                            kSlowdownTauS));
+  line("bounded_slowdown mean",
+       fmt::format("{:.3f} (tau = {:.0f} s)", m.mean_bounded_slowdown, kSlowdownTauS));
   if (workload.kind == TraceKind::kGpu) {
     line("gpu_utilization", fmt::format("{:.4f}", m.gpu_utilization));
     line("jct_s mean", fmt::format("{:.3f}", m.mean_jct_s));
   }
-  line("scheduler passes", fmt::format("{} (max {} pending)", result.stats.passes,
-                                       result.stats.max_pending));
+  line("scheduler passes",
+       fmt::format("{} (max {} pending)", result.stats.passes, result.stats.max_pending));
   return out;
 }
 
-std::string FormatJsonReport(const RunInfo& info, const Workload& workload,
-                             const SimResult& result, const Metrics& m) {
+std::string FormatJsonReport(const RunInfo& info, const Workload& workload, const SimResult& result,
+                             const Metrics& m) {
   std::string out = "{\n";
   out += fmt::format("  \"trace\": {},\n", JsonString(info.trace));
   out += fmt::format("  \"kind\": \"{}\",\n", KindName(workload.kind));

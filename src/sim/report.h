@@ -16,9 +16,9 @@ namespace sluice::sim {
 
 // What the run was: shown in the report headers.
 struct RunInfo {
-  std::string trace;     // file name
-  std::string policy;    // fcfs | easy | conservative
-  int64_t dropped = 0;   // jobs removed by the trace cleaning rules
+  std::string trace;    // file name
+  std::string policy;   // fcfs | easy | conservative
+  int64_t dropped = 0;  // jobs removed by the trace cleaning rules
 };
 
 // The metrics as (name, formatted value) pairs in report order: started, rejected,
@@ -27,10 +27,10 @@ struct RunInfo {
 // and scenario files' `expect` lines use these names and this formatting.
 std::vector<std::pair<std::string, std::string>> MetricFields(const Metrics& metrics);
 
-std::string FormatTextReport(const RunInfo& info, const Workload& workload,
-                             const SimResult& result, const Metrics& metrics);
-std::string FormatJsonReport(const RunInfo& info, const Workload& workload,
-                             const SimResult& result, const Metrics& metrics);
+std::string FormatTextReport(const RunInfo& info, const Workload& workload, const SimResult& result,
+                             const Metrics& metrics);
+std::string FormatJsonReport(const RunInfo& info, const Workload& workload, const SimResult& result,
+                             const Metrics& metrics);
 
 // Header "job_id,trace_id,submit_s,start_s,end_s,wait_s,run_s,nodes,cpus,gpus,time_limit_s,
 // state" then one row per job in submit order; state is completed|rejected|never_started

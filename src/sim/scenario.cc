@@ -1,12 +1,12 @@
 // Scenario files: see scenario.h.
 #include "sim/scenario.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "common/clock.h"
 #include "sim/metrics.h"
@@ -122,8 +122,8 @@ Status AddJob(const Args& args, std::string_view name, size_t line, Scenario* sc
   return Status::Ok();
 }
 
-Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view name,
-                 size_t line, Scenario* scenario, std::string* kind) {
+Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view name, size_t line,
+                 Scenario* scenario, std::string* kind) {
   const std::string_view directive = tokens[0];
   if (directive == "policy") {
     for (size_t i = 1; i < tokens.size(); ++i) {
@@ -138,12 +138,14 @@ Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view n
     return Status::Ok();
   }
   if (directive == "nodes") {
-    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {"count", "cpus", "gpus", "mem"}, name, line));
+    ASSIGN_OR_RETURN(Args args,
+                     Args::Parse(tokens, 1, {"count", "cpus", "gpus", "mem"}, name, line));
     return AddNodes(args, &scenario->workload.cluster);
   }
   if (directive == "job") {
-    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {"id", "submit", "run", "limit", "nodes",
-                                                        "cpus", "gpus", "exclusive", "start"},
+    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1,
+                                            {"id", "submit", "run", "limit", "nodes", "cpus",
+                                             "gpus", "exclusive", "start"},
                                             name, line));
     return AddJob(args, name, line, scenario);
   }
@@ -213,7 +215,7 @@ Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy 
   for (size_t i = 0; i < scenario.expected.size(); ++i) {
     const ScenarioJob& want = scenario.expected[i];
     const JobOutcome& got = result.jobs[i];
-    const std::string got_text = got.rejected       ? "rejected"
+    const std::string got_text = got.rejected      ? "rejected"
                                  : got.start_s < 0 ? "never"
                                                    : std::to_string(got.start_s);
     const std::string want_text = want.expect_state == ScenarioJob::State::kRejected ? "rejected"

@@ -29,14 +29,14 @@ namespace sluice::sim {
 struct ScenarioJob {
   std::string id;
   int64_t submit_s = 0;
-  int64_t expect_start = 0;       // when expect_state == kStarted
+  int64_t expect_start = 0;  // when expect_state == kStarted
   enum class State { kStarted, kRejected, kNever } expect_state = State::kStarted;
 };
 
 struct Scenario {
   std::string name;
   std::vector<Policy> policies;
-  Workload workload;                 // cluster and jobs, in submit order
+  Workload workload;                  // cluster and jobs, in submit order
   std::vector<ScenarioJob> expected;  // parallel to workload.jobs
   std::vector<std::pair<std::string, std::string>> expect_metrics;
 };

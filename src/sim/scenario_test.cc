@@ -1,15 +1,15 @@
 // Runs every scenario file in src/sim/scenarios under each policy it lists (hand-computed
 // start times and metrics; see scenario.h for the format), and tests the format's errors.
+#include "sim/scenario.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include "sim/scenario.h"
 
 namespace sluice::sim {
 namespace {

@@ -1,10 +1,9 @@
 // `sluice sim` command: see sim_command.h.
 #include "sim/sim_command.h"
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 
 #include "common/clock.h"
 #include "common/config.h"

@@ -1,13 +1,13 @@
 // End-to-end tests of `sluice sim` (SimMain) on small trace files: the reports, the
 // per-job CSV, byte-identical reruns and error handling.
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include "sim/sim_command.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/sim_command.h"
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace sluice::sim {
 namespace {
@@ -17,8 +17,8 @@ using ::testing::HasSubstr;
 class SimCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("sluice_sim_cmd_" + std::to_string(::getpid()));
+    dir_ =
+        std::filesystem::temp_directory_path() / ("sluice_sim_cmd_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     // 4 processors; job 3 needs all of them behind job 1 and 2; job 4 is too wide.
     std::ofstream(Path("t.swf")) << "; MaxProcs: 4\n"
@@ -50,7 +50,8 @@ class SimCommandTest : public ::testing::Test {
 TEST_F(SimCommandTest, TextReport) {
   std::string out, err;
   ASSERT_EQ(Run({"--trace", Path("t.swf"), "--policy", "fcfs"}, &out, &err), 0) << err;
-  EXPECT_THAT(out, HasSubstr("trace                   t.swf (4 jobs, 1 dropped by cleaning rules)\n"));
+  EXPECT_THAT(out,
+              HasSubstr("trace                   t.swf (4 jobs, 1 dropped by cleaning rules)\n"));
   EXPECT_THAT(out, HasSubstr("policy                  fcfs\n"));
   EXPECT_THAT(out, HasSubstr("cluster                 4 nodes, 4 CPUs, 0 GPUs\n"));
   EXPECT_THAT(out, HasSubstr("jobs                    3 started, 1 rejected, 0 never started\n"));
@@ -62,15 +63,15 @@ TEST_F(SimCommandTest, TextReport) {
 
 TEST_F(SimCommandTest, JsonAndJobsCsvAreByteIdenticalAcrossRuns) {
   std::string first, second, err;
-  ASSERT_EQ(Run({"--trace", Path("t.swf"), "--policy", "fcfs", "--json", "--jobs-csv",
-                 Path("a.csv")},
-                &first, &err),
-            0)
+  ASSERT_EQ(
+      Run({"--trace", Path("t.swf"), "--policy", "fcfs", "--json", "--jobs-csv", Path("a.csv")},
+          &first, &err),
+      0)
       << err;
-  ASSERT_EQ(Run({"--trace", Path("t.swf"), "--policy", "fcfs", "--json", "--jobs-csv",
-                 Path("b.csv")},
-                &second, &err),
-            0);
+  ASSERT_EQ(
+      Run({"--trace", Path("t.swf"), "--policy", "fcfs", "--json", "--jobs-csv", Path("b.csv")},
+          &second, &err),
+      0);
   EXPECT_EQ(first, second);
   EXPECT_THAT(first, HasSubstr("\"kind\": \"cpu\",\n"));
   EXPECT_THAT(first, HasSubstr("\"mean_wait_s\": 30.000,\n"));

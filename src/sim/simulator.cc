@@ -1,12 +1,12 @@
 // Event-driven trace replay: see simulator.h.
 #include "sim/simulator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <queue>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "sched/placement.h"
 
@@ -27,8 +27,12 @@ class Replay {
  public:
   Replay(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
          sched::Scheduler* scheduler, ManualClock* clock)
-      : jobs_(jobs), scheduler_(scheduler), clock_(clock), epoch_(clock->Now()),
-        snapshot_(cluster), empty_(sched::EmptyCluster(cluster)) {
+      : jobs_(jobs),
+        scheduler_(scheduler),
+        clock_(clock),
+        epoch_(clock->Now()),
+        snapshot_(cluster),
+        empty_(sched::EmptyCluster(cluster)) {
     for (size_t i = 0; i < snapshot_.nodes.size(); ++i) node_index_[snapshot_.nodes[i].name] = i;
     result_.jobs.resize(jobs.size());
     running_pos_.assign(jobs.size(), -1);
@@ -134,16 +138,16 @@ class Replay {
       if (node.cpu_used.size() < static_cast<size_t>(node.cpus)) node.cpu_used.resize(node.cpus);
       for (int id : share.cpu_ids) {
         if (id < 0 || id >= node.cpus || node.cpu_used[id]) {
-          return Internal(fmt::format("job {}: CPU {} of {} is not free", request.job_id, id,
-                                      node.name));
+          return Internal(
+              fmt::format("job {}: CPU {} of {} is not free", request.job_id, id, node.name));
         }
         node.cpu_used[id] = true;
       }
       for (int id : share.gpu_ids) {
         sched::Gpu* gpu = FindGpu(&node, id);
         if (gpu == nullptr || gpu->used) {
-          return Internal(fmt::format("job {}: GPU {} of {} is not free", request.job_id, id,
-                                      node.name));
+          return Internal(
+              fmt::format("job {}: GPU {} of {} is not free", request.job_id, id, node.name));
         }
         gpu->used = true;
       }
@@ -188,8 +192,8 @@ class Replay {
   std::unordered_map<std::string, size_t> node_index_;  // lookups only, never iterated
   std::vector<sched::JobRequest> pending_;              // in submit (priority) order
   std::vector<size_t> pending_index_;                   // job index of each pending_ entry
-  std::vector<int64_t> running_pos_;    // job index -> position in snapshot_.running
-  std::vector<size_t> running_index_;   // position in snapshot_.running -> job index
+  std::vector<int64_t> running_pos_;            // job index -> position in snapshot_.running
+  std::vector<size_t> running_index_;           // position in snapshot_.running -> job index
   using EndEvent = std::pair<int64_t, size_t>;  // (end time, job index); ties by index
   std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
   SimResult result_;
@@ -197,9 +201,8 @@ class Replay {
 
 }  // namespace
 
-Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster,
-                             const std::vector<SimJob>& jobs, sched::Scheduler* scheduler,
-                             ManualClock* clock) {
+Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
+                             sched::Scheduler* scheduler, ManualClock* clock) {
   for (size_t i = 1; i < jobs.size(); ++i) {
     if (jobs[i].submit_s < jobs[i - 1].submit_s) {
       return InvalidArgument("simulator jobs must be in submit order");

@@ -25,7 +25,7 @@
 namespace sluice::sim {
 
 struct JobOutcome {
-  int64_t start_s = -1;   // relative to the trace start; -1 = never started
+  int64_t start_s = -1;  // relative to the trace start; -1 = never started
   int64_t end_s = -1;
   bool rejected = false;  // can never run on this cluster
 };
@@ -40,8 +40,7 @@ struct SimResult {
   SimStats stats;
 };
 
-Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster,
-                             const std::vector<SimJob>& jobs, sched::Scheduler* scheduler,
-                             ManualClock* clock);
+Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
+                             sched::Scheduler* scheduler, ManualClock* clock);
 
 }  // namespace sluice::sim

@@ -1,11 +1,11 @@
 // Tests for the event-driven replay: event order, what the scheduler is shown, outcomes,
 // contract checks on the scheduler, determinism.
-#include <functional>
+#include "sim/simulator.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sim/simulator.h"
+#include <functional>
 
 namespace sluice::sim {
 namespace {
@@ -122,8 +122,8 @@ TEST(Simulator, SnapshotIsKeptIncrementally) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     ASSERT_GE(result->jobs[i].start_s, jobs[i].submit_s);
     if (i >= 2) {
-      EXPECT_GE(result->jobs[i].start_s, std::min(result->jobs[i - 1].end_s,
-                                                   result->jobs[i - 2].end_s));
+      EXPECT_GE(result->jobs[i].start_s,
+                std::min(result->jobs[i - 1].end_s, result->jobs[i - 2].end_s));
     }
   }
 }
@@ -154,8 +154,8 @@ TEST(Simulator, JobsLeftPendingNeverStartAndReplayEnds) {
     return plan;
   });
   ManualClock clock(0);
-  auto result = Simulate(Cluster(1, 1), {Job(1, 0, 5, 5, 1, 1), Job(2, 4, 5, 5, 1, 1)}, &idle,
-                         &clock);
+  auto result =
+      Simulate(Cluster(1, 1), {Job(1, 0, 5, 5, 1, 1), Job(2, 4, 5, 5, 1, 1)}, &idle, &clock);
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->jobs[0].start_s, -1);
   EXPECT_FALSE(result->jobs[0].rejected);

@@ -1,7 +1,7 @@
 // Standard Workload Format reader: see trace_reader.h.
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "sim/trace_reader.h"
 #include "sim/trace_util.h"
@@ -14,11 +14,10 @@ using internal::LineError;
 
 constexpr size_t kSwfFields = 18;
 constexpr const char* kFieldNames[kSwfFields] = {
-    "job number",      "submit time",     "wait time",        "run time",
-    "allocated procs", "average CPU time", "used memory",     "requested procs",
-    "requested time",  "requested memory", "status",          "user id",
-    "group id",        "executable id",   "queue id",         "partition id",
-    "preceding job",   "think time"};
+    "job number",       "submit time",   "wait time",       "run time",       "allocated procs",
+    "average CPU time", "used memory",   "requested procs", "requested time", "requested memory",
+    "status",           "user id",       "group id",        "executable id",  "queue id",
+    "partition id",     "preceding job", "think time"};
 
 // Reads "; MaxProcs: 240"-style header values into the trace.
 void ReadHeader(std::string_view line, Trace* trace) {
@@ -34,8 +33,8 @@ void ReadHeader(std::string_view line, Trace* trace) {
 }
 
 // Parses one job line; false in `*keep` when the cleaning rules drop it.
-Status ParseJobLine(std::string_view line, std::string_view name, size_t line_no,
-                    TraceJob* job, bool* keep) {
+Status ParseJobLine(std::string_view line, std::string_view name, size_t line_no, TraceJob* job,
+                    bool* keep) {
   std::vector<std::string_view> fields = internal::SplitWhitespace(line);
   if (fields.size() != kSwfFields) {
     return LineError(name, line_no,
@@ -45,9 +44,9 @@ Status ParseJobLine(std::string_view line, std::string_view name, size_t line_no
   for (size_t i = 0; i < kSwfFields; ++i) {
     auto value = internal::ParseNumber(fields[i]);
     if (!value || !std::isfinite(*value)) {
-      return LineError(name, line_no,
-                       fmt::format("field {} ({}) is not a number: '{}'", i + 1,
-                                   kFieldNames[i], fields[i]));
+      return LineError(
+          name, line_no,
+          fmt::format("field {} ({}) is not a number: '{}'", i + 1, kFieldNames[i], fields[i]));
     }
     values[i] = *value;
   }

@@ -34,11 +34,11 @@ struct TraceJob {
 
 struct Trace {
   TraceKind kind = TraceKind::kCpu;
-  std::string name;             // file name, for reports
-  std::vector<TraceJob> jobs;   // sorted by submit time, ties in file order
-  int max_procs = 0;            // SWF header MaxProcs (0 = absent)
-  int max_nodes = 0;            // SWF header MaxNodes (0 = absent)
-  int64_t dropped = 0;          // jobs removed by the cleaning rules
+  std::string name;            // file name, for reports
+  std::vector<TraceJob> jobs;  // sorted by submit time, ties in file order
+  int max_procs = 0;           // SWF header MaxProcs (0 = absent)
+  int max_nodes = 0;           // SWF header MaxNodes (0 = absent)
+  int64_t dropped = 0;         // jobs removed by the cleaning rules
 };
 
 }  // namespace sluice::sim

@@ -1,11 +1,10 @@
 // Trace file I/O: gzip-aware file reading and format dispatch (see trace_reader.h).
 // The only file in the simulator that touches the filesystem for traces.
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "sim/trace_reader.h"
 

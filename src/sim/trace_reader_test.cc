@@ -1,14 +1,13 @@
 // Tests for the SWF and GPU CSV readers and the trace cleaning rules.
+#include "sim/trace_reader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include "sim/trace_reader.h"
 
 namespace sluice::sim {
 namespace {
@@ -91,8 +90,8 @@ TEST(GpuCsvReader, ReadsNormalizedForm) {
       "job_id,submit_s,gpus,nodes,runtime_s,user,status\n"
       "a,100,8,,500,,\n"
       "b,150,16,2,60,,Running\n"
-      "c,160,1,1,,,Pending\n"   // no run time: dropped
-      "d,170,0,1,50,,\n";       // no GPUs: dropped
+      "c,160,1,1,,,Pending\n"  // no run time: dropped
+      "d,170,0,1,50,,\n";      // no GPUs: dropped
   auto trace = ParseGpuCsv(text, "x.norm.csv");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   EXPECT_EQ(trace->kind, TraceKind::kGpu);
@@ -129,8 +128,8 @@ TEST(GpuCsvReader, ReadsAlibabaForm) {
       "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
       "deletion_time,scheduled_time\n"
       "p0,12000,16384,1,460,,LS,Running,10,1010,20\n"
-      "p1,6000,12288,2,1000,,LS,Pending,30,40,\n"       // never scheduled: dropped
-      "p2,6000,12288,0,0,,BE,Succeeded,40,90,40\n";     // no GPU: dropped
+      "p1,6000,12288,2,1000,,LS,Pending,30,40,\n"    // never scheduled: dropped
+      "p2,6000,12288,0,0,,BE,Succeeded,40,90,40\n";  // no GPU: dropped
   auto trace = ParseGpuCsv(text, "pods.csv");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->jobs.size(), 1u);
@@ -164,8 +163,8 @@ TEST(GpuCsvReader, ErrorsNameTheLine) {
 class TraceFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("sluice_sim_test_" + std::to_string(::getpid()));
+    dir_ =
+        std::filesystem::temp_directory_path() / ("sluice_sim_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

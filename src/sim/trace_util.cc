@@ -1,10 +1,10 @@
 // Shared trace-reader helpers: see trace_util.h.
 #include "sim/trace_util.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
-
-#include <fmt/format.h>
 
 namespace sluice::sim::internal {
 

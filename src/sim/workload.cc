@@ -1,9 +1,9 @@
 // Trace -> cluster + requests: see workload.h.
 #include "sim/workload.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace sluice::sim {
 
@@ -19,8 +19,7 @@ sched::Node MakeNode(int64_t index, int cpus, int gpus) {
   return node;
 }
 
-Expected<sched::ClusterSnapshot> DeriveCluster(const Trace& trace,
-                                               const WorkloadOptions& options) {
+Expected<sched::ClusterSnapshot> DeriveCluster(const Trace& trace, const WorkloadOptions& options) {
   sched::ClusterSnapshot cluster;
   int64_t nodes = options.nodes;
   if (trace.kind == TraceKind::kCpu) {
@@ -39,11 +38,11 @@ Expected<sched::ClusterSnapshot> DeriveCluster(const Trace& trace,
   if (nodes <= 0) {
     int64_t widest = 0;
     for (const TraceJob& job : trace.jobs) {
-      widest = std::max<int64_t>(widest, job.nodes > 0 ? job.nodes
-                                                       : CeilDiv(job.gpus, options.gpus_per_node));
+      widest = std::max<int64_t>(
+          widest, job.nodes > 0 ? job.nodes : CeilDiv(job.gpus, options.gpus_per_node));
     }
-    nodes = std::max({CeilDiv(PeakGpuDemand(trace.jobs), options.gpus_per_node), widest,
-                      int64_t{1}});
+    nodes =
+        std::max({CeilDiv(PeakGpuDemand(trace.jobs), options.gpus_per_node), widest, int64_t{1}});
   }
   for (int64_t i = 0; i < nodes; ++i) {
     cluster.nodes.push_back(MakeNode(i, options.gpus_per_node, options.gpus_per_node));
@@ -77,8 +76,8 @@ SimJob MakeJob(const TraceJob& trace_job, TraceKind kind, int node_cpus, int nod
     request.num_nodes = static_cast<int>(n);
     request.cpus_per_node = static_cast<int>(CeilDiv(trace_job.procs, n));
   } else {
-    const int64_t n = trace_job.nodes > 0 ? trace_job.nodes
-                                          : CeilDiv(trace_job.gpus, std::max(node_gpus, 1));
+    const int64_t n =
+        trace_job.nodes > 0 ? trace_job.nodes : CeilDiv(trace_job.gpus, std::max(node_gpus, 1));
     request.num_nodes = static_cast<int>(n);
     request.gpus_per_node = static_cast<int>(CeilDiv(trace_job.gpus, n));
     request.cpus_per_node = request.gpus_per_node;

@@ -33,12 +33,12 @@
 namespace sluice::sim {
 
 struct SimJob {
-  std::string id;          // the trace's job id
+  std::string id;  // the trace's job id
   int64_t submit_s = 0;
-  int64_t run_s = 0;       // actual run time; the request's time limit is the estimate
+  int64_t run_s = 0;  // actual run time; the request's time limit is the estimate
   sched::JobRequest request;
-  int64_t cpus = 0;        // CPUs it holds while running (all nodes)
-  int64_t gpus = 0;        // GPUs it holds while running (all nodes)
+  int64_t cpus = 0;  // CPUs it holds while running (all nodes)
+  int64_t gpus = 0;  // GPUs it holds while running (all nodes)
 };
 
 struct Workload {
@@ -50,10 +50,10 @@ struct Workload {
 };
 
 struct WorkloadOptions {
-  int nodes = 0;                    // 0 = derive from the trace
-  int cpus_per_node = 1;            // SWF derived clusters
-  int gpus_per_node = 8;            // GPU derived clusters
-  const Config* config = nullptr;   // overrides the derived cluster when set
+  int nodes = 0;                   // 0 = derive from the trace
+  int cpus_per_node = 1;           // SWF derived clusters
+  int gpus_per_node = 8;           // GPU derived clusters
+  const Config* config = nullptr;  // overrides the derived cluster when set
 };
 
 Expected<Workload> BuildWorkload(const Trace& trace, const WorkloadOptions& options);

@@ -1,8 +1,9 @@
 // Tests for deriving clusters and job requests from traces, and the metrics math.
+#include "sim/workload.h"
+
 #include <gtest/gtest.h>
 
 #include "sim/metrics.h"
-#include "sim/workload.h"
 
 namespace sluice::sim {
 namespace {
