@@ -70,8 +70,6 @@ struct JobRequest {
   int64_t time_limit_s = 0;                 // 0 = unlimited
 };
 
-
-
 enum class Outcome {
   kStartNow,   // allocation filled in
   kPending,    // can run on this cluster, not now; reason says why
@@ -84,6 +82,9 @@ struct Decision {
   std::vector<NodeShare> alloc;
   std::string reason;            // Slurm reason code: Resources, Priority, ...
   int64_t planned_start = 0;     // kPending: when the scheduler expects it to start (0 = unknown)
+  // kPending with a planned_start: the nodes, memory and GPUs reserved for it (cpu_ids
+  // stay empty: CPUs are counted, not chosen, until the job starts).
+  std::vector<NodeShare> planned_alloc;
 };
 
 struct Plan {

@@ -1,0 +1,110 @@
+// Test support for the commands: an in-memory ClientApiInterface and a CliEnv wired
+// to string streams, a ManualClock and fixed users (root=0, alice=1000).
+#pragma once
+
+#include <cstdlib>
+#include <ctime>
+#include <sstream>
+
+#include "cli/cli_env.h"
+
+namespace sluice {
+
+class FakeApi : public ClientApiInterface {
+ public:
+  GetJobsReply jobs;
+  GetNodesReply nodes;
+  GetPartitionsReply partitions;
+  GetConfigReply config;
+  Status fail;  // when set, every call fails with it
+  // Recorded requests.
+  std::vector<SubmitRequest> submits;
+  std::vector<CancelRequest> cancels;
+  std::vector<UpdateJobRequest> job_updates;
+  std::vector<UpdateNodeRequest> node_updates;
+  std::vector<GetJobsRequest> job_queries;
+  SubmitReply submit_reply;
+  Status submit_status;
+  CancelReply cancel_reply;
+  Status update_status;
+
+  Expected<SubmitReply> SubmitJob(const SubmitRequest& r) override {
+    submits.push_back(r);
+    if (!fail.ok()) return fail;
+    if (!submit_status.ok()) return submit_status;
+    return submit_reply;
+  }
+  Expected<GetJobsReply> GetJobs(const GetJobsRequest& r) override {
+    job_queries.push_back(r);
+    if (!fail.ok()) return fail;
+    return jobs;
+  }
+  Expected<CancelReply> CancelJobs(const CancelRequest& r) override {
+    cancels.push_back(r);
+    if (!fail.ok()) return fail;
+    return cancel_reply;
+  }
+  Expected<GetNodesReply> GetNodes(const GetNodesRequest&) override {
+    if (!fail.ok()) return fail;
+    return nodes;
+  }
+  Expected<GetPartitionsReply> GetPartitions(const GetPartitionsRequest&) override {
+    if (!fail.ok()) return fail;
+    return partitions;
+  }
+  Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest& r) override {
+    node_updates.push_back(r);
+    if (!fail.ok()) return fail;
+    if (!update_status.ok()) return update_status;
+    return UpdateNodeReply();
+  }
+  Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest& r) override {
+    job_updates.push_back(r);
+    if (!fail.ok()) return fail;
+    if (!update_status.ok()) return update_status;
+    return UpdateJobReply();
+  }
+  Expected<GetConfigReply> GetConfig(const GetConfigRequest&) override {
+    if (!fail.ok()) return fail;
+    return config;
+  }
+};
+
+struct TestCli {
+  std::ostringstream out, err;
+  std::istringstream in;
+  ManualClock clock{0};
+  FakeApi api;
+  CliEnv env;
+  int connects = 0;
+
+  TestCli() {
+    setenv("TZ", "UTC", 1);
+    tzset();
+    env.out = &out;
+    env.err = &err;
+    env.in = &in;
+    env.cwd = "/home/alice/run";
+    env.hostname = "login1";
+    env.uid = 0;
+    env.clock = &clock;
+    env.connect = [this]() -> Expected<ClientApiInterface*> {
+      ++connects;
+      return static_cast<ClientApiInterface*>(&api);
+    };
+    env.sleep_ms = [this](int64_t ms) { clock.AdvanceMs(ms); };
+    env.user_name = [](uint32_t uid) { return uid == 0 ? std::string("root") : std::to_string(uid); };
+    env.user_id = [](const std::string& n) -> Expected<uint32_t> {
+      if (n == "root" || n == "0") return 0u;
+      if (n == "alice" || n == "1000") return 1000u;
+      return NotFound("no user " + n);
+    };
+  }
+  void SetStdin(const std::string& s) { in.str(s); }
+};
+
+// 2026-11-30T00:00:00Z, the day the reference outputs were captured.
+inline constexpr int64_t kRefDay = 1795996800;
+inline constexpr int64_t Ref(int h, int m, int s) { return kRefDay + h * 3600 + m * 60 + s; }
+
+}  // namespace sluice

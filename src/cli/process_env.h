@@ -1,0 +1,22 @@
+// The real process environment for the commands' main(): stdio, environ, cwd,
+// hostname, uid, RealClock, getpwnam/getpwuid, and a lazy ConnectToController().
+//   int SbatchMain(int argc, char** argv) { return RunInProcess(argc, argv, RunSbatch); }
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_env.h"
+
+namespace sluice {
+
+using CommandFn = int (*)(const std::vector<std::string>& args, CliEnv& env);
+int RunInProcess(int argc, char** argv, CommandFn fn);
+
+int SbatchMain(int argc, char** argv);
+int SqueueMain(int argc, char** argv);
+int ScancelMain(int argc, char** argv);
+int SinfoMain(int argc, char** argv);
+int ScontrolMain(int argc, char** argv);
+
+}  // namespace sluice

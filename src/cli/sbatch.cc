@@ -1,0 +1,198 @@
+#include "cli/sbatch.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/batch_script.h"
+#include "cli/job_states.h"
+#include "cli/sbatch_options.h"
+
+namespace sluice {
+namespace {
+
+constexpr int kOptionError = 255;
+
+void PrintErrorLines(CliEnv& env, const std::string& msg, const std::string& last_prefix = "") {
+  std::istringstream lines(msg);
+  std::vector<std::string> v;
+  for (std::string line; std::getline(lines, line);) v.push_back(line);
+  if (v.empty()) v.push_back("");
+  for (size_t i = 0; i < v.size(); ++i)
+    *env.err << "sbatch: error: " << (i + 1 == v.size() ? last_prefix : "") << v[i] << "\n";
+}
+
+int OptionFailure(CliEnv& env, const Status& st) {
+  PrintErrorLines(env, st.message());
+  return st.code() == Code::kFailedPrecondition ? 1 : kOptionError;
+}
+
+void PrintHelp(CliEnv& env) {
+  *env.out << "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n"
+              "\n"
+              "Parallel run options:\n"
+              "  -A, --account=name          charge job to specified account\n"
+              "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+              "  -C, --constraint=list       specify a list of constraints\n"
+              "  -D, --chdir=directory       set working directory for batch script\n"
+              "  -e, --error=err             file for batch script's standard error\n"
+              "      --export[=names]        specify environment variables to export\n"
+              "  -G, --gpus=n                count of GPUs required for the job\n"
+              "      --gres=list             required generic resources per node\n"
+              "  -H, --hold                  submit job in held state\n"
+              "  -J, --job-name=jobname      name of job\n"
+              "      --mem=MB                minimum amount of real memory\n"
+              "  -n, --ntasks=ntasks         number of tasks to run\n"
+              "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+              "  -o, --output=out            file for batch script's standard output\n"
+              "  -p, --partition=partition   partition requested\n"
+              "      --parsable              outputs only the jobid and cluster name (if present)\n"
+              "  -t, --time=minutes          time limit\n"
+              "  -W, --wait                  wait for completion of submitted job\n"
+              "      --wrap[=command string] wrap command string in a sh script and submit\n";
+}
+
+struct ScriptSource {
+  std::string text;
+  std::string path;  // empty for stdin / --wrap
+};
+
+Expected<ScriptSource> LoadScript(const SbatchOptions& cmd, const std::vector<std::string>& pos,
+                                  CliEnv& env) {
+  if (cmd.has_wrap) {
+    if (!pos.empty()) return FailedPrecondition("Script arguments not permitted with --wrap option");
+    return ScriptSource{WrapScript(cmd.wrap), ""};
+  }
+  std::stringstream buf;
+  if (pos.empty()) {
+    buf << env.in->rdbuf();
+    return ScriptSource{buf.str(), ""};
+  }
+  std::ifstream f(pos[0], std::ios::binary);
+  if (!f) return FailedPrecondition("Unable to open file " + pos[0]);
+  buf << f.rdbuf();
+  return ScriptSource{buf.str(), pos[0]};
+}
+
+// Applies the #SBATCH directives of `script`; on error prints and returns the exit code.
+int ApplyDirectives(const std::string& script, SbatchOptions* o, CliEnv& env) {
+  Expected<std::vector<Directive>> dirs = ExtractDirectives(script);
+  if (!dirs.ok()) return OptionFailure(env, dirs.status());
+  for (const Directive& d : *dirs) {
+    std::string bad;
+    Expected<ParsedArgs> p = ParseCommandLine("sbatch", d.tokens, SbatchOptionDefs(), {}, &bad);
+    if (!p.ok() || !p->positionals.empty()) {
+      std::string token = p.ok() ? p->positionals[0] : bad;
+      *env.err << "sbatch: error: Invalid directive found in batch script: " << token << "\n";
+      return kOptionError;
+    }
+    Status st = ApplySbatchOptions(p->options, o);
+    if (!st.ok()) return OptionFailure(env, st);
+  }
+  return 0;
+}
+
+std::string AbsolutePath(const std::string& path, const std::string& cwd) {
+  if (path.empty() || path[0] == '/') return path;
+  return cwd + "/" + path;
+}
+
+Expected<JobSpec> BuildSpec(SbatchOptions& o, const ScriptSource& src,
+                            const std::vector<std::string>& pos, CliEnv& env) {
+  JobSpec spec = o.spec;
+  spec.set_script(src.text);
+  for (size_t i = 1; i < pos.size(); ++i) spec.add_argv(pos[i]);
+  ASSIGN_OR_RETURN(std::vector<std::string> vars, ResolveExport(o.export_spec, env.environ));
+  for (auto& v : vars) spec.add_env(std::move(v));
+  spec.set_work_dir(o.chdir.empty() ? env.cwd : AbsolutePath(o.chdir, env.cwd));
+  spec.set_submit_host(env.hostname);
+  spec.set_command(src.path);
+  if (spec.name().empty()) spec.set_name(DefaultJobName(src.path, o.has_wrap));
+  return spec;
+}
+
+int WaitForJob(int64_t job_id, ClientApiInterface* api, CliEnv& env) {
+  int64_t delay_ms = 250;
+  for (;;) {
+    GetJobsRequest req;
+    req.add_job_ids(job_id);
+    Expected<GetJobsReply> rep = api->GetJobs(req);
+    if (!rep.ok()) {
+      *env.err << "sbatch: error: slurm_load_jobs error: " << rep.status().message() << "\n";
+      return 1;
+    }
+    for (const JobInfo& j : rep->jobs()) {
+      if (j.job_id() != job_id || !IsTerminalState(j.state())) continue;
+      if (j.exit_code() != 0) return j.exit_code();
+      if (j.term_signal() != 0) return 128 + j.term_signal();
+      return j.state() == JOB_COMPLETED ? 0 : 1;
+    }
+    env.sleep_ms(delay_ms);
+    delay_ms = std::min<int64_t>(delay_ms * 2, 5000);
+  }
+}
+
+int Submit(SbatchOptions& o, JobSpec spec, CliEnv& env) {
+  Expected<ClientApiInterface*> api = env.connect();
+  SubmitRequest req;
+  *req.mutable_spec() = std::move(spec);
+  req.set_test_only(o.test_only);
+  Expected<SubmitReply> rep =
+      api.ok() ? (*api)->SubmitJob(req) : Expected<SubmitReply>(api.status());
+  if (!rep.ok()) {
+    PrintErrorLines(env, rep.status().message(), "Batch job submission failed: ");
+    return 1;
+  }
+  if (o.test_only) {
+    *env.err << "sbatch: " << rep->test_only_message() << "\n";
+    return 0;
+  }
+  if (o.parsable) {
+    *env.out << rep->job_id() << "\n";
+  } else if (!o.quiet) {
+    *env.out << "Submitted batch job " << rep->job_id() << "\n";
+  }
+  env.out->flush();
+  return o.wait ? WaitForJob(rep->job_id(), *api, env) : 0;
+}
+
+}  // namespace
+
+int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
+  ParseSettings settings;
+  settings.stop_at_first_positional = true;
+  Expected<ParsedArgs> cmdline = ParseCommandLine("sbatch", args, SbatchOptionDefs(), settings);
+  if (!cmdline.ok()) {
+    *env.err << cmdline.status().message() << "\nTry \"sbatch --help\" for more information\n";
+    return kOptionError;
+  }
+  SbatchOptions cmd;  // the command line alone: finds the script and --help & co
+  Status st = ApplySbatchOptions(cmdline->options, &cmd);
+  if (!st.ok()) return OptionFailure(env, st);
+  if (cmd.help || cmd.usage) {
+    PrintHelp(env);
+    return 0;
+  }
+  if (cmd.version) {
+    *env.out << "slurm " << kSlurmVersion << "\n";
+    return 0;
+  }
+  Expected<ScriptSource> src = LoadScript(cmd, cmdline->positionals, env);
+  if (!src.ok()) return OptionFailure(env, src.status());
+  if (Status check = CheckBatchScript(src->text); !check.ok()) {
+    PrintErrorLines(env, check.message());
+    return 1;
+  }
+  SbatchOptions o;
+  if (!cmd.has_wrap) {
+    if (int rc = ApplyDirectives(src->text, &o, env); rc != 0) return rc;
+  }
+  st = ApplySbatchOptions(SbatchEnvOptions(env.environ), &o);
+  if (st.ok()) st = ApplySbatchOptions(cmdline->options, &o);
+  if (!st.ok()) return OptionFailure(env, st);
+  Expected<JobSpec> spec = BuildSpec(o, *src, cmdline->positionals, env);
+  if (!spec.ok()) return OptionFailure(env, spec.status());
+  return Submit(o, std::move(*spec), env);
+}
+
+}  // namespace sluice

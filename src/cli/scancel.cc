@@ -1,0 +1,246 @@
+#include "cli/scancel.h"
+
+#include <iostream>
+#include <set>
+
+#include "cli/job_states.h"
+#include "cli/list_args.h"
+#include "cli/opt_parser.h"
+#include "common/hostlist.h"
+#include "common/slurm_format.h"
+
+namespace sluice {
+namespace {
+
+enum Opt {
+  kAccount = 1, kBatch, kFull, kName, kPartition, kQos, kQuiet, kSignal, kState, kUser,
+  kVerbose, kVersion, kNodelist, kMe, kHelp, kIgnored, kUnsupported,
+};
+
+constexpr int kEsInvalidJobId = 2017;
+constexpr int kEsAlreadyDone = 2021;
+constexpr int kEsAccessDenied = 2002;
+
+const std::vector<OptionDef>& Defs() {
+  static const auto* d = new std::vector<OptionDef>{
+      {"account", 'A', ArgKind::kRequired, kAccount}, {"batch", 'b', ArgKind::kNone, kBatch},
+      {"full", 'f', ArgKind::kNone, kFull},           {"name", 'n', ArgKind::kRequired, kName},
+      {"jobname", 0, ArgKind::kRequired, kName},      {"partition", 'p', ArgKind::kRequired, kPartition},
+      {"qos", 'q', ArgKind::kRequired, kQos},         {"quiet", 'Q', ArgKind::kNone, kQuiet},
+      {"signal", 's', ArgKind::kRequired, kSignal},   {"state", 't', ArgKind::kRequired, kState},
+      {"user", 'u', ArgKind::kRequired, kUser},       {"verbose", 'v', ArgKind::kNone, kVerbose},
+      {"version", 'V', ArgKind::kNone, kVersion},     {"nodelist", 'w', ArgKind::kRequired, kNodelist},
+      {"me", 0, ArgKind::kNone, kMe},                 {"help", 0, ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kHelp},            {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"hurry", 'H', ArgKind::kNone, kIgnored},       {"ctld", 0, ArgKind::kNone, kIgnored},
+      {"sibling", 0, ArgKind::kRequired, kIgnored},   {"wckey", 0, ArgKind::kRequired, kIgnored},
+      {"interactive", 'i', ArgKind::kNone, kUnsupported},
+      {"reservation", 'R', ArgKind::kRequired, kUnsupported},
+  };
+  return *d;
+}
+
+struct ScancelOptions {
+  std::vector<int64_t> ids;
+  int signal = 0;
+  bool batch = false, quiet = false, me = false, help = false, version = false;
+  int verbose = 0;
+  std::set<JobState> states;
+  std::set<uint32_t> uids;
+  std::string account, name, partition, qos;
+  std::set<std::string> nodes;
+  bool HasFilter() const {
+    return !states.empty() || !uids.empty() || me || !account.empty() || !name.empty() ||
+           !partition.empty() || !qos.empty() || !nodes.empty();
+  }
+};
+
+Status ApplyValueOption(const ParsedOption& o, ScancelOptions* s, CliEnv& env) {
+  switch (o.id) {
+    case kSignal: {
+      Expected<int> sig = ParseSignal(o.value);
+      if (!sig.ok()) return InvalidArgument("Invalid job signal: " + o.value);
+      s->signal = *sig;
+      return Status::Ok();
+    }
+    case kState: {
+      Expected<std::set<JobState>> st = ParseJobStateList(o.value);
+      if (!st.ok()) return InvalidArgument("Invalid job state specified: " + o.value);
+      s->states = *st;
+      return Status::Ok();
+    }
+    case kUser: {
+      Expected<uint32_t> uid = env.user_id(o.value);
+      if (!uid.ok()) return InvalidArgument("Invalid user name: " + o.value);
+      s->uids.insert(*uid);
+      return Status::Ok();
+    }
+    case kNodelist: {
+      Expected<std::vector<std::string>> h = ExpandHostlist(o.value);
+      if (!h.ok()) return InvalidArgument("Invalid node list: " + o.value);
+      s->nodes.insert(h->begin(), h->end());
+      return Status::Ok();
+    }
+    case kAccount: s->account = o.value; break;
+    case kName: s->name = o.value; break;
+    case kPartition: s->partition = o.value; break;
+    case kQos: s->qos = o.value; break;
+  }
+  return Status::Ok();
+}
+
+Status ApplyOption(const ParsedOption& o, ScancelOptions* s, CliEnv& env) {
+  switch (o.id) {
+    case kBatch: s->batch = true; break;
+    case kQuiet: s->quiet = true; break;
+    case kVerbose: ++s->verbose; break;
+    case kVersion: s->version = true; break;
+    case kMe: s->me = true; break;
+    case kHelp: s->help = true; break;
+    case kFull: case kIgnored: break;
+    case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
+    default: return ApplyValueOption(o, s, env);
+  }
+  return Status::Ok();
+}
+
+bool Matches(const JobInfo& j, const ScancelOptions& s, uint32_t my_uid) {
+  if (s.states.empty() ? !IsActiveState(j.state()) : !s.states.count(j.state())) return false;
+  if (!s.uids.empty() && !s.uids.count(j.uid())) return false;
+  if (s.me && j.uid() != my_uid) return false;
+  if (!s.account.empty() && j.spec().account() != s.account) return false;
+  if (!s.name.empty() && j.spec().name() != s.name) return false;
+  if (!s.partition.empty() && j.spec().partition() != s.partition) return false;
+  if (!s.qos.empty() && j.spec().qos() != s.qos) return false;
+  if (!s.nodes.empty()) {
+    bool any = false;
+    for (const NodeAlloc& a : j.alloc()) any = any || s.nodes.count(a.node());
+    if (!any) return false;
+  }
+  return true;
+}
+
+// With filters: the ids of the matching jobs (ANDed with explicit ids).
+Expected<std::vector<int64_t>> SelectJobs(const ScancelOptions& s, ClientApiInterface* api,
+                                          uint32_t my_uid) {
+  GetJobsRequest req;
+  for (int64_t id : s.ids) req.add_job_ids(id);
+  ASSIGN_OR_RETURN(GetJobsReply rep, api->GetJobs(req));
+  std::vector<int64_t> out;
+  for (const JobInfo& j : rep.jobs()) {
+    bool listed = s.ids.empty() || std::count(s.ids.begin(), s.ids.end(), j.job_id());
+    if (listed && Matches(j, s, my_uid)) out.push_back(j.job_id());
+  }
+  return out;
+}
+
+int Report(const CancelReply& rep, const ScancelOptions& s, CliEnv& env) {
+  int rc = 0;
+  for (const CancelResult& r : rep.results()) {
+    if (r.code() == 0) continue;
+    int err = SlurmErrno(r.code(), r.message());
+    bool benign = err == kEsInvalidJobId || err == kEsAlreadyDone;
+    if (benign && s.verbose == 0) continue;
+    if (!s.quiet || !benign)
+      *env.err << "scancel: error: Kill job error on job id " << r.job_id() << ": "
+               << r.message() << "\n";
+    if (!benign) rc = err & 0xff;
+  }
+  return rc;
+}
+
+int Cancel(const ScancelOptions& s, CliEnv& env) {
+  Expected<ClientApiInterface*> api = env.connect();
+  if (!api.ok()) {
+    *env.err << "scancel: error: " << api.status().message() << "\n";
+    return 1;
+  }
+  std::vector<int64_t> ids = s.ids;
+  if (s.HasFilter()) {
+    Expected<std::vector<int64_t>> sel = SelectJobs(s, *api, env.uid);
+    if (!sel.ok()) {
+      *env.err << "scancel: error: slurm_load_jobs error: " << sel.status().message() << "\n";
+      return 1;
+    }
+    ids = *sel;
+  }
+  if (ids.empty()) return 0;
+  CancelRequest req;
+  for (int64_t id : ids) {
+    req.add_job_ids(id);
+    if (s.verbose > 0) {
+      if (s.signal) {
+        *env.err << "scancel: Signal " << s.signal << " to job " << id << "\n";
+      } else {
+        *env.err << "scancel: Terminating job " << id << "\n";
+      }
+    }
+  }
+  req.set_signal(s.signal);
+  req.set_batch_only(s.batch);
+  Expected<CancelReply> rep = (*api)->CancelJobs(req);
+  if (!rep.ok()) {
+    for (int64_t id : ids)
+      *env.err << "scancel: error: Kill job error on job id " << id << ": "
+               << rep.status().message() << "\n";
+    return 1;
+  }
+  return Report(*rep, s, env);
+}
+
+}  // namespace
+
+int SlurmErrno(int code, const std::string& message) {
+  if (code >= 2000) return code;
+  if (message == "Invalid job id specified") return kEsInvalidJobId;
+  if (message == "Job/step already completing or completed") return kEsAlreadyDone;
+  if (message == "Access/permission denied") return kEsAccessDenied;
+  switch (static_cast<Code>(code)) {
+    case Code::kNotFound: return kEsInvalidJobId;
+    case Code::kPermissionDenied: return kEsAccessDenied;
+    case Code::kFailedPrecondition: return kEsAlreadyDone;
+    default: return 1;
+  }
+}
+
+int RunScancel(const std::vector<std::string>& args, CliEnv& env) {
+  Expected<ParsedArgs> parsed = ParseCommandLine("scancel", args, Defs());
+  if (!parsed.ok()) {
+    *env.err << parsed.status().message() << "\nTry \"scancel --help\" for more information\n";
+    return 1;
+  }
+  ScancelOptions s;
+  for (const ParsedOption& o : parsed->options) {
+    Status st = ApplyOption(o, &s, env);
+    if (!st.ok()) {
+      *env.err << "scancel: error: " << st.message() << "\n";
+      return 1;
+    }
+  }
+  if (s.help) {
+    *env.out << "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+                "               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
+                "               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
+                "               [-V] [-v] [-w hosts...] [--wckey=wckey] [job_id[_array_id][.step_id]]\n";
+    return 0;
+  }
+  if (s.version) {
+    *env.out << "slurm " << kSlurmVersion << "\n";
+    return 0;
+  }
+  for (const std::string& p : parsed->positionals) {
+    Expected<std::vector<int64_t>> ids = ParseJobIdList(p);
+    if (!ids.ok()) {
+      *env.err << "scancel: error: " << ids.status().message() << "\n";
+      return 1;
+    }
+    s.ids.insert(s.ids.end(), ids->begin(), ids->end());
+  }
+  if (s.ids.empty() && !s.HasFilter()) {
+    *env.err << "scancel: error: No job identification provided\n";
+    return 1;
+  }
+  return Cancel(s, env);
+}
+
+}  // namespace sluice

@@ -1,0 +1,110 @@
+#include "cli/scancel.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/ref_cluster_test_util.h"
+
+namespace sluice {
+namespace {
+
+class ScancelTest : public ::testing::Test {
+ protected:
+  void SetUp() override { SetRefCluster(&t.api); }
+  int Run(std::vector<std::string> args) { return RunScancel(args, t.env); }
+  void Result(int64_t id, int code, const char* msg) {
+    CancelResult* r = t.api.cancel_reply.add_results();
+    r->set_job_id(id);
+    r->set_code(code);
+    r->set_message(msg);
+  }
+  TestCli t;
+};
+
+TEST_F(ScancelTest, CancelsIdsSilently) {
+  Result(30, 0, "");
+  EXPECT_EQ(Run({"30", "31,32"}), 0);
+  EXPECT_EQ(t.out.str() + t.err.str(), "");
+  ASSERT_EQ(t.api.cancels.size(), 1u);
+  EXPECT_EQ(t.api.cancels[0].job_ids_size(), 3);
+  EXPECT_EQ(t.api.cancels[0].signal(), 0);
+}
+
+TEST_F(ScancelTest, UnknownJobSilentUnlessVerbose) {
+  Result(999999, static_cast<int>(Code::kNotFound), "Invalid job id specified");
+  EXPECT_EQ(Run({"999999"}), 0);
+  EXPECT_EQ(t.err.str(), "");
+  EXPECT_EQ(Run({"-v", "999999"}), 0);
+  EXPECT_EQ(t.err.str(),
+            "scancel: Terminating job 999999\n"
+            "scancel: error: Kill job error on job id 999999: Invalid job id specified\n");
+}
+
+TEST_F(ScancelTest, OtherUsersJobIsDenied) {
+  Result(11, 2002, "Access/permission denied");
+  EXPECT_EQ(Run({"11"}), 210);
+  EXPECT_EQ(t.err.str(), "scancel: error: Kill job error on job id 11: Access/permission denied\n");
+  t.api.cancel_reply.mutable_results(0)->set_code(static_cast<int>(Code::kPermissionDenied));
+  t.err.str("");
+  EXPECT_EQ(Run({"11"}), 210);
+}
+
+TEST_F(ScancelTest, SignalAfterPositional) {
+  EXPECT_EQ(Run({"123", "--signal", "USR2"}), 0);
+  EXPECT_EQ(Run({"-s", "KILL", "-b", "124"}), 0);
+  EXPECT_EQ(t.api.cancels[0].signal(), 12);
+  EXPECT_EQ(t.api.cancels[1].signal(), 9);
+  EXPECT_TRUE(t.api.cancels[1].batch_only());
+  EXPECT_EQ(Run({"-v", "--signal=USR1", "5"}), 0);
+  EXPECT_EQ(t.err.str(), "scancel: Signal 10 to job 5\n");
+}
+
+TEST_F(ScancelTest, FiltersSelectJobs) {
+  EXPECT_EQ(Run({"-u", "root", "-t", "PD", "-p", "gpu"}), 0);
+  ASSERT_EQ(t.api.cancels.size(), 1u);
+  std::vector<int64_t> ids(t.api.cancels[0].job_ids().begin(), t.api.cancels[0].job_ids().end());
+  EXPECT_EQ(ids, (std::vector<int64_t>{4, 16, 14, 15}));
+  EXPECT_EQ(Run({"-n", "held"}), 0);
+  EXPECT_EQ(t.api.cancels[1].job_ids_size(), 1);
+  EXPECT_EQ(t.api.cancels[1].job_ids(0), 15);
+  EXPECT_EQ(Run({"-u", "alice"}), 0);  // no jobs: nothing sent
+  EXPECT_EQ(t.api.cancels.size(), 2u);
+  EXPECT_EQ(Run({"--me", "-w", "node02"}), 0);
+  EXPECT_EQ(t.api.cancels[2].job_ids(0), 13);
+}
+
+TEST_F(ScancelTest, Errors) {
+  EXPECT_EQ(Run({}), 1);
+  EXPECT_EQ(t.err.str(), "scancel: error: No job identification provided\n");
+  t.err.str("");
+  EXPECT_EQ(Run({"--bogus"}), 1);
+  EXPECT_EQ(t.err.str(), "scancel: unrecognized option '--bogus'\nTry \"scancel --help\" for more information\n");
+  t.err.str("");
+  EXPECT_EQ(Run({"12_3"}), 1);
+  EXPECT_EQ(t.err.str(), "scancel: error: Job arrays are not supported yet: 12_3\n");
+  t.err.str("");
+  EXPECT_EQ(Run({"abc"}), 1);
+  EXPECT_EQ(t.err.str(), "scancel: error: Invalid job id: abc\n");
+  t.err.str("");
+  EXPECT_EQ(Run({"-s", "NOPE", "1"}), 1);
+  EXPECT_EQ(t.err.str(), "scancel: error: Invalid job signal: NOPE\n");
+  t.err.str("");
+  EXPECT_EQ(Run({"-t", "WEIRD"}), 1);
+  EXPECT_EQ(t.err.str(), "scancel: error: Invalid job state specified: WEIRD\n");
+  EXPECT_TRUE(t.api.cancels.empty());
+  t.err.str("");
+  t.api.fail = Unavailable("Unable to contact slurm controller (connect failure)");
+  EXPECT_EQ(Run({"7"}), 1);
+  EXPECT_EQ(t.err.str(),
+            "scancel: error: Kill job error on job id 7: Unable to contact slurm controller "
+            "(connect failure)\n");
+}
+
+TEST(SlurmErrno, Mapping) {
+  EXPECT_EQ(SlurmErrno(2002, ""), 2002);
+  EXPECT_EQ(SlurmErrno(5, "Access/permission denied"), 2002);
+  EXPECT_EQ(SlurmErrno(static_cast<int>(Code::kNotFound), "gone"), 2017);
+  EXPECT_EQ(SlurmErrno(static_cast<int>(Code::kInternal), "x"), 1);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,345 @@
+#include "cli/scontrol.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+
+#include "cli/list_args.h"
+#include "cli/opt_parser.h"
+#include "cli/scontrol_show.h"
+#include "common/hostlist.h"
+#include "common/slurm_format.h"
+
+namespace sluice {
+namespace {
+
+enum Opt { kOneLiner = 1, kDetails, kQuiet, kVerbose, kVersion, kHelp, kIgnored, kUnsupported };
+
+const std::vector<OptionDef>& Defs() {
+  static const auto* d = new std::vector<OptionDef>{
+      {"oneliner", 'o', ArgKind::kNone, kOneLiner}, {"details", 'd', ArgKind::kNone, kDetails},
+      {"quiet", 'Q', ArgKind::kNone, kQuiet},       {"verbose", 'v', ArgKind::kNone, kVerbose},
+      {"version", 'V', ArgKind::kNone, kVersion},   {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kHelp},          {"all", 'a', ArgKind::kNone, kIgnored},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"json", 0, ArgKind::kNone, kUnsupported},
+      {"yaml", 0, ArgKind::kNone, kUnsupported},
+  };
+  return *d;
+}
+
+struct Ctx {
+  CliEnv& env;
+  bool oneliner = false;
+  bool quiet = false;
+};
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  return s;
+}
+
+// Unambiguous prefix match of `word` (at least `min` chars) against `full`.
+bool Is(const std::string& word, const char* full, size_t min = 1) {
+  std::string w = Lower(word);
+  return w.size() >= min && std::string(full).compare(0, w.size(), w) == 0;
+}
+
+int Error(Ctx& c, const std::string& msg) {
+  if (!c.quiet) *c.env.err << msg << "\n";
+  return 1;
+}
+
+Expected<ClientApiInterface*> Api(Ctx& c) { return c.env.connect(); }
+
+void Print(Ctx& c, const std::string& record) {
+  *c.env.out << (c.oneliner ? OneLiner(record) : record);
+}
+
+int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
+  GetJobsRequest req;
+  for (const std::string& w : ids) {
+    Expected<std::vector<int64_t>> v = ParseJobIdList(w);
+    if (!v.ok()) return Error(c, "slurm_load_jobs error: Invalid job id specified");
+    for (int64_t id : *v) req.add_job_ids(id);
+  }
+  Expected<ClientApiInterface*> api = Api(c);
+  Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
+  if (!rep.ok()) return Error(c, "slurm_load_jobs error: " + rep.status().message());
+  int64_t now = rep->now() > 0 ? rep->now() : c.env.clock->Now();
+  int shown = 0;
+  for (const JobInfo& j : rep->jobs()) {
+    if (req.job_ids_size() > 0 &&
+        std::find(req.job_ids().begin(), req.job_ids().end(), j.job_id()) == req.job_ids().end())
+      continue;
+    Print(c, FormatJobRecord(j, now));
+    ++shown;
+  }
+  if (shown == 0 && req.job_ids_size() > 0)
+    return Error(c, "slurm_load_jobs error: Invalid job id specified");
+  if (shown == 0) *c.env.out << "No jobs in the system\n";
+  return 0;
+}
+
+int ShowNodes(Ctx& c, const std::vector<std::string>& names) {
+  GetNodesRequest req;
+  std::vector<std::string> wanted;
+  for (const std::string& n : names) {
+    Expected<std::vector<std::string>> h = ExpandHostlist(n);
+    if (!h.ok()) return Error(c, "Node " + n + " not found");
+    wanted.insert(wanted.end(), h->begin(), h->end());
+  }
+  for (const std::string& w : wanted) req.add_names(w);
+  Expected<ClientApiInterface*> api = Api(c);
+  Expected<GetNodesReply> rep = api.ok() ? (*api)->GetNodes(req) : Expected<GetNodesReply>(api.status());
+  if (!rep.ok()) return Error(c, "slurm_load_node error: " + rep.status().message());
+  for (const std::string& w : wanted) {
+    bool found = std::any_of(rep->nodes().begin(), rep->nodes().end(),
+                             [&](const NodeInfo& n) { return n.name() == w; });
+    if (!found) return Error(c, "Node " + w + " not found");
+  }
+  for (const NodeInfo& n : rep->nodes()) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), n.name()) == wanted.end())
+      continue;
+    Print(c, FormatNodeRecord(n, c.env.user_name));
+  }
+  return 0;
+}
+
+int ShowPartitions(Ctx& c, const std::vector<std::string>& names) {
+  Expected<ClientApiInterface*> api = Api(c);
+  Expected<GetPartitionsReply> parts =
+      api.ok() ? (*api)->GetPartitions({}) : Expected<GetPartitionsReply>(api.status());
+  Expected<GetNodesReply> nodes = parts.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(parts.status());
+  if (!nodes.ok()) return Error(c, "slurm_load_partitions error: " + nodes.status().message());
+  std::vector<NodeInfo> node_list(nodes->nodes().begin(), nodes->nodes().end());
+  int shown = 0;
+  for (const PartitionInfo& p : parts->partitions()) {
+    if (!names.empty() && std::find(names.begin(), names.end(), p.name()) == names.end()) continue;
+    Print(c, FormatPartitionRecord(p, node_list));
+    ++shown;
+  }
+  if (shown == 0 && !names.empty()) return Error(c, "Partition " + names[0] + " not found");
+  if (shown == 0) *c.env.out << "No partitions in the system\n";
+  return 0;
+}
+
+std::string ControllerHost(const GetConfigReply& cfg) {
+  for (int i = 0; i < cfg.keys_size() && i < cfg.values_size(); ++i)
+    if (Lower(cfg.keys(i)) == "slurmctldhost") return cfg.values(i);
+  return "localhost";
+}
+
+int ShowConfig(Ctx& c, bool ping) {
+  Expected<ClientApiInterface*> api = Api(c);
+  Expected<GetConfigReply> cfg = api.ok() ? (*api)->GetConfig({}) : Expected<GetConfigReply>(api.status());
+  if (!cfg.ok()) {
+    if (ping) {
+      *c.env.out << "Slurmctld(primary) is DOWN\n";
+      return 1;
+    }
+    return Error(c, "slurm_load_ctl_conf error: " + cfg.status().message());
+  }
+  if (!ping) {
+    *c.env.out << "Configuration data as of " << FormatTimestamp(c.env.clock->Now()) << "\n";
+    for (int i = 0; i < cfg->keys_size() && i < cfg->values_size(); ++i)
+      *c.env.out << std::left << std::setw(23) << cfg->keys(i) << " = " << cfg->values(i) << "\n";
+    *c.env.out << "\n";
+  }
+  *c.env.out << "Slurmctld(primary) at " << ControllerHost(*cfg) << " is UP\n";
+  return 0;
+}
+
+int ShowHosts(Ctx& c, const std::string& what, std::vector<std::string> rest) {
+  std::string expr;
+  for (const std::string& r : rest) expr += (expr.empty() ? "" : ",") + r;
+  if (expr.empty() && what == "hostnames") {
+    expr = c.env.Getenv("SLURM_JOB_NODELIST");
+    if (expr.empty()) expr = c.env.Getenv("SLURM_NODELIST");
+  }
+  if (expr.empty()) return Error(c, "scontrol: error: host list is empty");
+  Expected<std::vector<std::string>> hosts = ExpandHostlist(expr);
+  if (!hosts.ok()) return Error(c, "scontrol: error: Invalid hostlist: " + expr);
+  if (what == "hostnames") {
+    for (const std::string& h : *hosts) *c.env.out << h << "\n";
+  } else if (what == "hostlist") {
+    *c.env.out << CompressHostlist(*hosts) << "\n";
+  } else {
+    *c.env.out << CompressHostlistSorted(*hosts) << "\n";
+  }
+  return 0;
+}
+
+int Show(Ctx& c, std::vector<std::string> args) {
+  if (args.empty()) return Error(c, "scontrol: error: too few arguments for keyword:show");
+  std::string entity = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  size_t eq = entity.find('=');  // "show hostnames=node[1-2]"
+  if (eq != std::string::npos) {
+    rest.insert(rest.begin(), entity.substr(eq + 1));
+    entity = entity.substr(0, eq);
+  }
+  std::string e = Lower(entity);
+  if (e == "hostlist" || e == "hostlistsorted") return ShowHosts(c, e, rest);
+  if (Is(e, "hostnames", 5)) return ShowHosts(c, "hostnames", rest);
+  if (Is(e, "jobs", 1)) return ShowJobs(c, rest);
+  if (Is(e, "nodes", 1)) return ShowNodes(c, rest);
+  if (Is(e, "partitions", 1)) return ShowPartitions(c, rest);
+  if (Is(e, "config", 1)) return ShowConfig(c, false);
+  if (Is(e, "steps", 2)) return Error(c, "scontrol: error: show steps is not supported yet");
+  return Error(c, "scontrol: error: invalid entity:" + entity + " for keyword:show");
+}
+
+int RunScontrolUpdate(Ctx& c, const std::vector<std::string>& args);
+int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string>& args);
+
+}  // namespace
+
+int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
+  ParseSettings settings;
+  settings.stop_at_first_positional = true;
+  Expected<ParsedArgs> parsed = ParseCommandLine("scontrol", args, Defs(), settings);
+  if (!parsed.ok()) {
+    *env.err << parsed.status().message() << "\nTry \"scontrol --help\" for more information\n";
+    return 1;
+  }
+  Ctx c{env};
+  bool version = false, help = false;
+  for (const ParsedOption& o : parsed->options) {
+    if (o.id == kOneLiner) c.oneliner = true;
+    if (o.id == kQuiet) c.quiet = true;
+    if (o.id == kVersion) version = true;
+    if (o.id == kHelp) help = true;
+    if (o.id == kUnsupported) return Error(c, "scontrol: error: " + o.spelled + " is not supported yet");
+  }
+  std::vector<std::string> words = parsed->positionals;
+  if (version || (!words.empty() && Is(words[0], "version", 4))) {
+    *env.out << "slurm " << kSlurmVersion << "\n";
+    return 0;
+  }
+  if (help || words.empty()) {
+    *env.out << "Usage: scontrol [-o] <command> ...\n  show job|node|partition|config|hostnames|"
+                "hostlist|hostlistsorted [ID]\n  update JobId=... | NodeName=...\n"
+                "  hold|uhold|release|requeue <job_list>\n  ping\n";
+    return words.empty() && !help ? 1 : 0;
+  }
+  std::string cmd = words[0];
+  std::vector<std::string> rest(words.begin() + 1, words.end());
+  if (Is(cmd, "show", 3)) return Show(c, rest);
+  if (Is(cmd, "update", 2)) return RunScontrolUpdate(c, rest);
+  if (Is(cmd, "hold", 2)) return RunScontrolJobAction(c, JOB_ACTION_HOLD, rest);
+  if (Is(cmd, "uhold", 2)) return RunScontrolJobAction(c, JOB_ACTION_UHOLD, rest);
+  if (Is(cmd, "release", 3)) return RunScontrolJobAction(c, JOB_ACTION_RELEASE, rest);
+  if (Is(cmd, "requeue", 3)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE, rest);
+  if (Is(cmd, "ping", 2)) return ShowConfig(c, true);
+  return Error(c, "invalid keyword: " + cmd);
+}
+
+// ---- update / hold / release / requeue ----
+
+namespace {
+
+std::pair<std::string, std::string> KeyValue(const std::string& arg) {
+  size_t eq = arg.find('=');
+  if (eq == std::string::npos) return {Lower(arg), ""};
+  return {Lower(arg.substr(0, eq)), arg.substr(eq + 1)};
+}
+
+int UpdateNode(Ctx& c, const std::vector<std::string>& args) {
+  UpdateNodeRequest req;
+  std::string reason;
+  bool in_reason = false;
+  for (const std::string& a : args) {
+    auto [k, v] = KeyValue(a);
+    if (a.find('=') == std::string::npos && in_reason) {
+      reason += " " + a;
+      continue;
+    }
+    in_reason = false;
+    if (k == "nodename") {
+      Expected<std::vector<std::string>> h = ExpandHostlist(v);
+      if (!h.ok() || h->empty()) return Error(c, "scontrol: error: Invalid node name specified: " + v);
+      for (const std::string& n : *h) req.add_names(n);
+    } else if (k == "state") {
+      std::string up = v;
+      std::transform(up.begin(), up.end(), up.begin(), ::toupper);
+      if (up != "DRAIN" && up != "RESUME" && up != "DOWN" && up != "UNDRAIN" && up != "IDLE")
+        return Error(c, "scontrol: error: Invalid node state specified");
+      req.set_state(up);
+    } else if (k == "reason") {
+      reason = v;
+      in_reason = true;
+    } else {
+      return Error(c, "Update of this parameter is not supported: " + a + "\nRequest aborted");
+    }
+  }
+  if ((req.state() == "DRAIN" || req.state() == "DOWN") && reason.empty())
+    return Error(c, "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  req.set_reason(reason);
+  Expected<ClientApiInterface*> api = Api(c);
+  Expected<UpdateNodeReply> rep = api.ok() ? (*api)->UpdateNode(req) : Expected<UpdateNodeReply>(api.status());
+  if (!rep.ok()) return Error(c, "slurm_update error: " + rep.status().message());
+  return 0;
+}
+
+int UpdateJob(Ctx& c, const std::vector<std::string>& args) {
+  UpdateJobRequest req;
+  req.set_action(JOB_ACTION_UPDATE);
+  for (const std::string& a : args) {
+    auto [k, v] = KeyValue(a);
+    if (k == "jobid") {
+      Expected<std::vector<int64_t>> ids = ParseJobIdList(v);
+      if (!ids.ok()) return Error(c, "slurm_update error: Invalid job id specified");
+      for (int64_t id : *ids) req.add_job_ids(id);
+    } else if (k == "timelimit") {
+      Expected<int64_t> t = ParseTimeLimitMinutes(v);
+      if (!t.ok()) return Error(c, "Invalid TimeLimit value");
+      req.set_time_limit_min(*t);
+      req.set_set_time_limit(true);
+    } else if (k == "name" || k == "jobname") {
+      req.set_name(v);
+    } else if (k == "comment") {
+      req.set_comment(v);
+    } else if (k == "nice") {
+      req.set_nice(std::atoll(v.c_str()));
+    } else {
+      return Error(c, "Update of this parameter is not supported: " + a + "\nRequest aborted");
+    }
+  }
+  if (req.job_ids().empty()) return Error(c, "No job identification provided");
+  Expected<ClientApiInterface*> api = Api(c);
+  Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
+  if (!rep.ok()) return Error(c, "slurm_update error: " + rep.status().message());
+  return 0;
+}
+
+int RunScontrolUpdate(Ctx& c, const std::vector<std::string>& args) {
+  if (args.empty()) return Error(c, "scontrol: error: too few arguments for keyword:update");
+  for (const std::string& a : args) {
+    std::string k = KeyValue(a).first;
+    if (k == "nodename") return UpdateNode(c, args);
+    if (k == "jobid") return UpdateJob(c, args);
+  }
+  return Error(c, "No valid entity in update command\nInput line must include \"NodeName\", "
+                  "\"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"");
+}
+
+int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string>& args) {
+  UpdateJobRequest req;
+  req.set_action(action);
+  for (const std::string& a : args) {
+    Expected<std::vector<int64_t>> ids = ParseJobIdList(a);
+    if (!ids.ok()) return Error(c, "Invalid job id specified for job " + a);
+    for (int64_t id : *ids) req.add_job_ids(id);
+  }
+  if (req.job_ids().empty()) return Error(c, "scontrol: error: too few arguments for keyword");
+  Expected<ClientApiInterface*> api = Api(c);
+  Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
+  if (!rep.ok()) {
+    std::string what = action == JOB_ACTION_REQUEUE ? "slurm_requeue error: " : "slurm_update error: ";
+    return Error(c, what + rep.status().message());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice

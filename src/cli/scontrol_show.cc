@@ -1,0 +1,202 @@
+#include "cli/scontrol_show.h"
+
+#include <cstdio>
+#include <map>
+
+#include "cli/job_states.h"
+#include "cli/job_view.h"
+#include "cli/node_view.h"
+#include "common/slurm_format.h"
+
+namespace sluice {
+namespace {
+
+std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
+std::string TsOr(int64_t t, const char* unset) { return t > 0 ? FormatTimestamp(t) : unset; }
+std::string Who(const std::string& name, uint32_t id) {
+  return (name.empty() ? std::to_string(id) : name) + "(" + std::to_string(id) + ")";
+}
+
+std::string NumNodes(const JobInfo& j) {
+  if (j.state() == JOB_PENDING && j.spec().min_nodes() > 0) {
+    int32_t mx = j.spec().max_nodes() > 0 ? j.spec().max_nodes() : j.spec().min_nodes();
+    return std::to_string(j.spec().min_nodes()) + "-" + std::to_string(mx);
+  }
+  return std::to_string(j.num_nodes());
+}
+
+std::string JobEnd(const JobInfo& j) {
+  if (IsTerminalState(j.state())) return TsOr(j.end_time(), "Unknown");
+  if (j.state() == JOB_RUNNING) return TsOr(JobEndTime(j), "Unknown");
+  return "Unknown";
+}
+
+std::string MinMemory(const JobInfo& j) {
+  if (j.spec().mem_per_cpu_mb() > 0) return "MinMemoryCPU=" + FormatMemoryMb(j.spec().mem_per_cpu_mb());
+  return "MinMemoryNode=" + (j.mem_per_node_mb() > 0 ? FormatMemoryMb(j.mem_per_node_mb()) : "0");
+}
+
+std::string JobHead(const JobInfo& j, int64_t now) {
+  const JobSpec& s = j.spec();
+  std::string r = "JobId=" + std::to_string(j.job_id()) + " JobName=" + s.name() + "\n";
+  r += "   UserId=" + Who(j.user(), j.uid()) + " GroupId=" + Who(j.group(), j.gid()) +
+       " MCS_label=N/A\n";
+  r += "   Priority=" + std::to_string(j.priority()) + " Nice=0 Account=" + OrNull(s.account()) +
+       " QOS=" + (s.qos().empty() ? "normal" : s.qos()) + "\n";
+  r += "   JobState=" + JobStateName(j.state()) +
+       " Reason=" + (j.reason().empty() ? "None" : j.reason()) + " Dependency=(null)\n";
+  r += "   Requeue=" + std::string(s.requeue() == 2 ? "0" : "1") +
+       " Restarts=" + std::to_string(j.restarts()) + " BatchFlag=1 Reboot=0 ExitCode=" +
+       JobExitCode(j) + "\n";
+  r += "   RunTime=" + FormatHms(JobRunSeconds(j, now)) +
+       " TimeLimit=" + FormatHmsLimit(j.time_limit_min()) + " TimeMin=N/A\n";
+  r += "   SubmitTime=" + TsOr(j.submit_time(), "Unknown") +
+       " EligibleTime=" + TsOr(j.eligible_time(), "Unknown") + "\n";
+  r += "   AccrueTime=" + TsOr(j.eligible_time(), "Unknown") + "\n";
+  r += "   StartTime=" + (j.state() == JOB_PENDING ? "Unknown" : TsOr(j.start_time(), "Unknown")) +
+       " EndTime=" + JobEnd(j) + " Deadline=N/A\n";
+  r += "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=" + TsOr(j.last_sched_eval(), "Unknown") +
+       " Scheduler=Main\n";
+  return r;
+}
+
+std::string JobBody(const JobInfo& j) {
+  const JobSpec& s = j.spec();
+  int cpt = std::max(1, s.cpus_per_task());
+  std::string r = "   Partition=" + s.partition() + " AllocNode:Sid=" + OrNull(s.submit_host()) + ":0\n";
+  r += "   ReqNodeList=" + OrNull(s.nodelist()) + " ExcNodeList=" + OrNull(s.exclude()) + "\n";
+  r += "   NodeList=" + JobNodeList(j) + "\n";
+  if (!JobBatchHost(j).empty()) r += "   BatchHost=" + JobBatchHost(j) + "\n";
+  r += "   NumNodes=" + NumNodes(j) + " NumCPUs=" + std::to_string(j.num_cpus()) +
+       " NumTasks=" + std::to_string(j.num_tasks()) + " CPUs/Task=" + std::to_string(cpt) +
+       " ReqB:S:C:T=0:0:*:*\n";
+  r += "   TRES=" + JobTresString(j) + "\n";
+  r += "   Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(s.ntasks_per_node()) +
+       ":0:*:* CoreSpec=*\n";
+  r += "   MinCPUsNode=" + std::to_string(cpt * std::max(1, s.ntasks_per_node())) + " " +
+       MinMemory(j) + " MinTmpDiskNode=0\n";
+  r += "   Features=" + OrNull(s.constraint()) + " DelayBoot=00:00:00\n";
+  r += "   OverSubscribe=" + std::string(s.exclusive() ? "NO" : "OK") +
+       " Contiguous=0 Licenses=(null) Network=(null)\n";
+  r += "   Command=" + OrNull(s.command()) + "\n";
+  r += "   WorkDir=" + s.work_dir() + "\n";
+  if (!s.comment().empty()) r += "   Comment=" + s.comment() + "\n";
+  std::string err = j.stderr_path().empty() ? j.stdout_path() : j.stderr_path();
+  r += "   StdErr=" + err + "\n";
+  r += "   StdIn=" + (s.stdin_path().empty() ? std::string("/dev/null") : s.stdin_path()) + "\n";
+  r += "   StdOut=" + j.stdout_path() + "\n";
+  r += "   Power=\n";
+  if (std::string t = JobTresPerNode(j); !t.empty()) r += "   TresPerNode=" + t + "\n";
+  return r + "   \n\n";
+}
+
+std::string NodeAllocTres(const NodeInfo& n) {
+  std::string r;
+  auto add = [&](const std::string& part) { r += (r.empty() ? "" : ",") + part; };
+  if (n.alloc_cpus() > 0) add("cpu=" + std::to_string(n.alloc_cpus()));
+  if (n.alloc_mem_mb() > 0) add("mem=" + FormatMemoryMb(n.alloc_mem_mb()));
+  if (n.alloc_gpus() > 0) add("gres/gpu=" + std::to_string(n.alloc_gpus()));
+  return r;
+}
+
+std::string NodeCfgTres(const NodeInfo& n) {
+  std::string r = "cpu=" + std::to_string(n.cpus()) + ",mem=" + FormatMemoryMb(n.real_memory_mb()) +
+                  ",billing=" + std::to_string(n.cpus());
+  if (n.gpus_size() > 0) r += ",gres/gpu=" + std::to_string(n.gpus_size());
+  return r;
+}
+
+}  // namespace
+
+std::string FormatJobRecord(const JobInfo& job, int64_t now) {
+  return JobHead(job, now) + JobBody(job);
+}
+
+std::string FormatNodeRecord(const NodeInfo& n, const std::function<std::string(uint32_t)>& user) {
+  char load[32] = "N/A";
+  if (n.has_cpu_load()) std::snprintf(load, sizeof(load), "%.2f", n.cpu_load());
+  std::string gres = "(null)";
+  if (n.gpus_size() > 0) {
+    std::string t = n.gpus(0).type();
+    gres = "gpu:" + (t.empty() ? "" : t + ":") + std::to_string(n.gpus_size());
+  }
+  std::string feats;
+  for (const std::string& f : n.features()) feats += (feats.empty() ? "" : ",") + f;
+  std::string parts;
+  for (const std::string& p : n.partitions()) parts += (parts.empty() ? "" : ",") + p;
+  std::string r = "NodeName=" + n.name() + " Arch=" + OrNull(n.arch()) +
+                  " CoresPerSocket=" + std::to_string(n.cores_per_socket()) + " \n";
+  r += "   CPUAlloc=" + std::to_string(n.alloc_cpus()) + " CPUEfctv=" + std::to_string(n.cpus()) +
+       " CPUTot=" + std::to_string(n.cpus()) + " CPULoad=" + load + "\n";
+  r += "   AvailableFeatures=" + OrNull(feats) + "\n   ActiveFeatures=" + OrNull(feats) + "\n";
+  r += "   Gres=" + gres + "\n";
+  r += "   NodeAddr=" + OrNull(n.addr()) + " NodeHostName=" + n.name() +
+       " Version=" + OrNull(n.version()) + "\n";
+  r += "   OS=" + OrNull(n.os()) + " \n";
+  r += "   RealMemory=" + std::to_string(n.real_memory_mb()) +
+       " AllocMem=" + std::to_string(n.alloc_mem_mb()) + " FreeMem=" +
+       (n.has_free_mem_mb() ? std::to_string(n.free_mem_mb()) : "N/A") +
+       " Sockets=" + std::to_string(n.sockets()) + " Boards=1\n";
+  r += "   State=" + NodeStateScontrol(n) + " ThreadsPerCore=" + std::to_string(n.threads_per_core()) +
+       " TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A\n";
+  r += "   Partitions=" + parts + " \n";
+  r += "   BootTime=" + TsOr(n.boot_time(), "None") +
+       " SlurmdStartTime=" + TsOr(n.agent_start_time(), "None") + "\n";
+  r += "   LastBusyTime=" + TsOr(n.last_busy_time(), "Unknown") + "\n";
+  r += "   CfgTRES=" + NodeCfgTres(n) + "\n   AllocTRES=" + NodeAllocTres(n) + "\n";
+  r += "   CapWatts=n/a\n   CurrentWatts=0 AveWatts=0\n";
+  r += "   ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s\n";
+  if (!n.reason().empty())
+    r += "   Reason=" + n.reason() + " [" + user(n.reason_uid()) + "@" +
+         TsOr(n.reason_time(), "Unknown") + "]\n";
+  return r + "\n";
+}
+
+std::string FormatPartitionRecord(const PartitionInfo& p, const std::vector<NodeInfo>& nodes) {
+  int64_t cpus = 0, mem = 0, gpus = 0, count = 0;
+  for (const std::string& name : p.nodes()) {
+    for (const NodeInfo& n : nodes) {
+      if (n.name() != name) continue;
+      cpus += n.cpus();
+      mem += n.real_memory_mb();
+      gpus += n.gpus_size();
+    }
+    ++count;
+  }
+  std::string tres = "cpu=" + std::to_string(cpus) + ",mem=" + FormatMemoryMb(mem) +
+                     ",node=" + std::to_string(count) + ",billing=" + std::to_string(cpus);
+  if (gpus > 0) tres += ",gres/gpu=" + std::to_string(gpus);
+  std::string r = "PartitionName=" + p.name() + "\n";
+  r += "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n";
+  r += "   AllocNodes=ALL Default=" + std::string(p.is_default() ? "YES" : "NO") + " QoS=N/A\n";
+  r += "   DefaultTime=" +
+       (p.default_time_min() > 0 ? FormatHmsLimit(p.default_time_min()) : std::string("NONE")) +
+       " DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n";
+  r += "   MaxNodes=" + (p.max_nodes() > 0 ? std::to_string(p.max_nodes()) : "UNLIMITED") +
+       " MaxTime=" + FormatHmsLimit(p.max_time_min()) +
+       " MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n";
+  r += "   Nodes=" + OrNull(p.nodes_expr()) + "\n";
+  r += "   PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO\n";
+  r += "   OverTimeLimit=NONE PreemptMode=OFF\n";
+  r += "   State=" + std::string(p.up() ? "UP" : "DOWN") + " TotalCPUs=" + std::to_string(cpus) +
+       " TotalNodes=" + std::to_string(count) + " SelectTypeParameters=NONE\n";
+  r += "   JobDefaults=(null)\n   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n";
+  r += "   TRES=" + tres + "\n\n";
+  return r;
+}
+
+std::string OneLiner(const std::string& record) {
+  std::string r;
+  for (size_t i = 0; i < record.size(); ++i) {
+    if (record.compare(i, 4, "\n   ") == 0) {
+      r += ' ';
+      i += 3;
+    } else {
+      r += record[i];
+    }
+  }
+  while (r.size() >= 2 && r[r.size() - 1] == '\n' && r[r.size() - 2] == '\n') r.pop_back();
+  return r;
+}
+
+}  // namespace sluice

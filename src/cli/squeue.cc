@@ -1,0 +1,228 @@
+#include "cli/squeue.h"
+
+#include <ctime>
+#include <iostream>
+#include <set>
+
+#include "cli/job_states.h"
+#include "cli/list_args.h"
+#include "cli/opt_parser.h"
+#include "cli/sinfo.h"
+#include "cli/squeue_format.h"
+#include "common/hostlist.h"
+
+namespace sluice {
+namespace {
+
+enum Opt {
+  kAccount = 1, kAll, kNoHeader, kJobs, kLong, kName, kMe, kFormat, kFormatLong, kPartition,
+  kQos, kArray, kSort, kStart, kStates, kUser, kNodelist, kVerbose, kVersion, kHelp, kUsage,
+  kIgnored, kUnsupported,
+};
+
+const std::vector<OptionDef>& Defs() {
+  static const auto* d = new std::vector<OptionDef>{
+      {"account", 'A', ArgKind::kRequired, kAccount}, {"all", 'a', ArgKind::kNone, kAll},
+      {"noheader", 'h', ArgKind::kNone, kNoHeader},   {"jobs", 'j', ArgKind::kOptional, kJobs},
+      {"long", 'l', ArgKind::kNone, kLong},           {"name", 'n', ArgKind::kRequired, kName},
+      {"me", 0, ArgKind::kNone, kMe},                 {"format", 'o', ArgKind::kRequired, kFormat},
+      {"Format", 'O', ArgKind::kRequired, kFormatLong},
+      {"partition", 'p', ArgKind::kRequired, kPartition}, {"qos", 'q', ArgKind::kRequired, kQos},
+      {"array", 'r', ArgKind::kNone, kArray},         {"sort", 'S', ArgKind::kRequired, kSort},
+      {"start", 0, ArgKind::kNone, kStart},           {"states", 't', ArgKind::kRequired, kStates},
+      {"user", 'u', ArgKind::kRequired, kUser},       {"nodelist", 'w', ArgKind::kRequired, kNodelist},
+      {"verbose", 'v', ArgKind::kNone, kVerbose},     {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 0, ArgKind::kNone, kHelp},             {"usage", 0, ArgKind::kNone, kUsage},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"noconvert", 0, ArgKind::kNone, kIgnored},
+      {"local", 0, ArgKind::kNone, kIgnored},         {"federation", 0, ArgKind::kNone, kIgnored},
+      {"iterate", 'i', ArgKind::kRequired, kUnsupported}, {"steps", 's', ArgKind::kOptional, kUnsupported},
+      {"json", 0, ArgKind::kNone, kUnsupported},      {"yaml", 0, ArgKind::kNone, kUnsupported},
+      {"licenses", 'L', ArgKind::kRequired, kUnsupported},
+      {"reservation", 'R', ArgKind::kRequired, kUnsupported},
+  };
+  return *d;
+}
+
+struct SqueueOptions {
+  bool header = true, long_format = false, start = false, me = false, help = false,
+       version = false;
+  std::string format, format_long;
+  std::vector<int64_t> job_ids;
+  std::set<JobState> states;
+  bool states_given = false;
+  std::set<uint32_t> uids;
+  std::set<std::string> names, partitions, accounts, qos, nodes;
+};
+
+Status ApplyFilterOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
+  switch (o.id) {
+    case kJobs: {
+      if (!o.has_value) return Status::Ok();
+      ASSIGN_OR_RETURN(std::vector<int64_t> ids, ParseJobIdList(o.value));
+      s->job_ids.insert(s->job_ids.end(), ids.begin(), ids.end());
+      return Status::Ok();
+    }
+    case kStates: {
+      Expected<std::set<JobState>> st = ParseJobStateList(o.value);
+      if (!st.ok())
+        return InvalidArgument("Invalid job state specified: " + st.status().message() +
+                               "\nValid job states include: " + kValidJobStates + "\n");
+      s->states.insert(st->begin(), st->end());
+      s->states_given = true;
+      return Status::Ok();
+    }
+    case kUser:
+      for (const std::string& u : SplitList(o.value)) {
+        Expected<uint32_t> uid = env.user_id(u);
+        if (!uid.ok()) return InvalidArgument("Invalid user: " + u);
+        s->uids.insert(*uid);
+      }
+      return Status::Ok();
+    case kNodelist: {
+      Expected<std::vector<std::string>> hosts = ExpandHostlist(o.value);
+      if (!hosts.ok()) return InvalidArgument("Invalid node name " + o.value);
+      s->nodes.insert(hosts->begin(), hosts->end());
+      return Status::Ok();
+    }
+  }
+  auto add = [&](std::set<std::string>* set) {
+    for (const std::string& v : SplitList(o.value)) set->insert(v);
+  };
+  if (o.id == kName) add(&s->names);
+  if (o.id == kPartition) add(&s->partitions);
+  if (o.id == kAccount) add(&s->accounts);
+  if (o.id == kQos) add(&s->qos);
+  return Status::Ok();
+}
+
+Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
+  switch (o.id) {
+    case kNoHeader: s->header = false; break;
+    case kLong: s->long_format = true; break;
+    case kStart: s->start = true; break;
+    case kMe: s->me = true; break;
+    case kFormat: s->format = o.value; break;
+    case kFormatLong: s->format_long = o.value; break;
+    case kHelp: case kUsage: s->help = true; break;
+    case kVersion: s->version = true; break;
+    case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
+    case kAll: case kArray: case kSort: case kVerbose: case kIgnored: break;
+    default: return ApplyFilterOption(o, s, env);
+  }
+  return Status::Ok();
+}
+
+bool Matches(const JobInfo& j, const SqueueOptions& s, uint32_t my_uid) {
+  if (s.states_given ? !s.states.count(j.state()) : !IsActiveState(j.state())) return false;
+  if (s.start && j.state() != JOB_PENDING) return false;
+  if (!s.job_ids.empty() &&
+      std::find(s.job_ids.begin(), s.job_ids.end(), j.job_id()) == s.job_ids.end())
+    return false;
+  if (!s.uids.empty() && !s.uids.count(j.uid())) return false;
+  if (s.me && j.uid() != my_uid) return false;
+  if (!s.names.empty() && !s.names.count(j.spec().name())) return false;
+  if (!s.partitions.empty() && !s.partitions.count(j.spec().partition())) return false;
+  if (!s.accounts.empty() && !s.accounts.count(j.spec().account())) return false;
+  if (!s.qos.empty() && !s.qos.count(j.spec().qos().empty() ? "normal" : j.spec().qos()))
+    return false;
+  if (!s.nodes.empty()) {
+    bool any = false;
+    for (const NodeAlloc& a : j.alloc()) any = any || s.nodes.count(a.node());
+    if (!any) return false;
+  }
+  return true;
+}
+
+Expected<std::vector<FormatField>> ChooseFormat(const SqueueOptions& s, CliEnv& env) {
+  Expected<std::vector<FormatField>> fields = Status(Code::kInternal, "unset");
+  std::string env_fmt = env.Getenv("SQUEUE_FORMAT"), env_fmt2 = env.Getenv("SQUEUE_FORMAT2");
+  if (!s.format_long.empty()) {
+    fields = ParseNamedFormat(s.format_long);
+  } else if (!s.format.empty()) {
+    fields = ParsePercentFormat(s.format);
+  } else if (s.start) {
+    fields = ParsePercentFormat(kSqueueStartFormat);
+  } else if (s.long_format) {
+    fields = ParsePercentFormat(kSqueueLongFormat);
+  } else if (!env_fmt2.empty()) {
+    fields = ParseNamedFormat(env_fmt2);
+  } else {
+    fields = ParsePercentFormat(env_fmt.empty() ? kSqueueDefaultFormat : env_fmt);
+  }
+  if (!fields.ok()) return fields;
+  RETURN_IF_ERROR(ValidateSqueueFields(&*fields));
+  return fields;
+}
+
+int Fail(CliEnv& env, const Status& st) {
+  std::string msg = st.message();
+  size_t pos = 0;
+  while (pos < msg.size()) {
+    size_t nl = msg.find('\n', pos);
+    if (nl == std::string::npos) nl = msg.size();
+    *env.err << "squeue: error: " << msg.substr(pos, nl - pos) << "\n";
+    if (nl + 1 == msg.size()) *env.err << "\n";
+    pos = nl + 1;
+  }
+  return 1;
+}
+
+int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv& env) {
+  Expected<ClientApiInterface*> api = env.connect();
+  GetJobsRequest req;
+  for (int64_t id : s.job_ids) req.add_job_ids(id);
+  Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
+  bool single_missing = rep.ok() && s.job_ids.size() == 1 &&
+      std::none_of(rep->jobs().begin(), rep->jobs().end(),
+                   [&](const JobInfo& j) { return j.job_id() == s.job_ids[0]; });
+  if (!rep.ok() || single_missing) {
+    std::string msg = rep.ok() ? "Invalid job id specified" : rep.status().message();
+    *env.err << "slurm_load_jobs error: " << msg << "\n";
+    return 1;
+  }
+  int64_t now = rep->now() > 0 ? rep->now() : env.clock->Now();
+  std::vector<JobInfo> jobs;
+  for (const JobInfo& j : rep->jobs())
+    if (Matches(j, s, env.uid)) jobs.push_back(j);
+  s.start ? SortJobsByStart(&jobs) : SortJobsDefault(&jobs);
+  if (s.long_format) *env.out << LongDateLine(now) << "\n";
+  *env.out << SqueueFormat(fields, jobs, now, s.header);
+  return 0;
+}
+
+}  // namespace
+
+int RunSqueue(const std::vector<std::string>& args, CliEnv& env) {
+  ParseSettings settings;
+  settings.optional_takes_next_word = {kJobs};
+  Expected<ParsedArgs> parsed = ParseCommandLine("squeue", args, Defs(), settings);
+  if (!parsed.ok()) {
+    *env.err << parsed.status().message() << "\nTry \"squeue --help\" for more information\n";
+    return 1;
+  }
+  SqueueOptions s;
+  for (const ParsedOption& o : parsed->options) {
+    Status st = ApplyOption(o, &s, env);
+    if (!st.ok()) return Fail(env, st);
+  }
+  for (const std::string& p : parsed->positionals) {
+    *env.err << "squeue: error: Unrecognized option: " << p << "\n";
+    *env.err << "Try \"squeue --help\" for more information\n";
+    return 1;
+  }
+  if (s.help) {
+    *env.out << "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+                "              [-n name] [-o format] [-O fields] [-p partitions] [--qos qos]\n"
+                "              [--start] [-t states] [-u user_name] [--me] [-hlV]\n";
+    return 0;
+  }
+  if (s.version) {
+    *env.out << "slurm " << kSlurmVersion << "\n";
+    return 0;
+  }
+  Expected<std::vector<FormatField>> fields = ChooseFormat(s, env);
+  if (!fields.ok()) return Fail(env, fields.status());
+  return Show(s, *fields, env);
+}
+
+}  // namespace sluice

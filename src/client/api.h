@@ -1,0 +1,28 @@
+// ClientApiInterface: the controller's client API as the commands see it. One method
+// per ClientApi RPC; each returns the reply or a Status whose message is already worded
+// for users (Slurm's wording: "Invalid job id specified", "Access/permission denied",
+// "Unable to contact slurm controller (connect failure)", ...).
+//
+// ClusterClient (cluster_client.h) implements it over gRPC; tests of the commands use
+// an in-memory fake.
+#pragma once
+
+#include "client.pb.h"
+#include "common/status.h"
+
+namespace sluice {
+
+class ClientApiInterface {
+ public:
+  virtual ~ClientApiInterface() = default;
+  virtual Expected<SubmitReply> SubmitJob(const SubmitRequest& req) = 0;
+  virtual Expected<GetJobsReply> GetJobs(const GetJobsRequest& req) = 0;
+  virtual Expected<CancelReply> CancelJobs(const CancelRequest& req) = 0;
+  virtual Expected<GetNodesReply> GetNodes(const GetNodesRequest& req) = 0;
+  virtual Expected<GetPartitionsReply> GetPartitions(const GetPartitionsRequest& req) = 0;
+  virtual Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest& req) = 0;
+  virtual Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest& req) = 0;
+  virtual Expected<GetConfigReply> GetConfig(const GetConfigRequest& req) = 0;
+};
+
+}  // namespace sluice

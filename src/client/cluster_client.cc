@@ -1,0 +1,84 @@
+#include "client/cluster_client.h"
+
+#include <chrono>
+
+#include "rpc/credential.h"
+
+namespace sluice {
+
+Status StatusFromGrpc(const grpc::Status& status) {
+  const std::string& msg = status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      return Status::Ok();
+    case grpc::StatusCode::UNAVAILABLE:
+      return Unavailable(kConnectFailure);
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return Unavailable(kTimedOut);
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return InvalidArgument(msg);
+    case grpc::StatusCode::NOT_FOUND:
+      return NotFound(msg);
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return Status(Code::kAlreadyExists, msg);
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return PermissionDenied(msg.empty() ? "Access/permission denied" : msg);
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return Unauthenticated(msg.empty() ? "Invalid authentication credential" : msg);
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return FailedPrecondition(msg);
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return Status(Code::kResourceExhausted, msg);
+    default:
+      return Internal(msg.empty() ? "Unexpected controller error" : msg);
+  }
+}
+
+std::unique_ptr<ClusterClient> ClusterClient::Create(const std::string& target,
+                                                     std::string token, int deadline_ms) {
+  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  return std::make_unique<ClusterClient>(std::move(channel), std::move(token), deadline_ms);
+}
+
+ClusterClient::ClusterClient(std::shared_ptr<grpc::Channel> channel, std::string token,
+                             int deadline_ms)
+    : stub_(ClientApi::NewStub(channel)), token_(std::move(token)), deadline_ms_(deadline_ms) {}
+
+template <typename Req, typename Rep, typename Method>
+Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_));
+  if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
+  Rep rep;
+  grpc::Status st = ((*stub_).*method)(&ctx, req, &rep);
+  if (!st.ok()) return StatusFromGrpc(st);
+  return rep;
+}
+
+Expected<SubmitReply> ClusterClient::SubmitJob(const SubmitRequest& req) {
+  return Call<SubmitRequest, SubmitReply>(&ClientApi::Stub::SubmitJob, req);
+}
+Expected<GetJobsReply> ClusterClient::GetJobs(const GetJobsRequest& req) {
+  return Call<GetJobsRequest, GetJobsReply>(&ClientApi::Stub::GetJobs, req);
+}
+Expected<CancelReply> ClusterClient::CancelJobs(const CancelRequest& req) {
+  return Call<CancelRequest, CancelReply>(&ClientApi::Stub::CancelJobs, req);
+}
+Expected<GetNodesReply> ClusterClient::GetNodes(const GetNodesRequest& req) {
+  return Call<GetNodesRequest, GetNodesReply>(&ClientApi::Stub::GetNodes, req);
+}
+Expected<GetPartitionsReply> ClusterClient::GetPartitions(const GetPartitionsRequest& req) {
+  return Call<GetPartitionsRequest, GetPartitionsReply>(&ClientApi::Stub::GetPartitions, req);
+}
+Expected<UpdateNodeReply> ClusterClient::UpdateNode(const UpdateNodeRequest& req) {
+  return Call<UpdateNodeRequest, UpdateNodeReply>(&ClientApi::Stub::UpdateNode, req);
+}
+Expected<UpdateJobReply> ClusterClient::UpdateJob(const UpdateJobRequest& req) {
+  return Call<UpdateJobRequest, UpdateJobReply>(&ClientApi::Stub::UpdateJob, req);
+}
+Expected<GetConfigReply> ClusterClient::GetConfig(const GetConfigRequest& req) {
+  return Call<GetConfigRequest, GetConfigReply>(&ClientApi::Stub::GetConfig, req);
+}
+
+}  // namespace sluice

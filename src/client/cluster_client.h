@@ -1,0 +1,55 @@
+// ClusterClient: ClientApiInterface over gRPC (TCP) to the controller.
+//   auto client = ClusterClient::Create("127.0.0.1:6817", token);
+//   Expected<GetJobsReply> jobs = client->GetJobs({});
+// Every call carries `token` in metadata "x-sluice-cred" (rpc/credential.h) and a
+// deadline (default 30 s). gRPC failures become Status values with Slurm's wording:
+//   UNAVAILABLE        -> kUnavailable "Unable to contact slurm controller (connect failure)"
+//   DEADLINE_EXCEEDED  -> kUnavailable "Socket timed out on send/recv operation"
+//   other codes        -> the matching Code with the server's message unchanged.
+// The controller therefore must not use UNAVAILABLE for request-specific errors.
+// Thread-safe (gRPC stubs are); one instance per process is enough.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "client.grpc.pb.h"
+#include "client/api.h"
+
+namespace sluice {
+
+inline constexpr int kDefaultRpcDeadlineMs = 30'000;
+inline constexpr char kConnectFailure[] = "Unable to contact slurm controller (connect failure)";
+inline constexpr char kTimedOut[] = "Socket timed out on send/recv operation";
+
+// grpc::Status -> Status, as described above.
+Status StatusFromGrpc(const grpc::Status& status);
+
+class ClusterClient : public ClientApiInterface {
+ public:
+  // `target` is "host:port". No connection is made until the first call.
+  static std::unique_ptr<ClusterClient> Create(const std::string& target, std::string token,
+                                               int deadline_ms = kDefaultRpcDeadlineMs);
+  ClusterClient(std::shared_ptr<grpc::Channel> channel, std::string token, int deadline_ms);
+
+  Expected<SubmitReply> SubmitJob(const SubmitRequest& req) override;
+  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req) override;
+  Expected<CancelReply> CancelJobs(const CancelRequest& req) override;
+  Expected<GetNodesReply> GetNodes(const GetNodesRequest& req) override;
+  Expected<GetPartitionsReply> GetPartitions(const GetPartitionsRequest& req) override;
+  Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest& req) override;
+  Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest& req) override;
+  Expected<GetConfigReply> GetConfig(const GetConfigRequest& req) override;
+
+ private:
+  template <typename Req, typename Rep, typename Method>
+  Expected<Rep> Call(Method method, const Req& req);
+
+  std::unique_ptr<ClientApi::Stub> stub_;
+  std::string token_;
+  int deadline_ms_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,147 @@
+#include "client/cluster_client.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "rpc/credential.h"
+
+namespace sluice {
+namespace {
+
+// A ClientApi service that records the credential it saw and answers canned replies.
+class FakeService : public ClientApi::Service {
+ public:
+  std::string last_cred;
+  int delay_ms = 0;
+  grpc::Status get_jobs_status = grpc::Status::OK;
+
+  grpc::Status GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
+                       GetJobsReply* rep) override {
+    Record(ctx);
+    if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    if (!get_jobs_status.ok()) return get_jobs_status;
+    for (int64_t id : req->job_ids()) rep->add_jobs()->set_job_id(id);
+    rep->set_now(1234);
+    return grpc::Status::OK;
+  }
+  grpc::Status SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
+                         SubmitReply* rep) override {
+    Record(ctx);
+    if (req->spec().partition() == "nosuch")
+      return {grpc::StatusCode::INVALID_ARGUMENT, "Invalid partition name specified"};
+    rep->set_job_id(42);
+    return grpc::Status::OK;
+  }
+  grpc::Status CancelJobs(grpc::ServerContext* ctx, const CancelRequest*,
+                          CancelReply*) override {
+    Record(ctx);
+    return {grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied"};
+  }
+
+ private:
+  void Record(grpc::ServerContext* ctx) {
+    auto it = ctx->client_metadata().find(kCredMetadataKey);
+    last_cred = it == ctx->client_metadata().end()
+                    ? ""
+                    : std::string(it->second.data(), it->second.size());
+  }
+};
+
+class ClusterClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    target_ = "127.0.0.1:" + std::to_string(port_);
+  }
+  void TearDown() override { server_->Shutdown(); }
+
+  FakeService service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::string target_;
+};
+
+TEST_F(ClusterClientTest, AttachesCredentialToEveryCall) {
+  auto client = ClusterClient::Create(target_, "tok-123");
+  GetJobsRequest req;
+  req.add_job_ids(7);
+  auto rep = client->GetJobs(req);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->jobs_size(), 1);
+  EXPECT_EQ(rep->jobs(0).job_id(), 7);
+  EXPECT_EQ(rep->now(), 1234);
+  EXPECT_EQ(service_.last_cred, "tok-123");
+
+  SubmitRequest sreq;
+  auto srep = client->SubmitJob(sreq);
+  ASSERT_TRUE(srep.ok());
+  EXPECT_EQ(srep->job_id(), 42);
+  EXPECT_EQ(service_.last_cred, "tok-123");
+}
+
+TEST_F(ClusterClientTest, ServerErrorsKeepCodeAndMessage) {
+  auto client = ClusterClient::Create(target_, "t");
+  SubmitRequest sreq;
+  sreq.mutable_spec()->set_partition("nosuch");
+  auto srep = client->SubmitJob(sreq);
+  ASSERT_FALSE(srep.ok());
+  EXPECT_EQ(srep.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(srep.status().message(), "Invalid partition name specified");
+
+  auto crep = client->CancelJobs(CancelRequest());
+  ASSERT_FALSE(crep.ok());
+  EXPECT_EQ(crep.status().code(), Code::kPermissionDenied);
+  EXPECT_EQ(crep.status().message(), "Access/permission denied");
+
+  service_.get_jobs_status = {grpc::StatusCode::NOT_FOUND, "Invalid job id specified"};
+  auto jrep = client->GetJobs(GetJobsRequest());
+  ASSERT_FALSE(jrep.ok());
+  EXPECT_EQ(jrep.status().code(), Code::kNotFound);
+  EXPECT_EQ(jrep.status().message(), "Invalid job id specified");
+}
+
+TEST_F(ClusterClientTest, DeadlineBecomesTimeoutError) {
+  service_.delay_ms = 500;
+  auto client = ClusterClient::Create(target_, "t", /*deadline_ms=*/50);
+  auto rep = client->GetJobs(GetJobsRequest());
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.status().code(), Code::kUnavailable);
+  EXPECT_EQ(rep.status().message(), kTimedOut);
+}
+
+TEST(ClusterClientNoServer, UnreachableControllerIsConnectFailure) {
+  // Grab a free port, then close it again so nothing listens there.
+  int port = 0;
+  {
+    ClientApi::Service svc;
+    grpc::ServerBuilder b;
+    b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    b.RegisterService(&svc);
+    auto s = b.BuildAndStart();
+    s->Shutdown();
+  }
+  auto client = ClusterClient::Create("127.0.0.1:" + std::to_string(port), "t", 5000);
+  auto rep = client->GetNodes(GetNodesRequest());
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.status().code(), Code::kUnavailable);
+  EXPECT_EQ(rep.status().message(), "Unable to contact slurm controller (connect failure)");
+}
+
+TEST(StatusFromGrpc, MapsCodes) {
+  EXPECT_TRUE(StatusFromGrpc(grpc::Status::OK).ok());
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAUTHENTICATED, ""}).code(),
+            Code::kUnauthenticated);
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::FAILED_PRECONDITION, "x"}).message(), "x");
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::INTERNAL, "boom"}).code(), Code::kInternal);
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::PERMISSION_DENIED, ""}).message(),
+            "Access/permission denied");
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,104 @@
+#include "ctld/agent_link.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+
+#include "node.grpc.pb.h"
+#include "rpc/node_auth.h"
+
+namespace sluice::ctld {
+namespace {
+
+Status FromGrpc(const grpc::Status& s) {
+  if (s.ok()) return Status::Ok();
+  return Unavailable(s.error_message().empty() ? "agent unreachable" : s.error_message());
+}
+
+}  // namespace
+
+GrpcAgentLink::GrpcAgentLink(std::string cluster_key, const Clock* clock, int threads,
+                             int timeout_ms)
+    : signer_(std::make_unique<NodeSigner>(std::move(cluster_key), "sluicectld", clock)),
+      timeout_ms_(timeout_ms) {
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Worker(); });
+}
+
+GrpcAgentLink::~GrpcAgentLink() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void GrpcAgentLink::Post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+void GrpcAgentLink::Worker() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;  // stop_ and drained
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
+std::shared_ptr<grpc::Channel> GrpcAgentLink::ChannelFor(const AgentAddress& to) {
+  std::string target = to.host + ":" + std::to_string(to.port);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& ch = channels_[target];
+  if (!ch) ch = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  return ch;
+}
+
+void GrpcAgentLink::Launch(const AgentAddress& to, LaunchJobRequest req,
+                           std::function<void(Status)> done) {
+  Post([this, to, req = std::move(req), done = std::move(done)]() mutable {
+    signer_->Sign("LaunchJob", &req);
+    auto stub = AgentApi::NewStub(ChannelFor(to));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
+    LaunchJobReply reply;
+    Status st = FromGrpc(stub->LaunchJob(&ctx, req, &reply));
+    if (st.ok() && !reply.ok()) {
+      st = Internal(reply.error().empty() ? "launch failed" : reply.error());
+    }
+    if (done) done(st);
+  });
+}
+
+void GrpcAgentLink::Signal(const AgentAddress& to, SignalJobRequest req) {
+  Post([this, to, req = std::move(req)]() mutable {
+    signer_->Sign("SignalJob", &req);
+    auto stub = AgentApi::NewStub(ChannelFor(to));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
+    SignalJobReply reply;
+    stub->SignalJob(&ctx, req, &reply);  // best effort; reconciliation covers losses
+  });
+}
+
+void GrpcAgentLink::UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) {
+  Post([this, to, req = std::move(req)]() mutable {
+    signer_->Sign("UpdateJobLimit", &req);
+    auto stub = AgentApi::NewStub(ChannelFor(to));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
+    UpdateJobLimitReply reply;
+    stub->UpdateJobLimit(&ctx, req, &reply);
+  });
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,120 @@
+#include "ctld/client_service.h"
+
+#include "ctld/grpc_status.h"
+#include "rpc/credential.h"
+
+namespace sluice::ctld {
+
+grpc::Status ToGrpc(const Status& st) {
+  using grpc::StatusCode;
+  StatusCode code = StatusCode::UNKNOWN;
+  switch (st.code()) {
+    case Code::kOk: return grpc::Status::OK;
+    case Code::kInvalidArgument: code = StatusCode::INVALID_ARGUMENT; break;
+    case Code::kNotFound: code = StatusCode::NOT_FOUND; break;
+    case Code::kAlreadyExists: code = StatusCode::ALREADY_EXISTS; break;
+    case Code::kPermissionDenied: code = StatusCode::PERMISSION_DENIED; break;
+    case Code::kUnavailable: code = StatusCode::UNAVAILABLE; break;
+    case Code::kFailedPrecondition: code = StatusCode::FAILED_PRECONDITION; break;
+    case Code::kResourceExhausted: code = StatusCode::RESOURCE_EXHAUSTED; break;
+    case Code::kInternal: code = StatusCode::INTERNAL; break;
+    case Code::kUnauthenticated: code = StatusCode::UNAUTHENTICATED; break;
+  }
+  return grpc::Status(code, st.message());
+}
+
+namespace {
+
+// Runs `fn` on the owner thread and copies its value into `reply`.
+template <typename R, typename F>
+grpc::Status Run(OwnerLoop* loop, F fn, R* reply) {
+  Expected<R> r = loop->Call<R>(std::function<Expected<R>(Controller*)>(std::move(fn)));
+  if (!r.ok()) return ToGrpc(r.status());
+  *reply = std::move(r).value();
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+Expected<Caller> ClientService::Authenticate(grpc::ServerContext* ctx) const {
+  const auto& md = ctx->client_metadata();
+  auto it = md.find(kCredMetadataKey);
+  if (it == md.end()) return Unauthenticated(kMsgBadCredential);
+  std::string_view token(it->second.data(), it->second.size());
+  auto cred = VerifyCredential(key_, token, clock_->NowMs());
+  if (!cred.ok()) return Unauthenticated(kMsgBadCredential);
+  return Caller{cred->uid, cred->gid};
+}
+
+#define AUTH_OR_RETURN(caller)                        \
+  auto caller##_exp = Authenticate(ctx);              \
+  if (!caller##_exp.ok()) return ToGrpc(caller##_exp.status()); \
+  Caller caller = *caller##_exp
+
+grpc::Status ClientService::SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
+                                      SubmitReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) { return c->Submit(caller, *req); }, reply);
+}
+
+grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
+                                    GetJobsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) { return c->GetJobs(*req); }, reply);
+}
+
+grpc::Status ClientService::CancelJobs(grpc::ServerContext* ctx, const CancelRequest* req,
+                                       CancelReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<CancelReply> { return c->Cancel(caller, *req); },
+             reply);
+}
+
+grpc::Status ClientService::GetNodes(grpc::ServerContext* ctx, const GetNodesRequest* req,
+                                     GetNodesReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) { return c->GetNodes(*req); }, reply);
+}
+
+grpc::Status ClientService::GetPartitions(grpc::ServerContext* ctx,
+                                          const GetPartitionsRequest* req,
+                                          GetPartitionsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<GetPartitionsReply> { return c->GetPartitions(); },
+             reply);
+}
+
+grpc::Status ClientService::UpdateNode(grpc::ServerContext* ctx, const UpdateNodeRequest* req,
+                                       UpdateNodeReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<UpdateNodeReply> {
+               Status st = c->UpdateNode(caller, *req);
+               if (!st.ok()) return st;
+               return UpdateNodeReply();
+             },
+             reply);
+}
+
+grpc::Status ClientService::UpdateJob(grpc::ServerContext* ctx, const UpdateJobRequest* req,
+                                      UpdateJobReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<UpdateJobReply> {
+               Status st = c->UpdateJob(caller, *req);
+               if (!st.ok()) return st;
+               return UpdateJobReply();
+             },
+             reply);
+}
+
+grpc::Status ClientService::GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
+                                      GetConfigReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) -> Expected<GetConfigReply> { return c->GetConfig(); },
+             reply);
+}
+
+}  // namespace sluice::ctld

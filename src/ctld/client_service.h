@@ -1,0 +1,47 @@
+// ClientService: the gRPC ClientApi. Every call first verifies the "x-sluice-cred"
+// metadata token with the cluster key (no/invalid token -> UNAUTHENTICATED "Invalid
+// authentication credential"); the caller's uid/gid come only from that token. The
+// operation then runs on the owner thread (OwnerLoop::Call) and the reply is sent
+// after the state it changed has been committed.
+#pragma once
+
+#include <string>
+
+#include "client.grpc.pb.h"
+#include "common/clock.h"
+#include "ctld/owner_loop.h"
+
+namespace sluice::ctld {
+
+inline constexpr char kMsgBadCredential[] = "Invalid authentication credential";
+
+class ClientService final : public ClientApi::Service {
+ public:
+  ClientService(std::string cluster_key, const Clock* clock, OwnerLoop* loop)
+      : key_(std::move(cluster_key)), clock_(clock), loop_(loop) {}
+
+  grpc::Status SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
+                         SubmitReply* reply) override;
+  grpc::Status GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
+                       GetJobsReply* reply) override;
+  grpc::Status CancelJobs(grpc::ServerContext* ctx, const CancelRequest* req,
+                          CancelReply* reply) override;
+  grpc::Status GetNodes(grpc::ServerContext* ctx, const GetNodesRequest* req,
+                        GetNodesReply* reply) override;
+  grpc::Status GetPartitions(grpc::ServerContext* ctx, const GetPartitionsRequest* req,
+                             GetPartitionsReply* reply) override;
+  grpc::Status UpdateNode(grpc::ServerContext* ctx, const UpdateNodeRequest* req,
+                          UpdateNodeReply* reply) override;
+  grpc::Status UpdateJob(grpc::ServerContext* ctx, const UpdateJobRequest* req,
+                         UpdateJobReply* reply) override;
+  grpc::Status GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
+                         GetConfigReply* reply) override;
+
+ private:
+  Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;
+  std::string key_;
+  const Clock* clock_;
+  OwnerLoop* loop_;
+};
+
+}  // namespace sluice::ctld

@@ -1,0 +1,212 @@
+#include "ctld/controller.h"
+
+#include <grp.h>
+#include <pwd.h>
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "ctld/validate.h"
+
+namespace sluice::ctld {
+namespace {
+
+std::string DefaultUserName(uint32_t uid) {
+  struct passwd pw, *res = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res) return pw.pw_name;
+  return std::to_string(uid);
+}
+
+std::string DefaultGroupName(uint32_t gid) {
+  struct group gr, *res = nullptr;
+  char buf[4096];
+  if (getgrgid_r(gid, &gr, buf, sizeof buf, &res) == 0 && res) return gr.gr_name;
+  return std::to_string(gid);
+}
+
+}  // namespace
+
+Controller::Controller(Config config, const Clock* clock, storage::StateStore* store,
+                       AgentLink* agents, SchedDeps sched, ControllerOptions options)
+    : config_(std::move(config)),
+      clock_(clock),
+      store_(store),
+      agents_(agents),
+      sched_(std::move(sched)),
+      options_(std::move(options)),
+      nodes_(config_) {
+  if (!options_.user_name) options_.user_name = DefaultUserName;
+  if (!options_.group_name) options_.group_name = DefaultGroupName;
+  start_ms_ = clock_->NowMs();
+  for (auto& n : nodes_.nodes()) n.last_heartbeat_ms = start_ms_;
+}
+
+Status Controller::Load(bool clean_start) {
+  if (!store_) return Status::Ok();
+  ASSIGN_OR_RETURN(storage::LoadedState st, store_->LoadAll());
+  next_job_id_ = st.next_job_id;
+  for (const auto& rec : st.nodes) {
+    if (NodeRuntime* n = nodes_.Find(rec.name)) n->admin = rec;
+  }
+  for (auto& job : st.jobs) {
+    if (clean_start) {
+      archive_jobs_.push_back(job.job_id());
+      continue;
+    }
+    auto req = BuildRequest(config_, job);
+    if (req.ok()) {
+      jobs_.SetRequest(job.job_id(), std::move(req).value());
+    } else if (job.state() == JOB_PENDING) {
+      job.set_reason("BadConstraints");
+    }
+    if (HoldsResources(job)) nodes_.Allocate(job, job.spec().exclusive());
+    jobs_.Insert(std::move(job));
+  }
+  if (clean_start) next_id_dirty_ = true;
+  WantSchedule();
+  return Status::Ok();
+}
+
+Status Controller::Commit() {
+  storage::WriteBatch batch;
+  for (int64_t id : dirty_jobs_) {
+    if (const JobInfo* j = jobs_.Find(id)) batch.PutJob(*j);
+  }
+  for (int64_t id : archive_jobs_) batch.ArchiveJob(id);
+  for (const auto& name : dirty_nodes_) {
+    if (const NodeRuntime* n = nodes_.Find(name)) batch.PutNode(n->admin);
+  }
+  if (next_id_dirty_) batch.SetNextJobId(next_job_id_);
+  if (store_ && !batch.empty()) {
+    Status st = store_->Write(batch);
+    if (!st.ok()) return st;
+  }
+  dirty_jobs_.clear();
+  dirty_nodes_.clear();
+  archive_jobs_.clear();
+  next_id_dirty_ = false;
+  std::vector<std::function<void()>> out;
+  out.swap(outbox_);
+  for (auto& fn : out) fn();
+  return Status::Ok();
+}
+
+void Controller::Tick() {
+  CheckLiveness();
+  CheckTimeLimits();
+  PurgeOldJobs();
+}
+
+bool Controller::RequeueAllowed(const JobInfo& job) const {
+  if (job.spec().requeue() == 1) return true;
+  if (job.spec().requeue() == 2) return false;
+  return config_.job_requeue;
+}
+
+AgentAddress Controller::AddressOf(const std::string& node) const {
+  const NodeRuntime* n = nodes_.Find(node);
+  if (!n) return {node, node, config_.slurmd_port};
+  return {node, n->addr, n->port};
+}
+
+void Controller::SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind,
+                              int sig) {
+  SignalJobRequest req;
+  req.set_job_id(job_id);
+  req.set_kind(kind);
+  req.set_signal(sig);
+  AgentAddress to = AddressOf(node);
+  SendAfterCommit([this, to, req]() { agents_->Signal(to, req); });
+}
+
+void Controller::SendSignal(const JobInfo& job, SignalKind kind, int sig, bool all_nodes) {
+  for (int i = 0; i < job.alloc_size(); ++i) {
+    if (i > 0 && !all_nodes) break;
+    SendSignalTo(job.alloc(i).node(), job.job_id(), kind, sig);
+  }
+}
+
+void Controller::ReleaseResources(JobInfo* job) {
+  nodes_.Release(*job, job->spec().exclusive());
+  job->set_completing(false);
+  launching_.erase(job->job_id());
+  backstop_sent_.erase(job->job_id());
+  MarkJob(job->job_id());
+  WantSchedule();
+}
+
+void Controller::FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal) {
+  job->set_state(state);
+  job->set_exit_code(exit_code);
+  job->set_term_signal(term_signal);
+  job->set_end_time(Now());
+  job->set_reason("None");
+  ReleaseResources(job);
+}
+
+void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
+  if (HoldsResources(*job)) ReleaseResources(job);
+  if (job->start_time() > 0) job->set_restarts(job->restarts() + 1);
+  job->set_state(JOB_PENDING);
+  job->set_reason(reason);
+  job->clear_alloc();
+  job->set_start_time(0);
+  job->set_end_time(0);
+  job->set_exit_code(0);
+  job->set_term_signal(0);
+  job->set_completing(false);
+  job->set_requeue_on_end(false);
+  job->set_eligible_time(Now());
+  MarkJob(job->job_id());
+  WantSchedule();
+}
+
+void Controller::StartCancel(JobInfo* job, JobState state) {
+  job->set_state(state);
+  job->set_end_time(Now());
+  job->set_reason("None");
+  job->set_completing(true);
+  SendSignal(*job, SIGNAL_CANCEL, 0, true);
+  MarkJob(job->job_id());
+}
+
+void Controller::LoseJob(JobInfo* job) {
+  // The other nodes of the allocation drop their share.
+  for (int i = 1; i < job->alloc_size(); ++i) {
+    SendSignalTo(job->alloc(i).node(), job->job_id(), SIGNAL_KILL_STALE, 0);
+  }
+  if (job->requeue_on_end()) {
+    RequeueNow(job, "None");
+  } else if (job->completing()) {
+    ReleaseResources(job);
+  } else if (RequeueAllowed(*job)) {
+    std::cerr << fmt::format("sluicectld: job {} lost with its node, requeued\n", job->job_id());
+    RequeueNow(job, "None");
+  } else {
+    FinishJob(job, JOB_NODE_FAIL, 0, 0);
+  }
+}
+
+void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
+  for (int i = 1; i < job->alloc_size(); ++i) {
+    SendSignalTo(job->alloc(i).node(), job->job_id(), SIGNAL_KILL_STALE, 0);
+  }
+  if (job->requeue_on_end()) {
+    RequeueNow(job, "None");
+    return;
+  }
+  if (job->completing()) {  // cancelled or timed out while running: keep that state
+    job->set_exit_code(r.exit_code());
+    job->set_term_signal(r.term_signal());
+    ReleaseResources(job);
+    return;
+  }
+  JobState st = r.state();
+  if (!IsTerminal(st)) st = (r.exit_code() == 0 && r.term_signal() == 0) ? JOB_COMPLETED : JOB_FAILED;
+  FinishJob(job, st, r.exit_code(), r.term_signal());
+  if (r.end_time() > 0) job->set_end_time(r.end_time());
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,174 @@
+// Controller: the owner-thread core of sluicectld. It owns all cluster and job state
+// (JobTable, NodeTable) and implements every client and node API operation as a plain
+// method; nothing in here locks or blocks. The event loop (owner_loop.h) runs these
+// methods on one thread and calls Commit() once per queue drain (group commit): every
+// mutation marks jobs/nodes dirty, Commit() writes them in ONE StateStore transaction,
+// and only after it succeeds are agent messages (launch, signal, limit updates)
+// handed to the AgentLink and replies released to clients.
+//
+// Files: controller.cc (load, commit, tick, helpers), client_ops.cc (client API),
+// node_ops.cc (agent registration, heartbeats, job ends, liveness),
+// scheduler_loop.cc (scheduling passes and launches).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client.pb.h"
+#include "common/clock.h"
+#include "common/config.h"
+#include "common/status.h"
+#include "ctld/agent_link.h"
+#include "ctld/job_table.h"
+#include "ctld/node_table.h"
+#include "node.pb.h"
+#include "sched/scheduler.h"
+#include "storage/state_store.h"
+
+namespace sluice::ctld {
+
+inline constexpr char kMsgInvalidJobId[] = "Invalid job id specified";
+inline constexpr char kMsgAccessDenied[] = "Access/permission denied";
+inline constexpr char kMsgAlreadyDone[] = "Job/step already completing or completed";
+inline constexpr char kMsgNotPending[] = "Job is no longer pending execution";
+inline constexpr char kMsgDisabled[] = "Requested operation is presently disabled";
+inline constexpr char kMsgBadNodeState[] = "Invalid node state specified";
+inline constexpr char kMsgNeedReason[] =
+    "You must specify a reason when DOWNING or DRAINING a node. Request denied";
+
+struct Caller {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
+struct SchedDeps {
+  sched::Scheduler* scheduler = nullptr;
+  std::function<sched::Decision(const sched::ClusterSnapshot&, const sched::JobRequest&)>
+      check_feasible;
+};
+
+struct ControllerOptions {
+  uint32_t admin_uid = 0;            // the controller's own uid (root is always admin)
+  int64_t min_job_age_s = 300;       // finished jobs stay in memory this long
+  int64_t sched_min_interval_ms = 5; // debounce of change-triggered passes
+  int64_t sched_period_ms = 10000;   // periodic pass even without changes
+  int64_t timeout_grace_s = 60;      // backstop: cancel jobs this long past limit+KillWait
+  // Resolves uid/gid to names; default uses getpwuid_r/getgrgid_r.
+  std::function<std::string(uint32_t)> user_name;
+  std::function<std::string(uint32_t)> group_name;
+};
+
+class Controller {
+ public:
+  Controller(Config config, const Clock* clock, storage::StateStore* store, AgentLink* agents,
+             SchedDeps sched, ControllerOptions options);
+
+  // Restores jobs and node flags from the store (skipped with clean_start: the
+  // store's jobs are archived and ids continue after the highest one).
+  Status Load(bool clean_start);
+  // Runs `fn` on the owner thread later (launch results); set by the event loop.
+  void SetPoster(std::function<void(std::function<void()>)> post) { post_ = std::move(post); }
+
+  // ---- client API (client_ops.cc) ----
+  Expected<SubmitReply> Submit(const Caller& caller, const SubmitRequest& req);
+  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req) const;
+  CancelReply Cancel(const Caller& caller, const CancelRequest& req);
+  Expected<GetNodesReply> GetNodes(const GetNodesRequest& req) const;
+  GetPartitionsReply GetPartitions() const;
+  Status UpdateNode(const Caller& caller, const UpdateNodeRequest& req);
+  Status UpdateJob(const Caller& caller, const UpdateJobRequest& req);
+  GetConfigReply GetConfig() const;
+
+  // ---- node API (node_ops.cc); `node` is the authenticated sender ----
+  Expected<RegisterNodeReply> RegisterNode(const RegisterNodeRequest& req);
+  HeartbeatReply Heartbeat(const HeartbeatRequest& req);
+  Status JobEnded(const JobEndedRequest& req);
+  void OnLaunchResult(int64_t job_id, int32_t restarts, const std::string& node,
+                      const Status& result);
+
+  // ---- owner loop hooks ----
+  void Tick();                                  // liveness, time limits, purges
+  bool SchedulePass();                          // scheduler_loop.cc
+  bool ScheduleDue(int64_t now_ms) const;       // a pass should run now
+  int64_t NextWakeMs(int64_t now_ms) const;     // when the loop should wake at the latest
+  // Writes every dirty job/node in one transaction; on success sends the queued agent
+  // messages. On failure the dirty set is kept (retried next time) and nothing is sent.
+  Status Commit();
+  bool HasUncommitted() const { return !dirty_jobs_.empty() || !dirty_nodes_.empty() || next_id_dirty_; }
+
+  // ---- read access for tests ----
+  const JobTable& jobs() const { return jobs_; }
+  const NodeTable& nodes() const { return nodes_; }
+  int64_t next_job_id() const { return next_job_id_; }
+
+ private:
+  friend class ControllerTestPeer;
+  bool IsAdmin(const Caller& c) const { return c.uid == 0 || c.uid == options_.admin_uid; }
+  int64_t Now() const { return clock_->Now(); }
+  void MarkJob(int64_t id) { dirty_jobs_.insert(id); }
+  void MarkNode(const std::string& name) { dirty_nodes_.insert(name); }
+  void WantSchedule() { sched_wanted_ = true; }
+  bool RequeueAllowed(const JobInfo& job) const;
+  AgentAddress AddressOf(const std::string& node) const;
+  void SendAfterCommit(std::function<void()> fn) { outbox_.push_back(std::move(fn)); }
+  void SendSignal(const JobInfo& job, SignalKind kind, int sig, bool all_nodes);
+  void SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind, int sig);
+
+  // Job state transitions (controller.cc).
+  void FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal);
+  void ReleaseResources(JobInfo* job);
+  void RequeueNow(JobInfo* job, const std::string& reason);
+  void StartCancel(JobInfo* job, JobState state);
+  void LoseJob(JobInfo* job);                     // its batch host is gone
+  void ApplyEndReport(JobInfo* job, const JobReport& r);
+
+  // Client helpers (client_ops.cc).
+  Status CheckOwner(const Caller& c, const JobInfo* job) const;
+  CancelResult CancelOne(const Caller& c, JobInfo* job, const CancelRequest& req);
+  bool CancelMatches(const JobInfo& job, const CancelRequest& req) const;
+  Status UpdateOne(const Caller& c, JobInfo* job, const UpdateJobRequest& req);
+  Status UpdateTimeLimit(const Caller& c, JobInfo* job, int64_t minutes);
+  Status Hold(const Caller& c, JobInfo* job, bool user_hold);
+  Status Release(const Caller& c, JobInfo* job);
+  Status Requeue(const Caller& c, JobInfo* job);
+  std::string TestOnlyMessage(const JobInfo& job);
+
+  // Node helpers (node_ops.cc).
+  void SetNodeDown(NodeRuntime* n, bool admin, const std::string& reason, uint32_t uid);
+  void FailJobsOn(NodeRuntime* n);
+  void ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req, RegisterNodeReply* reply);
+  void CheckLiveness();
+  void CheckTimeLimits();
+  void PurgeOldJobs();
+
+  // Scheduling (scheduler_loop.cc).
+  void StartJob(JobInfo* job, const sched::Decision& d);
+  void LaunchOn(const JobInfo& job, int node_index);
+
+  Config config_;
+  const Clock* clock_;
+  storage::StateStore* store_;
+  AgentLink* agents_;
+  SchedDeps sched_;
+  ControllerOptions options_;
+  JobTable jobs_;
+  NodeTable nodes_;
+  int64_t next_job_id_ = 1;
+  int64_t start_ms_ = 0;
+  bool next_id_dirty_ = false;
+  std::set<int64_t> dirty_jobs_;
+  std::set<std::string> dirty_nodes_;
+  std::vector<int64_t> archive_jobs_;
+  std::vector<std::function<void()>> outbox_;
+  std::function<void(std::function<void()>)> post_;
+  bool sched_wanted_ = true;
+  int64_t last_sched_ms_ = 0;
+  std::map<int64_t, int> launching_;             // job -> LaunchJob calls not answered yet
+  std::set<int64_t> backstop_sent_;              // time-limit backstop cancel sent
+};
+
+}  // namespace sluice::ctld

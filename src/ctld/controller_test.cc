@@ -1,0 +1,492 @@
+#include "ctld/controller.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/slurm_format.h"
+#include "ctld/test_fakes.h"
+#include "ctld/validate.h"
+
+namespace sluice::ctld {
+namespace {
+
+using testing::FakeAgentLink;
+using testing::FirstFitScheduler;
+
+constexpr uint32_t kAlice = 1000;
+constexpr uint32_t kBob = 1001;
+
+Config TestConfig() {
+  Config c;
+  c.path = "/etc/sluice/sluice.conf";
+  c.slurmd_timeout_s = 300;
+  for (const char* name : {"node01", "node02"}) {
+    NodeConfig n;
+    n.name = name;
+    n.cpus = 4;
+    n.real_memory_mb = 1000;
+    for (int i = 0; i < 2; ++i) n.gpus.push_back({i, "h100", "", "", ""});
+    c.nodes.push_back(n);
+  }
+  PartitionConfig p;
+  p.name = "gpu";
+  p.nodes = {"node01", "node02"};
+  p.is_default = true;
+  p.max_time_min = 60;
+  c.partitions.push_back(p);
+  PartitionConfig d = p;
+  d.name = "closed";
+  d.is_default = false;
+  d.up = false;
+  c.partitions.push_back(d);
+  return c;
+}
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sluice-ctld-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    Reopen();
+  }
+  void TearDown() override {
+    ctl_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Reopen(bool clean = false) {
+    ctl_.reset();
+    store_.reset();
+    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
+    ControllerOptions o;
+    o.admin_uid = 0;
+    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
+    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
+    ctl_ = std::make_unique<Controller>(TestConfig(), &clock_, store_.get(), &link_,
+                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
+    ASSERT_TRUE(ctl_->Load(clean).ok());
+  }
+
+  void RegisterAll() {
+    for (const char* n : {"node01", "node02"}) {
+      RegisterNodeRequest r;
+      r.set_node(n);
+      r.set_cpus(4);
+      r.set_real_memory_mb(1000);
+      for (int i = 0; i < 2; ++i) r.add_gpus()->set_index(i);
+      ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    }
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+
+  static SubmitRequest Req(int gpus = 0) {
+    SubmitRequest r;
+    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+    r.mutable_spec()->set_work_dir("/home/alice");
+    if (gpus) {
+      auto* g = r.mutable_spec()->add_gres_per_node();
+      g->set_name("gpu");
+      g->set_count(gpus);
+    }
+    return r;
+  }
+
+  int64_t Submit(uint32_t uid = kAlice, SubmitRequest r = Req()) {
+    auto rep = ctl_->Submit({uid, uid}, r);
+    EXPECT_TRUE(rep.ok()) << rep.status().message();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    return rep.ok() ? rep->job_id() : -1;
+  }
+
+  const JobInfo& Job(int64_t id) { return *ctl_->jobs().Find(id); }
+
+  void EndJob(int64_t id, int exit_code, JobState st = JOB_STATE_UNSPECIFIED) {
+    JobEndedRequest e;
+    e.set_node(Job(id).alloc(0).node());
+    e.mutable_report()->set_job_id(id);
+    e.mutable_report()->set_finished(true);
+    e.mutable_report()->set_exit_code(exit_code);
+    e.mutable_report()->set_state(st);
+    ASSERT_TRUE(ctl_->JobEnded(e).ok());
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+
+  int64_t StartOne(uint32_t uid = kAlice, SubmitRequest r = Req()) {
+    int64_t id = Submit(uid, r);
+    ctl_->SchedulePass();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+    return id;
+  }
+
+  std::string dir_;
+  ManualClock clock_{1'700'000'000};
+  FakeAgentLink link_;
+  FirstFitScheduler sched_;
+  std::unique_ptr<storage::StateStore> store_;
+  std::unique_ptr<Controller> ctl_;
+};
+
+TEST_F(ControllerTest, JobIdsStartAtOneAndSurviveRestart) {
+  EXPECT_EQ(Submit(), 1);
+  EXPECT_EQ(Submit(), 2);
+  Reopen();
+  EXPECT_EQ(Submit(), 3);
+  EXPECT_EQ(Job(1).state(), JOB_PENDING);
+  EXPECT_EQ(Job(1).user(), "u1000");
+  Reopen(/*clean=*/true);
+  EXPECT_EQ(ctl_->jobs().size(), 0u);
+  EXPECT_EQ(Submit(), 4);  // ids never repeat
+}
+
+TEST_F(ControllerTest, SubmitIsDurableOnlyAfterCommit) {
+  auto rep = ctl_->Submit({kAlice, kAlice}, Req());
+  ASSERT_TRUE(rep.ok());
+  EXPECT_TRUE(store_->LoadAll()->jobs.empty());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(store_->LoadAll()->jobs.size(), 1u);
+}
+
+TEST_F(ControllerTest, ValidationMessagesMatchSlurm) {
+  auto r = Req();
+  r.mutable_spec()->set_partition("nosuch");
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgInvalidPartition);
+  r = Req();
+  r.mutable_spec()->set_time_limit_min(61);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadTimeLimit);
+  r.mutable_spec()->set_time_limit_min(-1);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadTimeLimit);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, Req(3)).status().message(), kMsgNodeConfig);
+  r = Req();
+  r.mutable_spec()->set_mem_per_node_mb(5000);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgMemory);
+  r = Req();
+  r.mutable_spec()->set_script("echo no shebang");
+  EXPECT_FALSE(ctl_->Submit({kAlice, kAlice}, r).ok());
+  r = Req();
+  r.mutable_spec()->set_nodelist("node09");
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadNodeName);
+  EXPECT_EQ(ctl_->next_job_id(), 1);  // rejected submissions consume no id
+}
+
+TEST_F(ControllerTest, NormalisesDefaults) {
+  auto r = Req(2);
+  r.mutable_spec()->set_min_nodes(2);
+  r.mutable_spec()->set_ntasks_per_node(2);
+  r.mutable_spec()->set_mem_per_cpu_mb(100);
+  int64_t id = Submit(kAlice, r);
+  const JobInfo& j = Job(id);
+  EXPECT_EQ(j.spec().partition(), "gpu");
+  EXPECT_EQ(j.time_limit_min(), 60);  // no DefaultTime: MaxTime
+  EXPECT_EQ(j.num_nodes(), 2);
+  EXPECT_EQ(j.num_tasks(), 4);
+  EXPECT_EQ(j.num_cpus(), 4);
+  EXPECT_EQ(j.gpus_per_node(), 2);
+  EXPECT_EQ(j.mem_per_node_mb(), 200);
+  EXPECT_EQ(j.reason(), "None");
+}
+
+TEST_F(ControllerTest, TestOnlyReportsPlacementWithoutQueuing) {
+  RegisterAll();
+  auto r = Req(1);
+  r.set_test_only(true);
+  auto rep = ctl_->Submit({kAlice, kAlice}, r);
+  ASSERT_TRUE(rep.ok());
+  EXPECT_EQ(rep->job_id(), 0);
+  EXPECT_EQ(rep->test_only_message(),
+            "Job 1 to start at " + FormatTimestamp(1'700'000'000) +
+                " using 1 processors on nodes node01 in partition gpu");
+  EXPECT_EQ(ctl_->jobs().size(), 0u);
+}
+
+TEST_F(ControllerTest, SchedulesAndLaunchesOnlyAfterCommit) {
+  RegisterAll();
+  int64_t id = Submit(kAlice, Req(1));
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+  EXPECT_TRUE(link_.launches.empty());  // not before the start is durable
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(link_.launches.size(), 1u);
+  const BatchLaunch& l = link_.launches[0].req.launch();
+  EXPECT_EQ(l.job_id(), id);
+  EXPECT_EQ(l.stdout_path(), "/home/alice/slurm-1.out");
+  EXPECT_EQ(l.time_limit_s(), 3600);
+  EXPECT_NE(std::find(l.env().begin(), l.env().end(), "CUDA_VISIBLE_DEVICES=0"), l.env().end());
+  EXPECT_NE(std::find(l.env().begin(), l.env().end(), "SLURM_JOB_ID=1"), l.env().end());
+  EXPECT_EQ(store_->LoadAll()->jobs[0].state(), JOB_RUNNING);
+}
+
+TEST_F(ControllerTest, NothingStartsOnUnregisteredOrDrainedNodes) {
+  int64_t id = Submit();
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  RegisterAll();
+  UpdateNodeRequest d;
+  d.add_names("node01");
+  d.add_names("node02");
+  d.set_state("DRAIN");
+  d.set_reason("maint");
+  ASSERT_TRUE(ctl_->UpdateNode({0, 0}, d).ok());
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  EXPECT_EQ(Job(id).reason(), "Resources");
+}
+
+TEST_F(ControllerTest, JobEndSetsStateAndFreesResources) {
+  RegisterAll();
+  int64_t a = StartOne(kAlice, Req(2));
+  int64_t b = StartOne(kAlice, Req(2));
+  int64_t c = Submit(kAlice, Req(2));
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(c).state(), JOB_PENDING);
+  EndJob(a, 0);
+  EXPECT_EQ(Job(a).state(), JOB_COMPLETED);
+  EndJob(b, 3);
+  EXPECT_EQ(Job(b).state(), JOB_FAILED);
+  EXPECT_EQ(Job(b).exit_code(), 3);
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(c).state(), JOB_RUNNING);
+}
+
+TEST_F(ControllerTest, CancelPendingAndRunning) {
+  RegisterAll();
+  int64_t run = StartOne(kAlice, Req(2));
+  int64_t pend = Submit(kAlice, Req(2));
+  int64_t pend2 = Submit(kAlice, Req(2));
+  CancelRequest req;
+  req.add_job_ids(pend);
+  req.add_job_ids(run);
+  req.add_job_ids(999);
+  CancelReply rep = ctl_->Cancel({kAlice, kAlice}, req);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(rep.results_size(), 3);
+  EXPECT_EQ(rep.results(0).code(), 0);
+  EXPECT_EQ(rep.results(2).message(), kMsgInvalidJobId);
+  EXPECT_EQ(Job(pend).state(), JOB_CANCELLED);
+  EXPECT_EQ(Job(run).state(), JOB_CANCELLED);  // shown at once
+  EXPECT_TRUE(Job(run).completing());
+  ASSERT_EQ(link_.signals.size(), 1u);
+  EXPECT_EQ(link_.signals[0].second.kind(), SIGNAL_CANCEL);
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(pend2).state(), JOB_RUNNING);  // node02 was free
+  // Cancelling again: already completing.
+  rep = ctl_->Cancel({kAlice, kAlice}, req);
+  EXPECT_EQ(rep.results(1).message(), kMsgAlreadyDone);
+  EndJob(run, 0, JOB_CANCELLED);
+  EXPECT_FALSE(Job(run).completing());
+  EXPECT_EQ(Job(run).state(), JOB_CANCELLED);
+}
+
+TEST_F(ControllerTest, UsersMayOnlyTouchTheirOwnJobs) {
+  int64_t id = Submit(kAlice);
+  CancelRequest req;
+  req.add_job_ids(id);
+  EXPECT_EQ(ctl_->Cancel({kBob, kBob}, req).results(0).message(), kMsgAccessDenied);
+  UpdateJobRequest hold;
+  hold.add_job_ids(id);
+  hold.set_action(JOB_ACTION_HOLD);
+  EXPECT_EQ(ctl_->UpdateJob({kBob, kBob}, hold).message(), kMsgAccessDenied);
+  UpdateNodeRequest drain;
+  drain.add_names("node01");
+  drain.set_state("DRAIN");
+  drain.set_reason("x");
+  EXPECT_EQ(ctl_->UpdateNode({kAlice, kAlice}, drain).code(), Code::kPermissionDenied);
+  EXPECT_EQ(ctl_->Cancel({0, 0}, req).results(0).code(), 0);  // root may
+}
+
+TEST_F(ControllerTest, HoldAndRelease) {
+  RegisterAll();
+  int64_t id = Submit(kAlice);
+  UpdateJobRequest u;
+  u.add_job_ids(id);
+  u.set_action(JOB_ACTION_HOLD);
+  ASSERT_TRUE(ctl_->UpdateJob({0, 0}, u).ok());
+  EXPECT_EQ(Job(id).reason(), "JobHeldAdmin");
+  EXPECT_EQ(Job(id).priority(), 0);
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  u.set_action(JOB_ACTION_RELEASE);
+  EXPECT_EQ(ctl_->UpdateJob({kAlice, kAlice}, u).message(), kMsgAccessDenied);
+  ASSERT_TRUE(ctl_->UpdateJob({0, 0}, u).ok());
+  u.set_action(JOB_ACTION_HOLD);
+  ASSERT_TRUE(ctl_->UpdateJob({kAlice, kAlice}, u).ok());
+  EXPECT_EQ(Job(id).reason(), "JobHeldUser");
+  u.set_action(JOB_ACTION_RELEASE);
+  ASSERT_TRUE(ctl_->UpdateJob({kAlice, kAlice}, u).ok());
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+}
+
+TEST_F(ControllerTest, TimeLimitUpdates) {
+  RegisterAll();
+  int64_t id = StartOne();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  UpdateJobRequest u;
+  u.add_job_ids(id);
+  u.set_set_time_limit(true);
+  u.set_time_limit_min(120);
+  EXPECT_EQ(ctl_->UpdateJob({kAlice, kAlice}, u).message(), kMsgAccessDenied);
+  u.set_time_limit_min(5);
+  ASSERT_TRUE(ctl_->UpdateJob({kAlice, kAlice}, u).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).time_limit_min(), 5);
+  ASSERT_EQ(link_.limits.size(), 1u);
+  EXPECT_EQ(link_.limits[0].second.time_limit_s(), 300);
+}
+
+TEST_F(ControllerTest, RequeueRunningJobWaitsForProcesses) {
+  RegisterAll();
+  int64_t id = StartOne();
+  UpdateJobRequest u;
+  u.add_job_ids(id);
+  u.set_action(JOB_ACTION_REQUEUE);
+  ASSERT_TRUE(ctl_->UpdateJob({kAlice, kAlice}, u).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_COMPLETING);
+  EndJob(id, 0, JOB_CANCELLED);
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  EXPECT_EQ(Job(id).restarts(), 1);
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+  EndJob(id, 0);
+  ASSERT_TRUE(ctl_->UpdateJob({kAlice, kAlice}, u).ok());  // finished jobs too
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  EXPECT_EQ(Job(id).restarts(), 2);
+}
+
+TEST_F(ControllerTest, ReconcileOnRegister) {
+  RegisterAll();
+  int64_t kept = StartOne();
+  int64_t lost = StartOne();
+  ASSERT_EQ(Job(kept).alloc(0).node(), "node01");
+  ASSERT_EQ(Job(lost).alloc(0).node(), "node01");
+  for (auto& l : link_.launches) l.done(Status::Ok());
+  RegisterNodeRequest r;
+  r.set_node("node01");
+  r.set_cpus(4);
+  r.set_real_memory_mb(1000);
+  for (int i = 0; i < 2; ++i) r.add_gpus()->set_index(i);
+  r.add_jobs()->set_job_id(kept);
+  r.add_jobs()->set_job_id(777);  // unknown to the controller
+  auto rep = ctl_->RegisterNode(r);
+  ASSERT_TRUE(rep.ok());
+  ASSERT_EQ(rep->kill_job_ids_size(), 1) << rep->DebugString();
+  EXPECT_EQ(rep->kill_job_ids(0), 777);
+  EXPECT_EQ(Job(kept).state(), JOB_RUNNING);
+  EXPECT_EQ(Job(lost).state(), JOB_PENDING);  // requeued (JobRequeue default)
+  // A finished report is applied.
+  r.clear_jobs();
+  JobReport* fin = r.add_jobs();
+  fin->set_job_id(kept);
+  fin->set_finished(true);
+  fin->set_exit_code(1);
+  ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+  EXPECT_EQ(Job(kept).state(), JOB_FAILED);
+}
+
+TEST_F(ControllerTest, SilentNodeGoesDownAndJobsRequeueOrFail) {
+  RegisterAll();
+  int64_t requeue = StartOne();
+  auto r = Req();
+  r.mutable_spec()->set_requeue(2);
+  int64_t no_requeue = StartOne(kAlice, r);
+  clock_.Advance(301);
+  HeartbeatRequest hb;
+  hb.set_node("node02");
+  ctl_->Heartbeat(hb);
+  clock_.Advance(1);
+  ctl_->Tick();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(requeue).state(), JOB_PENDING);
+  EXPECT_EQ(Job(no_requeue).state(), JOB_NODE_FAIL);
+  auto nodes = ctl_->GetNodes({});
+  EXPECT_EQ(nodes->nodes(0).state(), NODE_DOWN);
+  EXPECT_EQ(nodes->nodes(0).reason(), "Not responding");
+  EXPECT_NE(nodes->nodes(1).state(), NODE_DOWN);
+  hb.set_node("node01");
+  EXPECT_TRUE(ctl_->Heartbeat(hb).reregister());
+}
+
+TEST_F(ControllerTest, RestartRestoresRunningJobsAndAllocations) {
+  RegisterAll();
+  int64_t run = StartOne(kAlice, Req(2));
+  int64_t pend = Submit(kAlice, Req(2));
+  int64_t pend2 = Submit(kAlice, Req(2));
+  (void)pend2;
+  Reopen();
+  EXPECT_EQ(Job(run).state(), JOB_RUNNING);
+  EXPECT_EQ(Job(run).alloc(0).gpu_ids_size(), 2);
+  EXPECT_EQ(Job(pend).state(), JOB_PENDING);
+  HeartbeatRequest hb;
+  hb.set_node("node01");
+  EXPECT_TRUE(ctl_->Heartbeat(hb).reregister());
+  RegisterNodeRequest r;
+  r.set_node("node01");
+  r.set_cpus(4);
+  r.set_real_memory_mb(1000);
+  for (int i = 0; i < 2; ++i) r.add_gpus()->set_index(i);
+  r.add_jobs()->set_job_id(run);
+  ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(run).state(), JOB_RUNNING);
+  EXPECT_EQ(Job(pend).state(), JOB_PENDING);  // node01's GPUs are still held
+}
+
+TEST_F(ControllerTest, LaunchFailureRequeuesAndDrains) {
+  RegisterAll();
+  int64_t id = StartOne();
+  ASSERT_EQ(link_.launches.size(), 1u);
+  link_.launches[0].done(Internal("cannot fork stepd"));
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  auto n = ctl_->GetNodes({});
+  EXPECT_TRUE(n->nodes(0).drain());
+  EXPECT_EQ(n->nodes(0).reason(), "cannot fork stepd");
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).alloc(0).node(), "node02");
+}
+
+TEST_F(ControllerTest, UpdateNodeRules) {
+  UpdateNodeRequest r;
+  r.add_names("node01");
+  r.set_state("DRAIN");
+  EXPECT_EQ(ctl_->UpdateNode({0, 0}, r).message(), kMsgNeedReason);
+  r.set_state("BOGUS");
+  EXPECT_EQ(ctl_->UpdateNode({0, 0}, r).message(), kMsgBadNodeState);
+  r.set_state("drain");
+  r.set_reason("disk");
+  ASSERT_TRUE(ctl_->UpdateNode({0, 0}, r).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  Reopen();
+  EXPECT_TRUE(ctl_->GetNodes({})->nodes(0).drain());
+  r.set_state("RESUME");
+  ASSERT_TRUE(ctl_->UpdateNode({0, 0}, r).ok());
+  EXPECT_FALSE(ctl_->GetNodes({})->nodes(0).drain());
+}
+
+TEST_F(ControllerTest, DownPartitionQueuesButDoesNotStart) {
+  RegisterAll();
+  auto r = Req();
+  r.mutable_spec()->set_partition("closed");
+  int64_t id = Submit(kAlice, r);
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  EXPECT_EQ(Job(id).reason(), "PartitionDown");
+}
+
+TEST_F(ControllerTest, FinishedJobsArePurgedToHistory) {
+  RegisterAll();
+  int64_t id = StartOne();
+  EndJob(id, 0);
+  clock_.Advance(301);
+  ctl_->Tick();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->jobs().Find(id), nullptr);
+  EXPECT_TRUE(store_->LoadHistoryJob(id)->has_value());
+  EXPECT_FALSE(ctl_->GetJobs([&] { GetJobsRequest g; g.add_job_ids(id); return g; }()).ok());
+}
+
+}  // namespace
+}  // namespace sluice::ctld

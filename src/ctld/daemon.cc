@@ -1,0 +1,119 @@
+#include "ctld/daemon.h"
+
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "common/config.h"
+#include "ctld/agent_link.h"
+#include "ctld/client_service.h"
+#include "ctld/controller.h"
+#include "ctld/node_service.h"
+#include "ctld/owner_loop.h"
+#include "rpc/credential.h"
+#include "rpc/ident_server.h"
+#include "sched/scheduler.h"
+#include "storage/state_store.h"
+
+namespace sluice::ctld {
+namespace {
+
+int Fail(const std::string& msg) {
+  std::cerr << "sluicectld: error: " << msg << "\n";
+  return 1;
+}
+
+Status PrepareStateDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Unavailable("cannot create " + dir + ": " + ec.message());
+  chmod(dir.c_str(), 0755);
+  return Status::Ok();
+}
+
+int64_t MinJobAge(const Config& config) {
+  for (const auto& [k, v] : config.raw) {
+    if (strcasecmp(k.c_str(), "MinJobAge") == 0) return std::atoll(v.c_str());
+  }
+  return 300;
+}
+
+void WaitForSignal() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  int sig = 0;
+  sigwait(&set, &sig);
+  std::cerr << "sluicectld: signal " << sig << ", shutting down\n";
+}
+
+}  // namespace
+
+int RunDaemon(const DaemonOptions& options) {
+  // Block the shutdown signals in every thread; the main thread sigwaits for them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto config = LoadConfigFile(options.config_path);
+  if (!config.ok()) return Fail(config.status().message());
+  Config& cfg = *config;
+  const std::string& state_dir = cfg.state_save_location;
+  if (Status st = PrepareStateDir(state_dir); !st.ok()) return Fail(st.message());
+  std::string key_file =
+      cfg.cluster_key_file.empty() ? state_dir + "/cluster.key" : cfg.cluster_key_file;
+  std::string ident = cfg.ident_socket.empty() ? state_dir + "/ident.sock" : cfg.ident_socket;
+  auto key = LoadClusterKey(key_file, /*create=*/true);
+  if (!key.ok()) return Fail(key.status().message());
+
+  RealClock clock;
+  IdentServer ident_server(ident, *key, &clock);
+  if (Status st = ident_server.Start(); !st.ok()) return Fail(st.message());
+  auto store = storage::StateStore::Open(state_dir + "/sluicectld.db");
+  if (!store.ok()) return Fail(store.status().message());
+
+  auto scheduler = sched::MakeFifoScheduler();
+  GrpcAgentLink agents(*key, &clock);
+  SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s,
+                                     const sched::JobRequest& j) {
+                   return sched::CheckFeasible(s, j);
+                 }};
+  ControllerOptions copts;
+  copts.admin_uid = getuid();
+  copts.min_job_age_s = MinJobAge(cfg);
+  std::string listen = cfg.ctld_host + ":" + std::to_string(cfg.ctld_port);
+  Controller controller(cfg, &clock, store->get(), &agents, deps, copts);
+  if (Status st = controller.Load(options.clean_start); !st.ok()) return Fail(st.message());
+  OwnerLoop loop(&controller, &clock);
+  loop.Start();
+
+  ClientService client_service(*key, &clock, &loop);
+  NodeService node_service(*key, &clock, &loop);
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(&client_service);
+  builder.RegisterService(&node_service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || bound_port == 0) {
+    loop.Stop();
+    return Fail("cannot listen on " + listen);
+  }
+  std::cerr << "sluicectld: cluster " << cfg.cluster_name << " listening on " << listen
+            << ", " << controller.jobs().size() << " jobs restored\n";
+  WaitForSignal();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  loop.Stop();
+  ident_server.Stop();
+  return 0;
+}
+
+}  // namespace sluice::ctld

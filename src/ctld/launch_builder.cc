@@ -1,0 +1,38 @@
+#include "ctld/launch_builder.h"
+
+#include "common/slurm_format.h"
+
+namespace sluice::ctld {
+
+std::string ExpandOutputPath(const std::string& pattern, const JobInfo& job,
+                             const std::string& node, const std::string& work_dir) {
+  PatternVars vars;
+  vars.job_id = job.job_id();
+  vars.job_name = job.spec().name();
+  vars.user = job.user();
+  vars.node = node;
+  vars.task_id = 0;
+  vars.node_index = 0;
+  std::string out = ExpandOutputPattern(pattern.empty() ? "slurm-%j.out" : pattern, vars);
+  if (!out.empty() && out[0] == '/') return out;
+  std::string dir = work_dir.empty() ? "/" : work_dir;
+  return dir.back() == '/' ? dir + out : dir + "/" + out;
+}
+
+LaunchJobRequest BuildLaunch(const Config& config, const JobInfo& job, int node_index) {
+  LaunchJobRequest req;
+  BatchLaunch* l = req.mutable_launch();
+  l->set_job_id(job.job_id());
+  *l->mutable_job() = job;
+  *l->mutable_local() = job.alloc(node_index);
+  // The user's environment as submitted; the node's stepd adds the SLURM_* variables.
+  for (const auto& e : job.spec().env()) l->add_env(e);
+  l->set_stdout_path(job.stdout_path());
+  l->set_stderr_path(job.stderr_path());
+  l->set_time_limit_s(job.time_limit_min() > 0 ? job.time_limit_min() * 60 : 0);
+  l->set_kill_wait_s(config.kill_wait_s);
+  l->set_append_output(job.restarts() > 0);
+  return req;
+}
+
+}  // namespace sluice::ctld

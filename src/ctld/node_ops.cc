@@ -1,0 +1,185 @@
+// Node API operations of the Controller: registration with reconciliation,
+// heartbeats, job ends, launch results, liveness, time-limit backstop and purges.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "ctld/controller.h"
+
+namespace sluice::ctld {
+namespace {
+
+bool IsBatchHost(const JobInfo& job, const std::string& node) {
+  return job.alloc_size() > 0 && job.alloc(0).node() == node;
+}
+
+std::string ResourceShortfall(const NodeRuntime& n, const RegisterNodeRequest& req) {
+  if (req.cpus() > 0 && req.cpus() < n.cfg.cpus) return "Low socket*core*thread count";
+  if (req.real_memory_mb() > 0 && req.real_memory_mb() < n.cfg.real_memory_mb) {
+    return "Low RealMemory";
+  }
+  if (req.gpus_size() < static_cast<int>(n.cfg.gpus.size())) {
+    return "gres/gpu count reported lower than configured";
+  }
+  return "";
+}
+
+}  // namespace
+
+Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& req) {
+  NodeRuntime* n = nodes_.Find(req.node());
+  if (!n) return NotFound(fmt::format("Node {} is not in the configuration", req.node()));
+  n->registered = true;
+  n->responding = true;
+  n->last_heartbeat_ms = clock_->NowMs();
+  n->boot_time = req.boot_time();
+  if (!req.addr().empty()) n->addr = req.addr();
+  if (req.port() > 0) n->port = req.port();
+  std::string shortfall = ResourceShortfall(*n, req);
+  if (!shortfall.empty() && !n->admin.drain) {
+    n->admin.drain = true;
+    n->admin.reason = shortfall;
+    n->admin.reason_time = Now();
+    n->admin.reason_uid = 0;
+    MarkNode(n->cfg.name);
+  }
+  RegisterNodeReply reply;
+  ReconcileReports(n, req, &reply);
+  WantSchedule();
+  return reply;
+}
+
+void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req,
+                                  RegisterNodeReply* reply) {
+  const std::string& name = n->cfg.name;
+  std::set<int64_t> reported;
+  for (const auto& r : req.jobs()) {
+    reported.insert(r.job_id());
+    JobInfo* job = jobs_.Find(r.job_id());
+    bool here = job && HoldsResources(*job) && n->jobs.count(r.job_id());
+    if (r.finished()) {
+      if (here && IsBatchHost(*job, name)) ApplyEndReport(job, r);
+      continue;
+    }
+    if (!here) {
+      reply->add_kill_job_ids(r.job_id());
+    } else if (job->completing() || job->state() == JOB_COMPLETING) {
+      SendSignalTo(name, r.job_id(), SIGNAL_CANCEL, 0);  // the cancel may have been lost
+    }
+  }
+  std::vector<int64_t> held(n->jobs.begin(), n->jobs.end());
+  for (int64_t id : held) {
+    if (reported.count(id) || launching_.count(id)) continue;
+    JobInfo* job = jobs_.Find(id);
+    if (job && IsBatchHost(*job, name)) LoseJob(job);
+  }
+}
+
+HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
+  HeartbeatReply reply;
+  NodeRuntime* n = nodes_.Find(req.node());
+  if (!n || !n->registered || !n->responding) {
+    reply.set_reregister(true);
+    return reply;
+  }
+  n->last_heartbeat_ms = clock_->NowMs();
+  for (int64_t id : req.running_job_ids()) {
+    if (!n->jobs.count(id)) reply.add_kill_job_ids(id);
+  }
+  return reply;
+}
+
+Status Controller::JobEnded(const JobEndedRequest& req) {
+  JobInfo* job = jobs_.Find(req.report().job_id());
+  NodeRuntime* n = nodes_.Find(req.node());
+  if (!job || !n || !n->jobs.count(job->job_id()) || !IsBatchHost(*job, req.node())) {
+    return Status::Ok();  // stale or duplicate report: nothing to do
+  }
+  ApplyEndReport(job, req.report());
+  return Status::Ok();
+}
+
+void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::string& node,
+                                const Status& result) {
+  auto it = launching_.find(job_id);
+  if (it != launching_.end() && --it->second <= 0) launching_.erase(it);
+  JobInfo* job = jobs_.Find(job_id);
+  if (result.ok() || !job || job->restarts() != restarts || !HoldsResources(*job)) return;
+  std::cerr << fmt::format("sluicectld: launch of job {} on {} failed: {}\n", job_id, node,
+                           result.message());
+  if (NodeRuntime* n = nodes_.Find(node)) {
+    n->admin.drain = true;
+    n->admin.reason = result.message().empty() ? "Launch failed" : result.message();
+    n->admin.reason_time = Now();
+    n->admin.reason_uid = 0;
+    MarkNode(node);
+  }
+  for (const auto& a : job->alloc()) {
+    if (a.node() != node) SendSignalTo(a.node(), job_id, SIGNAL_KILL_STALE, 0);
+  }
+  if (job->completing() && !job->requeue_on_end()) {
+    ReleaseResources(job);
+  } else {
+    RequeueNow(job, "None");
+  }
+}
+
+void Controller::SetNodeDown(NodeRuntime* n, bool admin, const std::string& reason,
+                             uint32_t uid) {
+  if (admin) {
+    n->admin.down = true;
+    n->admin.reason = reason;
+    n->admin.reason_time = Now();
+    n->admin.reason_uid = uid;
+    MarkNode(n->cfg.name);
+  } else {
+    std::cerr << fmt::format("sluicectld: node {} not responding, set DOWN\n", n->cfg.name);
+    n->responding = false;
+  }
+  FailJobsOn(n);
+  WantSchedule();
+}
+
+void Controller::FailJobsOn(NodeRuntime* n) {
+  std::vector<int64_t> held(n->jobs.begin(), n->jobs.end());
+  for (int64_t id : held) {
+    if (JobInfo* job = jobs_.Find(id)) LoseJob(job);
+  }
+}
+
+void Controller::CheckLiveness() {
+  int64_t now_ms = clock_->NowMs();
+  int64_t timeout_ms = int64_t{config_.slurmd_timeout_s} * 1000;
+  for (auto& n : nodes_.nodes()) {
+    if (!n.responding || timeout_ms <= 0) continue;
+    if (now_ms - n.last_heartbeat_ms > timeout_ms) SetNodeDown(&n, false, "Not responding", 0);
+  }
+}
+
+void Controller::CheckTimeLimits() {
+  int64_t now = Now();
+  for (auto& [id, job] : jobs_.jobs()) {
+    if (job.state() != JOB_RUNNING || job.completing() || job.time_limit_min() <= 0) continue;
+    int64_t deadline = job.start_time() + job.time_limit_min() * 60 + config_.kill_wait_s +
+                       options_.timeout_grace_s;
+    if (now <= deadline || backstop_sent_.count(id)) continue;
+    backstop_sent_.insert(id);
+    std::cerr << fmt::format("sluicectld: job {} far past its time limit, cancelling\n", id);
+    StartCancel(&job, JOB_TIMEOUT);
+  }
+}
+
+void Controller::PurgeOldJobs() {
+  int64_t now = Now();
+  std::vector<int64_t> old;
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (!IsTerminal(job.state()) || job.completing() || dirty_jobs_.count(id)) continue;
+    if (job.end_time() + options_.min_job_age_s <= now) old.push_back(id);
+  }
+  for (int64_t id : old) {
+    jobs_.Erase(id);
+    archive_jobs_.push_back(id);
+  }
+}
+
+}  // namespace sluice::ctld

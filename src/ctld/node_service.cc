@@ -1,0 +1,48 @@
+#include "ctld/node_service.h"
+
+#include "ctld/grpc_status.h"
+
+namespace sluice::ctld {
+
+template <typename M>
+Status NodeService::Check(const char* method, const M& req) {
+  auto sender = verifier_.Verify(method, req);
+  if (!sender.ok()) return Unauthenticated("Invalid node authentication: " + sender.status().message());
+  if (*sender != req.node()) return PermissionDenied("Node authentication does not match node name");
+  return Status::Ok();
+}
+
+grpc::Status NodeService::RegisterNode(grpc::ServerContext* ctx, const RegisterNodeRequest* req,
+                                       RegisterNodeReply* reply) {
+  Status st = Check("RegisterNode", *req);
+  if (!st.ok()) return ToGrpc(st);
+  auto r = loop_->Call<RegisterNodeReply>([&](Controller* c) { return c->RegisterNode(*req); });
+  if (!r.ok()) return ToGrpc(r.status());
+  *reply = std::move(r).value();
+  return grpc::Status::OK;
+}
+
+grpc::Status NodeService::Heartbeat(grpc::ServerContext* ctx, const HeartbeatRequest* req,
+                                    HeartbeatReply* reply) {
+  Status st = Check("Heartbeat", *req);
+  if (!st.ok()) return ToGrpc(st);
+  auto r = loop_->Call<HeartbeatReply>(
+      [&](Controller* c) -> Expected<HeartbeatReply> { return c->Heartbeat(*req); });
+  if (!r.ok()) return ToGrpc(r.status());
+  *reply = std::move(r).value();
+  return grpc::Status::OK;
+}
+
+grpc::Status NodeService::JobEnded(grpc::ServerContext* ctx, const JobEndedRequest* req,
+                                   JobEndedReply* reply) {
+  Status st = Check("JobEnded", *req);
+  if (!st.ok()) return ToGrpc(st);
+  auto r = loop_->Call<JobEndedReply>([&](Controller* c) -> Expected<JobEndedReply> {
+    Status s = c->JobEnded(*req);
+    if (!s.ok()) return s;
+    return JobEndedReply();
+  });
+  return r.ok() ? grpc::Status::OK : ToGrpc(r.status());
+}
+
+}  // namespace sluice::ctld

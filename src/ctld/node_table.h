@@ -1,0 +1,66 @@
+// NodeTable: the controller's view of every configured node: configuration, admin
+// flags (drain/down + reason, persisted), liveness (registered since this controller
+// started, last heartbeat), the agent's address, and which CPUs/GPUs/memory running
+// jobs hold. Builds the scheduler's ClusterSnapshot and the NodeInfo views.
+// Owner-thread only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "sched/types.h"
+#include "storage/state_store.h"
+#include "types.pb.h"
+
+namespace sluice::ctld {
+
+struct NodeRuntime {
+  NodeConfig cfg;
+  storage::NodeStateRecord admin;   // persisted drain/down flags + reason
+  std::vector<std::string> partitions;
+  bool registered = false;          // registered since this controller started
+  bool responding = true;           // false once heartbeats stop (DOWN "Not responding")
+  int64_t last_heartbeat_ms = 0;    // or controller start time before registration
+  int64_t boot_time = 0;
+  std::string addr;                 // agent address (reported, else configured)
+  int port = 0;
+  std::vector<bool> cpu_used;
+  int64_t mem_used_mb = 0;
+  std::vector<bool> gpu_used;       // parallel to cfg.gpus
+  int exclusive_jobs = 0;
+  std::set<int64_t> jobs;           // jobs holding resources here
+
+  // Usable by the scheduler for new jobs.
+  bool Available() const { return registered && responding && !admin.down && !admin.drain; }
+  bool Down() const { return admin.down || !responding; }
+};
+
+class NodeTable {
+ public:
+  explicit NodeTable(const Config& config);
+
+  NodeRuntime* Find(const std::string& name);
+  const NodeRuntime* Find(const std::string& name) const;
+  std::vector<NodeRuntime>& nodes() { return nodes_; }
+  const std::vector<NodeRuntime>& nodes() const { return nodes_; }
+
+  // Marks/clears the resources `job` holds (its alloc) as used. Unknown nodes are skipped.
+  void Allocate(const JobInfo& job, bool exclusive);
+  void Release(const JobInfo& job, bool exclusive);
+
+  // Snapshot of current usage. `all_empty`: every node empty and available (for
+  // submission-time feasibility checks).
+  sched::ClusterSnapshot Snapshot(bool all_empty) const;
+
+  NodeInfo ToInfo(const NodeRuntime& n, int64_t now) const;
+
+ private:
+  std::vector<NodeRuntime> nodes_;
+  std::map<std::string, size_t> index_;
+};
+
+}  // namespace sluice::ctld

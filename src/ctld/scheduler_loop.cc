@@ -1,0 +1,121 @@
+// Scheduling passes of the Controller: pending jobs (FIFO by job id, held jobs and
+// jobs of DOWN partitions left out) + a snapshot go to the injected Scheduler; starts
+// are applied (state RUNNING, allocation, output paths), committed, and only then
+// launched on every node of the allocation.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "ctld/controller.h"
+#include "ctld/launch_builder.h"
+#include "ctld/validate.h"
+
+namespace sluice::ctld {
+
+bool Controller::ScheduleDue(int64_t now_ms) const {
+  int64_t since = now_ms - last_sched_ms_;
+  return (sched_wanted_ && since >= options_.sched_min_interval_ms) ||
+         since >= options_.sched_period_ms;
+}
+
+int64_t Controller::NextWakeMs(int64_t now_ms) const {
+  int64_t next = last_sched_ms_ + options_.sched_period_ms;
+  if (sched_wanted_) next = std::min(next, last_sched_ms_ + options_.sched_min_interval_ms);
+  return std::max(next, now_ms);
+}
+
+bool Controller::SchedulePass() {
+  last_sched_ms_ = clock_->NowMs();
+  sched_wanted_ = false;
+  if (!sched_.scheduler) return false;
+  std::vector<sched::JobRequest> pending;
+  for (auto& [id, job] : jobs_.jobs()) {
+    if (job.state() != JOB_PENDING || job.priority() == 0) continue;
+    const sched::JobRequest* req = jobs_.Request(id);
+    if (!req) continue;
+    const PartitionConfig* part = LookupPartition(config_, job.spec().partition());
+    if (part && !part->up) {
+      if (job.reason() != "PartitionDown") {
+        job.set_reason("PartitionDown");
+        MarkJob(id);
+      }
+      continue;
+    }
+    pending.push_back(*req);
+  }
+  if (pending.empty()) return false;
+  sched::ClusterSnapshot snap = nodes_.Snapshot(false);
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (!HoldsResources(job)) continue;
+    sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
+    if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
+    for (const auto& a : job.alloc()) {
+      r.alloc.push_back({a.node(), {a.cpu_ids().begin(), a.cpu_ids().end()}, a.mem_mb(),
+                         {a.gpu_ids().begin(), a.gpu_ids().end()}, a.ntasks()});
+    }
+    snap.running.push_back(std::move(r));
+  }
+  sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
+  for (const auto& d : plan.decisions) {
+    JobInfo* job = jobs_.Find(d.job_id);
+    if (!job || job->state() != JOB_PENDING) continue;
+    if (d.outcome == sched::Outcome::kStartNow) {
+      StartJob(job, d);
+    } else if (!d.reason.empty() && job->reason() != d.reason) {
+      job->set_reason(d.reason);
+      MarkJob(d.job_id);
+    }
+  }
+  return true;
+}
+
+void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
+  job->set_state(JOB_RUNNING);
+  job->set_start_time(Now());
+  job->set_last_sched_eval(Now());
+  job->set_reason("None");
+  job->clear_alloc();
+  int cpus = 0;
+  for (const auto& s : d.alloc) {
+    NodeAlloc* a = job->add_alloc();
+    a->set_node(s.node);
+    for (int c : s.cpu_ids) a->add_cpu_ids(c);
+    a->set_mem_mb(s.mem_mb);
+    for (int g : s.gpu_ids) a->add_gpu_ids(g);
+    a->set_ntasks(s.ntasks);
+    const NodeRuntime* n = nodes_.Find(s.node);
+    if (n && !s.gpu_ids.empty() && !n->cfg.gpus.empty()) a->set_gpu_type(n->cfg.gpus[0].type);
+    cpus += static_cast<int>(s.cpu_ids.size());
+  }
+  if (cpus > 0) job->set_num_cpus(cpus);
+  job->set_num_nodes(job->alloc_size());
+  const std::string first = job->alloc_size() ? job->alloc(0).node() : "";
+  const JobSpec& spec = job->spec();
+  job->set_stdout_path(ExpandOutputPath(spec.stdout_pattern(), *job, first, spec.work_dir()));
+  job->set_stderr_path(spec.stderr_pattern().empty()
+                           ? job->stdout_path()
+                           : ExpandOutputPath(spec.stderr_pattern(), *job, first,
+                                              spec.work_dir()));
+  nodes_.Allocate(*job, spec.exclusive());
+  MarkJob(job->job_id());
+  for (int i = 0; i < job->alloc_size(); ++i) LaunchOn(*job, i);
+}
+
+void Controller::LaunchOn(const JobInfo& job, int node_index) {
+  LaunchJobRequest req = BuildLaunch(config_, job, node_index);
+  AgentAddress to = AddressOf(job.alloc(node_index).node());
+  int64_t id = job.job_id();
+  int32_t restarts = job.restarts();
+  ++launching_[id];
+  SendAfterCommit([this, to, req = std::move(req), id, restarts]() mutable {
+    agents_->Launch(to, std::move(req), [this, id, restarts, node = to.node](Status st) {
+      if (post_) {
+        post_([this, id, restarts, node, st] { OnLaunchResult(id, restarts, node, st); });
+      } else {
+        OnLaunchResult(id, restarts, node, st);
+      }
+    });
+  });
+}
+
+}  // namespace sluice::ctld

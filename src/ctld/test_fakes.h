@@ -1,0 +1,41 @@
+// Test doubles for ctld unit tests (see test_fakes_test.cc).
+#pragma once
+
+#include <vector>
+
+#include "ctld/agent_link.h"
+#include "sched/scheduler.h"
+
+namespace sluice::ctld::testing {
+
+struct FakeAgentLink : AgentLink {
+  struct LaunchCall {
+    AgentAddress to;
+    LaunchJobRequest req;
+    std::function<void(Status)> done;
+  };
+  std::vector<LaunchCall> launches;
+  std::vector<std::pair<AgentAddress, SignalJobRequest>> signals;
+  std::vector<std::pair<AgentAddress, UpdateJobLimitRequest>> limits;
+
+  void Launch(const AgentAddress& to, LaunchJobRequest req,
+              std::function<void(Status)> done) override {
+    launches.push_back({to, std::move(req), std::move(done)});
+  }
+  void Signal(const AgentAddress& to, SignalJobRequest req) override {
+    signals.emplace_back(to, std::move(req));
+  }
+  void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override {
+    limits.emplace_back(to, std::move(req));
+  }
+};
+
+class FirstFitScheduler : public sched::Scheduler {
+ public:
+  sched::Plan Schedule(const sched::ClusterSnapshot& snapshot,
+                       const std::vector<sched::JobRequest>& pending, int64_t now) override;
+};
+
+sched::Decision FakeFeasible(const sched::ClusterSnapshot& snap, const sched::JobRequest& job);
+
+}  // namespace sluice::ctld::testing

@@ -1,0 +1,213 @@
+#include "ctld/validate.h"
+
+#include <algorithm>
+
+#include "common/hostlist.h"
+
+namespace sluice::ctld {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
+
+const NodeConfig* LookupNode(const Config& config, const std::string& name) {
+  for (const auto& n : config.nodes) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+// Expands a --nodelist/--exclude expression; every name must be a configured node.
+Expected<std::vector<std::string>> ExpandNodes(const Config& config, const std::string& expr) {
+  if (expr.empty()) return std::vector<std::string>();
+  auto names = ExpandHostlist(expr);
+  if (!names.ok()) return InvalidArgument(kMsgBadNodeName);
+  for (const auto& n : *names) {
+    if (!LookupNode(config, n)) return InvalidArgument(kMsgBadNodeName);
+  }
+  return names;
+}
+
+Status CheckTimeLimit(const PartitionConfig& part, JobInfo* job) {
+  int64_t req = job->spec().time_limit_min();
+  if (req < -1) return InvalidArgument(kMsgBadTimeLimit);
+  int64_t limit = req;
+  if (req == 0) limit = part.default_time_min > 0 ? part.default_time_min : part.max_time_min;
+  if (part.max_time_min >= 0 && (limit < 0 || limit > part.max_time_min)) {
+    return InvalidArgument(kMsgBadTimeLimit);
+  }
+  job->set_time_limit_min(limit);
+  return Status::Ok();
+}
+
+struct Shape {
+  int nodes = 1;
+  int tasks = 1;
+  int tasks_per_node = 1;
+  int cpus_per_node = 1;
+};
+
+int MaxPartitionCpus(const Config& config, const PartitionConfig& part) {
+  int best = 1;
+  for (const auto& name : part.nodes) {
+    if (const NodeConfig* n = LookupNode(config, name)) best = std::max(best, n->cpus);
+  }
+  return best;
+}
+
+Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
+                             const JobSpec& spec, size_t nodelist_size) {
+  if (spec.min_nodes() < 0 || spec.ntasks() < 0 || spec.ntasks_per_node() < 0 ||
+      spec.cpus_per_task() < 0) {
+    return InvalidArgument(kMsgNodeCount);
+  }
+  int cpt = std::max(1, spec.cpus_per_task());
+  Shape s;
+  s.nodes = spec.min_nodes();
+  if (s.nodes == 0) {
+    if (spec.ntasks() > 0 && spec.ntasks_per_node() > 0) {
+      s.nodes = static_cast<int>(CeilDiv(spec.ntasks(), spec.ntasks_per_node()));
+    } else if (spec.ntasks() > 0) {
+      s.nodes = static_cast<int>(
+          CeilDiv(int64_t{spec.ntasks()} * cpt, MaxPartitionCpus(config, part)));
+    }
+    s.nodes = std::max(1, s.nodes);
+  }
+  s.nodes = std::max<int>(s.nodes, static_cast<int>(nodelist_size));
+  if (part.max_nodes > 0 && s.nodes > part.max_nodes) return InvalidArgument(kMsgNodeConfig);
+  if (spec.ntasks() > 0) {
+    s.tasks = spec.ntasks();
+  } else {
+    s.tasks = spec.ntasks_per_node() > 0 ? s.nodes * spec.ntasks_per_node() : s.nodes;
+  }
+  s.tasks_per_node = spec.ntasks_per_node() > 0
+                         ? spec.ntasks_per_node()
+                         : std::max(1, static_cast<int>(CeilDiv(s.tasks, s.nodes)));
+  s.cpus_per_node = s.tasks_per_node * cpt;
+  return s;
+}
+
+Status ComputeGpus(const JobSpec& spec, const Shape& shape, JobInfo* job) {
+  int64_t per_node = 0;
+  std::string type = spec.gpu_type();
+  for (const auto& g : spec.gres_per_node()) {
+    if (g.name() != "gpu" || g.count() < 0) return InvalidArgument(kMsgBadGres);
+    per_node += g.count();
+    if (type.empty()) type = g.type();
+  }
+  if (spec.gpus_total() < 0 || spec.gpus_per_task() < 0) return InvalidArgument(kMsgBadGres);
+  if (spec.gpus_total() > 0) per_node = CeilDiv(spec.gpus_total(), shape.nodes);
+  if (spec.gpus_per_task() > 0) per_node = spec.gpus_per_task() * shape.tasks_per_node;
+  job->set_gpus_per_node(static_cast<int32_t>(per_node));
+  job->set_gpu_type(type);
+  return Status::Ok();
+}
+
+Status ComputeMemory(const Config& config, const PartitionConfig& part, const Shape& shape,
+                     JobInfo* job) {
+  const JobSpec& spec = job->spec();
+  if (spec.mem_per_node_mb() < 0 || spec.mem_per_cpu_mb() < 0 || spec.mem_per_gpu_mb() < 0) {
+    return InvalidArgument(kMsgMemory);
+  }
+  int64_t mem = 0;
+  if (spec.mem_per_node_mb() > 0) {
+    mem = spec.mem_per_node_mb();
+  } else if (spec.mem_per_cpu_mb() > 0) {
+    mem = spec.mem_per_cpu_mb() * shape.cpus_per_node;
+  } else if (spec.mem_per_gpu_mb() > 0 && job->gpus_per_node() > 0) {
+    mem = spec.mem_per_gpu_mb() * job->gpus_per_node();
+  } else if (!spec.exclusive()) {
+    mem = config.def_mem_per_cpu_mb * shape.cpus_per_node;
+  }
+  int64_t biggest = 0;
+  for (const auto& name : part.nodes) {
+    if (const NodeConfig* n = LookupNode(config, name)) {
+      biggest = std::max(biggest, n->real_memory_mb);
+    }
+  }
+  if (mem > biggest) return InvalidArgument(kMsgMemory);
+  job->set_mem_per_node_mb(mem);
+  return Status::Ok();
+}
+
+Status CheckScript(const JobSpec& spec) {
+  if (spec.script().empty()) return InvalidArgument("Batch script is empty");
+  if (spec.script().rfind("#!", 0) != 0) {
+    return InvalidArgument(
+        "This does not look like a batch script. The first line must start with #! "
+        "followed by the path to an interpreter.");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const PartitionConfig* LookupPartition(const Config& config, const std::string& name) {
+  for (const auto& p : config.partitions) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+const PartitionConfig* LookupDefaultPartition(const Config& config) {
+  for (const auto& p : config.partitions) {
+    if (p.is_default) return &p;
+  }
+  return config.partitions.size() == 1 ? &config.partitions[0] : nullptr;
+}
+
+Status NormalizeJob(const Config& config, JobInfo* job) {
+  JobSpec* spec = job->mutable_spec();
+  RETURN_IF_ERROR(CheckScript(*spec));
+  const PartitionConfig* part = spec->partition().empty()
+                                    ? LookupDefaultPartition(config)
+                                    : LookupPartition(config, spec->partition());
+  if (!part) {
+    return InvalidArgument(spec->partition().empty() ? kMsgNoPartition : kMsgInvalidPartition);
+  }
+  spec->set_partition(part->name);
+  RETURN_IF_ERROR(CheckTimeLimit(*part, job));
+  ASSIGN_OR_RETURN(auto required, ExpandNodes(config, spec->nodelist()));
+  ASSIGN_OR_RETURN(auto excluded, ExpandNodes(config, spec->exclude()));
+  for (const auto& n : required) {
+    if (std::find(part->nodes.begin(), part->nodes.end(), n) == part->nodes.end() ||
+        std::find(excluded.begin(), excluded.end(), n) != excluded.end()) {
+      return InvalidArgument(kMsgNodeConfig);
+    }
+  }
+  ASSIGN_OR_RETURN(Shape shape, ComputeShape(config, *part, *spec, required.size()));
+  RETURN_IF_ERROR(ComputeGpus(*spec, shape, job));
+  RETURN_IF_ERROR(ComputeMemory(config, *part, shape, job));
+  if (spec->name().empty()) spec->set_name("sbatch");
+  if (spec->work_dir().empty()) spec->set_work_dir("/");
+  job->set_num_nodes(shape.nodes);
+  job->set_num_tasks(shape.tasks);
+  job->set_num_cpus(shape.cpus_per_node * shape.nodes);
+  return Status::Ok();
+}
+
+Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& job) {
+  const JobSpec& spec = job.spec();
+  const PartitionConfig* part = LookupPartition(config, spec.partition());
+  if (!part) return InvalidArgument(kMsgInvalidPartition);
+  sched::JobRequest r;
+  r.job_id = job.job_id();
+  r.priority = job.priority();
+  r.submit_time = job.submit_time();
+  r.num_nodes = std::max(1, job.num_nodes());
+  r.tasks_per_node = spec.ntasks_per_node() > 0
+                         ? spec.ntasks_per_node()
+                         : std::max(1, static_cast<int>(CeilDiv(job.num_tasks(), r.num_nodes)));
+  r.cpus_per_node = r.tasks_per_node * std::max(1, spec.cpus_per_task());
+  r.mem_per_node_mb = job.mem_per_node_mb();
+  r.gpus_per_node = job.gpus_per_node();
+  r.gpu_type = job.gpu_type();
+  r.exclusive = spec.exclusive();
+  if (part->nodes.size() != config.nodes.size()) r.allowed_nodes = part->nodes;
+  ASSIGN_OR_RETURN(r.required_nodes, ExpandNodes(config, spec.nodelist()));
+  ASSIGN_OR_RETURN(r.excluded_nodes, ExpandNodes(config, spec.exclude()));
+  r.constraint = spec.constraint();
+  r.time_limit_s = job.time_limit_min() > 0 ? job.time_limit_min() * 60 : 0;
+  return r;
+}
+
+}  // namespace sluice::ctld

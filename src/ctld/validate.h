@@ -1,0 +1,41 @@
+// Submission-time validation and normalisation of a JobSpec against the configuration,
+// with Slurm's error messages:
+//   unknown partition        -> "Invalid partition name specified"
+//   no default partition     -> "No partition specified or system default partition"
+//   time over MaxTime        -> "Requested time limit is invalid (missing or exceeds some limit)"
+//   memory over every node   -> "Memory specification can not be satisfied"
+//   bad node lists / counts  -> "Invalid node name specified" / "Node count specification invalid"
+// NormalizeJob fills the effective fields of JobInfo (partition, time limit, node/task/
+// CPU counts, memory and GPUs per node, defaults of name/work dir); BuildRequest turns
+// a normalised job into the scheduler's per-node request shape. Pure functions.
+#pragma once
+
+#include <string>
+
+#include "common/config.h"
+#include "common/status.h"
+#include "sched/types.h"
+#include "types.pb.h"
+
+namespace sluice::ctld {
+
+inline constexpr char kMsgInvalidPartition[] = "Invalid partition name specified";
+inline constexpr char kMsgNoPartition[] = "No partition specified or system default partition";
+inline constexpr char kMsgBadTimeLimit[] =
+    "Requested time limit is invalid (missing or exceeds some limit)";
+inline constexpr char kMsgNodeConfig[] = "Requested node configuration is not available";
+inline constexpr char kMsgMemory[] = "Memory specification can not be satisfied";
+inline constexpr char kMsgBadNodeName[] = "Invalid node name specified";
+inline constexpr char kMsgNodeCount[] = "Node count specification invalid";
+inline constexpr char kMsgBadGres[] = "Invalid generic resource (gres) specification";
+
+const PartitionConfig* LookupPartition(const Config& config, const std::string& name);
+const PartitionConfig* LookupDefaultPartition(const Config& config);
+
+// `job->spec()` is the request as submitted; fills the rest. Errors as above.
+Status NormalizeJob(const Config& config, JobInfo* job);
+
+// Per-node request for the scheduler from a normalised job.
+Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& job);
+
+}  // namespace sluice::ctld

@@ -1,0 +1,262 @@
+#include "noded/agent.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "stepd/job_dir.h"
+#include "stepd/unix_socket.h"
+
+namespace sluice {
+namespace {
+
+void Log(const std::string& msg) { std::fprintf(stderr, "sluiced: %s\n", msg.c_str()); }
+
+JobReport RunningReport(int64_t job_id) {
+  JobReport r;
+  r.set_job_id(job_id);
+  r.set_state(JOB_RUNNING);
+  return r;
+}
+
+}  // namespace
+
+int64_t HeartbeatIntervalMs(int heartbeat_interval_s, int slurmd_timeout_s) {
+  int64_t s = heartbeat_interval_s > 0 ? heartbeat_interval_s : slurmd_timeout_s / 3;
+  return std::clamp<int64_t>(s, 1, 30) * 1000;
+}
+
+Agent::Agent(AgentOptions options, const Clock* clock, ControllerLink* controller,
+             JobTracker* jobs, StepdLauncher* launcher)
+    : options_(std::move(options)),
+      clock_(clock),
+      controller_(controller),
+      jobs_(jobs),
+      launcher_(launcher) {}
+
+Status Agent::ValidateLaunch(const BatchLaunch& l) const {
+  if (l.job_id() <= 0) return InvalidArgument("launch has no job id");
+  if (l.job().spec().script().empty()) return InvalidArgument("launch has no batch script");
+  if (!l.local().node().empty() && l.local().node() != options_.node_name) {
+    return InvalidArgument(fmt::format("launch for node {} sent to node {}", l.local().node(),
+                                       options_.node_name));
+  }
+  return Status::Ok();
+}
+
+// An existing directory for the job: keep it (idempotent launch) or replace a finished
+// earlier run when this is a newer restart.
+Status Agent::ReplaceOrKeep(const BatchLaunch& launch, bool* keep) {
+  *keep = false;
+  auto existing = jobs_->Inspect(launch.job_id());
+  if (!existing.ok()) return Status::Ok();
+  auto old = jobs_->ReadLaunch(launch.job_id());
+  int old_restarts = old.ok() ? old->job().restarts() : -1;
+  if (old_restarts >= launch.job().restarts()) {
+    *keep = true;
+    return Status::Ok();
+  }
+  if (existing->phase == TrackedJob::Phase::kRunning) {
+    return FailedPrecondition(fmt::format("job {} is still running on {}", launch.job_id(),
+                                          options_.node_name));
+  }
+  return jobs_->Remove(launch.job_id());
+}
+
+LaunchJobReply Agent::Launch(BatchLaunch launch) {
+  LaunchJobReply reply;
+  Status st = ValidateLaunch(launch);
+  if (st.ok()) {
+    launch.mutable_local()->set_node(options_.node_name);
+    launch.set_cluster_name(options_.cluster_name);
+    launch.set_conf_path(options_.conf_path);
+    launch.set_ctld_host(options_.ctld_host);
+    launch.set_ctld_port(options_.ctld_port);
+    launch.set_def_mem_per_cpu_mb(options_.def_mem_per_cpu_mb);
+    launch.set_agent_socket(options_.agent_socket);
+    std::lock_guard<std::mutex> lock(mu_);
+    bool keep = false;
+    st = ReplaceOrKeep(launch, &keep);
+    if (st.ok() && !keep) st = jobs_->Create(launch);
+    if (st.ok() && !keep) {
+      auto pid = launcher_->Spawn(jobs_->DirFor(launch.job_id()));
+      st = pid.ok() ? jobs_->RecordStepdPid(launch.job_id(), *pid) : pid.status();
+      if (!pid.ok()) jobs_->Remove(launch.job_id());
+    }
+  }
+  reply.set_ok(st.ok());
+  if (!st.ok()) {
+    reply.set_error(st.message());
+    Log(fmt::format("launch of job {} failed: {}", launch.job_id(), st.message()));
+  }
+  return reply;
+}
+
+Status Agent::SendToStepd(int64_t job_id, const StepdRequest& req) {
+  auto reply = CallStepd(jobs_->DirFor(job_id), req);
+  if (!reply.ok()) return reply.status();
+  if (!reply->ok()) return InvalidArgument(reply->error());
+  return Status::Ok();
+}
+
+SignalJobReply Agent::Signal(const SignalJobRequest& req) {
+  SignalJobReply reply;
+  auto job = jobs_->Inspect(req.job_id());
+  reply.set_found(job.ok());
+  if (!job.ok()) return reply;
+  if (req.kind() == SIGNAL_KILL_STALE) {
+    KillStale(req.job_id());
+    return reply;
+  }
+  if (job->phase != TrackedJob::Phase::kRunning) return reply;
+  StepdRequest sreq;
+  if (req.kind() == SIGNAL_CANCEL) {
+    sreq.set_op(STEPD_CANCEL);
+  } else if (req.kind() == SIGNAL_DELIVER) {
+    sreq.set_op(STEPD_SIGNAL);
+    sreq.set_signal(req.signal());
+    sreq.set_batch_only(req.batch_only());
+  } else {
+    return reply;
+  }
+  Status st = SendToStepd(req.job_id(), sreq);
+  if (!st.ok()) Log(fmt::format("signal to job {}: {}", req.job_id(), st.message()));
+  return reply;
+}
+
+Status Agent::UpdateLimit(const UpdateJobLimitRequest& req) {
+  StepdRequest sreq;
+  sreq.set_op(STEPD_SET_TIME_LIMIT);
+  sreq.set_time_limit_s(req.time_limit_s());
+  return SendToStepd(req.job_id(), sreq);
+}
+
+void Agent::KillStale(int64_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto job = jobs_->Inspect(job_id);
+  if (!job.ok()) return;
+  jobs_->MarkDone(job_id);  // never reported
+  if (job->phase == TrackedJob::Phase::kRunning) {
+    StepdRequest req;
+    req.set_op(STEPD_KILL);
+    Status st = SendToStepd(job_id, req);
+    if (!st.ok()) Log(fmt::format("kill of stale job {}: {}", job_id, st.message()));
+  } else {
+    jobs_->Remove(job_id);
+  }
+  Log(fmt::format("killed job {}: unknown to the controller", job_id));
+}
+
+// Scans the spool, turning lost stepds into failures and removing settled directories.
+std::vector<TrackedJob> Agent::ScanAndSettle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<TrackedJob> out;
+  for (TrackedJob& job : jobs_->Scan()) {
+    if (job.phase == TrackedJob::Phase::kDone) {
+      jobs_->Remove(job.job_id);
+      continue;
+    }
+    if (job.phase == TrackedJob::Phase::kLost) {
+      Log(fmt::format("stepd of job {} vanished without a status; job failed", job.job_id));
+      jobs_->MarkLost(job.job_id);
+      auto again = jobs_->Inspect(job.job_id);
+      if (!again.ok()) continue;
+      job = std::move(again).value();
+    }
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
+void Agent::Register() {
+  RegisterNodeRequest req;
+  req.set_node(options_.node_name);
+  req.set_addr(options_.addr);
+  req.set_port(options_.port);
+  req.set_cpus(options_.cpus);
+  req.set_real_memory_mb(options_.real_memory_mb);
+  for (const GpuInfo& g : options_.gpus) *req.add_gpus() = g;
+  req.set_boot_time(options_.boot_time);
+  for (const TrackedJob& job : ScanAndSettle()) {
+    *req.add_jobs() = job.phase == TrackedJob::Phase::kRunning ? RunningReport(job.job_id)
+                                                                : job.report;
+  }
+  auto reply = controller_->Register(req);
+  if (!reply.ok()) {
+    Log("registration failed: " + reply.status().message());
+    next_heartbeat_ms_ = clock_->NowMs() + options_.retry_interval_ms;
+    return;
+  }
+  registered_ = true;
+  next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
+  Log(fmt::format("registered with the controller ({} jobs)", req.jobs_size()));
+  for (int64_t id : reply->kill_job_ids()) KillStale(id);
+}
+
+void Agent::Heartbeat() {
+  HeartbeatRequest req;
+  req.set_node(options_.node_name);
+  for (const TrackedJob& job : ScanAndSettle()) {
+    if (job.phase == TrackedJob::Phase::kRunning) req.add_running_job_ids(job.job_id);
+  }
+  auto reply = controller_->Heartbeat(req);
+  if (!reply.ok()) {
+    Log("heartbeat failed: " + reply.status().message());
+    registered_ = false;  // register again once the controller is back
+    next_heartbeat_ms_ = clock_->NowMs() + options_.retry_interval_ms;
+    return;
+  }
+  next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
+  for (int64_t id : reply->kill_job_ids()) KillStale(id);
+  if (reply->reregister()) {
+    registered_ = false;
+    Register();
+  }
+}
+
+void Agent::ReportEnds() {
+  for (const TrackedJob& job : ScanAndSettle()) {
+    if (job.phase != TrackedJob::Phase::kFinished) continue;
+    JobEndedRequest req;
+    req.set_node(options_.node_name);
+    *req.mutable_report() = job.report;
+    Status st = controller_->JobEnded(req);
+    if (!st.ok()) {
+      Log(fmt::format("report of job {} end failed (will retry): {}", job.job_id, st.message()));
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_->MarkDone(job.job_id);
+    jobs_->Remove(job.job_id);
+  }
+}
+
+void Agent::Tick() {
+  launcher_->Reap();
+  if (!registered_) {
+    Register();
+  } else if (clock_->NowMs() >= next_heartbeat_ms_) {
+    Heartbeat();
+  }
+  if (registered_) ReportEnds();
+}
+
+void Agent::Wake() {
+  std::lock_guard<std::mutex> lock(wake_mu_);
+  woken_ = true;
+  wake_cv_.notify_one();
+}
+
+void Agent::Run(const std::atomic<bool>& stop) {
+  while (!stop) {
+    Tick();
+    int64_t wait_ms = std::clamp<int64_t>(next_heartbeat_ms_ - clock_->NowMs(), 10,
+                                          options_.heartbeat_interval_ms);
+    std::unique_lock<std::mutex> lock(wake_mu_);
+    wake_cv_.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return woken_ || stop; });
+    woken_ = false;
+  }
+}
+
+}  // namespace sluice

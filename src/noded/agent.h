@@ -1,0 +1,94 @@
+// Agent: the node agent's logic, independent of gRPC serving and of main().
+//   - Launch(): validates a BatchLaunch, creates the job directory, writes launch.pb,
+//     starts sluice-stepd and returns at once; a job id already present is not run
+//     twice (same or older restart count: acknowledged; newer restart of a finished
+//     job: the old directory is replaced).
+//   - Signal()/UpdateLimit(): forwarded to the job's stepd over its control socket.
+//   - Tick(): one pass of the control loop: (re)register when not registered (all
+//     jobs of the spool: running and finished-unreported ones), heartbeat when due,
+//     report finished jobs with JobEnded until acknowledged (then `reported` marker and
+//     the directory is removed), mark vanished stepds as failed, kill jobs the
+//     controller lists as stale (SIGKILL, never reported).
+//   - Run(): Tick() every heartbeat interval, and at once after Wake() (a stepd ended).
+// Time comes from the injected Clock; thread-safe (one mutex around spool changes).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "node.pb.h"
+#include "noded/controller_link.h"
+#include "stepd.pb.h"
+#include "noded/job_tracker.h"
+#include "noded/stepd_launcher.h"
+
+namespace sluice {
+
+struct AgentOptions {
+  std::string node_name;
+  std::string addr;
+  int port = 0;
+  int cpus = 1;
+  int64_t real_memory_mb = 1;
+  std::vector<GpuInfo> gpus;
+  int64_t boot_time = 0;
+  int64_t heartbeat_interval_ms = 10'000;
+  int64_t retry_interval_ms = 1'000;  // while the controller is unreachable
+  // Copied into every BatchLaunch for stepd.
+  std::string cluster_name;
+  std::string conf_path;
+  std::string ctld_host;
+  int ctld_port = 0;
+  int64_t def_mem_per_cpu_mb = 0;
+  std::string agent_socket;  // stepd's job-end notifications
+};
+
+class Agent {
+ public:
+  Agent(AgentOptions options, const Clock* clock, ControllerLink* controller,
+        JobTracker* jobs, StepdLauncher* launcher);
+
+  LaunchJobReply Launch(BatchLaunch launch);
+  SignalJobReply Signal(const SignalJobRequest& req);
+  Status UpdateLimit(const UpdateJobLimitRequest& req);
+
+  void Tick();
+  void Run(const std::atomic<bool>& stop);
+  void Wake();
+
+  bool registered() const { return registered_; }
+  const AgentOptions& options() const { return options_; }
+
+ private:
+  Status ValidateLaunch(const BatchLaunch& launch) const;
+  Status ReplaceOrKeep(const BatchLaunch& launch, bool* already_running);
+  void Register();
+  void Heartbeat();
+  void ReportEnds();
+  void KillStale(int64_t job_id);
+  Status SendToStepd(int64_t job_id, const StepdRequest& req);
+  std::vector<TrackedJob> ScanAndSettle();
+
+  AgentOptions options_;
+  const Clock* clock_;
+  ControllerLink* controller_;
+  JobTracker* jobs_;
+  StepdLauncher* launcher_;
+
+  std::mutex mu_;  // spool changes (launch, cleanup)
+  std::atomic<bool> registered_{false};
+  int64_t next_heartbeat_ms_ = 0;
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+  bool woken_ = false;
+};
+
+// Heartbeat interval: Config.heartbeat_interval_s, else slurmd_timeout / 3, in [1, 30] s.
+int64_t HeartbeatIntervalMs(int heartbeat_interval_s, int slurmd_timeout_s);
+
+}  // namespace sluice

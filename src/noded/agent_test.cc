@@ -1,0 +1,244 @@
+// Agent against a fake controller, launching real sluice-stepd processes.
+#include "noded/agent.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "noded/end_listener.h"
+#include "stepd/job_dir.h"
+#include "stepd/stepd_test_util.h"
+
+namespace sluice {
+namespace {
+
+class FakeController : public ControllerLink {
+ public:
+  Expected<RegisterNodeReply> Register(RegisterNodeRequest req) override {
+    std::lock_guard<std::mutex> l(mu);
+    registers.push_back(req);
+    if (down) return Unavailable("down");
+    RegisterNodeReply r;
+    for (int64_t id : kill_on_register) r.add_kill_job_ids(id);
+    return r;
+  }
+  Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) override {
+    std::lock_guard<std::mutex> l(mu);
+    heartbeats.push_back(req);
+    if (down) return Unavailable("down");
+    HeartbeatReply r;
+    r.set_reregister(reregister);
+    return r;
+  }
+  Status JobEnded(JobEndedRequest req) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (down || refuse_ends) return Unavailable("down");
+    ends.push_back(req.report());
+    return Status::Ok();
+  }
+  std::mutex mu;
+  bool down = false, refuse_ends = false, reregister = false;
+  std::vector<int64_t> kill_on_register;
+  std::vector<RegisterNodeRequest> registers;
+  std::vector<HeartbeatRequest> heartbeats;
+  std::vector<JobReport> ends;
+};
+
+class AgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    work_ = tmp_.path();
+    spool_ = tmp_.path() + "/spool";
+    tracker_ = std::make_unique<JobTracker>(spool_, &real_clock_);
+    ASSERT_TRUE(tracker_->Init().ok());
+    MakeAgent();
+  }
+  void MakeAgent() {
+    AgentOptions o;
+    o.node_name = "n1";
+    o.cpus = 8;
+    o.real_memory_mb = 1000;
+    GpuInfo g;
+    g.set_index(0);
+    o.gpus.push_back(g);
+    o.heartbeat_interval_ms = 1000;
+    o.cluster_name = "test";
+    o.agent_socket = spool_ + "/agent.sock";
+    launcher_ = std::make_unique<StepdLauncher>(testing::SiblingBinary("sluice-stepd"));
+    agent_ = std::make_unique<Agent>(o, &clock_, &ctl_, tracker_.get(), launcher_.get());
+  }
+  BatchLaunch Job(int64_t id, const std::string& body) {
+    BatchLaunch l = testing::MakeLaunch(id, "#!/bin/bash\n" + body, work_);
+    l.mutable_local()->set_node("n1");
+    return l;
+  }
+  bool WaitFinished(int64_t id, int timeout_ms = 10000) {
+    return testing::WaitForFile(JobDir(tracker_->DirFor(id)).StatusFile(), timeout_ms);
+  }
+  // Ticks until the controller saw the end of `id`.
+  const JobReport* WaitReported(int64_t id) {
+    for (int i = 0; i < 500; ++i) {
+      agent_->Tick();
+      std::lock_guard<std::mutex> l(ctl_.mu);
+      for (const auto& r : ctl_.ends) {
+        if (r.job_id() == id) return &r;
+      }
+      usleep(20000);
+    }
+    return nullptr;
+  }
+
+  testing::TempDir tmp_;
+  std::string work_, spool_;
+  RealClock real_clock_;
+  ManualClock clock_{1000};
+  FakeController ctl_;
+  std::unique_ptr<JobTracker> tracker_;
+  std::unique_ptr<StepdLauncher> launcher_;
+  std::unique_ptr<Agent> agent_;
+};
+
+TEST_F(AgentTest, RegistersResourcesAndSpoolJobs) {
+  ASSERT_TRUE(tracker_->Create(Job(5, "exit 0\n")).ok());
+  JobReport done;
+  done.set_job_id(5);
+  done.set_finished(true);
+  done.set_state(JOB_FAILED);
+  done.set_exit_code(3);
+  ASSERT_TRUE(WriteProtoFile(JobDir(tracker_->DirFor(5)).StatusFile(), done).ok());
+  ASSERT_TRUE(tracker_->Create(Job(6, "exit 0\n")).ok());
+  ASSERT_TRUE(tracker_->RecordStepdPid(6, 999999).ok());  // stepd vanished
+  ctl_.refuse_ends = true;
+  agent_->Tick();
+  ASSERT_EQ(ctl_.registers.size(), 1u);
+  const auto& reg = ctl_.registers[0];
+  EXPECT_EQ(reg.node(), "n1");
+  EXPECT_EQ(reg.cpus(), 8);
+  EXPECT_EQ(reg.gpus_size(), 1);
+  ASSERT_EQ(reg.jobs_size(), 2);
+  EXPECT_TRUE(reg.jobs(0).finished());
+  EXPECT_EQ(reg.jobs(0).exit_code(), 3);
+  EXPECT_EQ(reg.jobs(1).state(), JOB_FAILED);
+  EXPECT_TRUE(agent_->registered());
+  // Ends are retried until acknowledged, then the directories go.
+  EXPECT_TRUE(tracker_->Inspect(5).ok());
+  ctl_.refuse_ends = false;
+  agent_->Tick();
+  EXPECT_EQ(ctl_.ends.size(), 2u);
+  EXPECT_FALSE(tracker_->Inspect(5).ok());
+  EXPECT_FALSE(tracker_->Inspect(6).ok());
+}
+
+TEST_F(AgentTest, LaunchRunsOnceAndReportsCompletion) {
+  agent_->Tick();
+  std::string body = "echo run >> " + work_ + "/runs\nsleep 0.3\n";
+  int64_t t0 = RealClock::MonotonicMs();
+  LaunchJobReply r = agent_->Launch(Job(7, body));
+  int64_t took = RealClock::MonotonicMs() - t0;
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_LT(took, 100) << "launch must not block";
+  EXPECT_TRUE(agent_->Launch(Job(7, body)).ok());  // duplicate: acknowledged, not re-run
+  const JobReport* end = WaitReported(7);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(end->state(), JOB_COMPLETED);
+  EXPECT_EQ(testing::ReadFile(work_ + "/runs"), "run\n");
+  EXPECT_FALSE(tracker_->Inspect(7).ok());
+  BatchLaunch l = testing::MakeLaunch(7, "x", work_);
+  EXPECT_EQ(l.cluster_name(), "testcluster");
+}
+
+TEST_F(AgentTest, LaunchValidation) {
+  BatchLaunch wrong = Job(8, "exit 0\n");
+  wrong.mutable_local()->set_node("n2");
+  EXPECT_FALSE(agent_->Launch(wrong).ok());
+  BatchLaunch empty = Job(9, "");
+  empty.mutable_job()->mutable_spec()->clear_script();
+  EXPECT_FALSE(agent_->Launch(empty).ok());
+  EXPECT_FALSE(agent_->Launch(Job(0, "exit 0\n")).ok());
+}
+
+TEST_F(AgentTest, CancelAndExitCodeReported) {
+  agent_->Tick();
+  ASSERT_TRUE(agent_->Launch(Job(10, "touch " + work_ + "/ready\nsleep 60\n")).ok());
+  ASSERT_TRUE(agent_->Launch(Job(11, "exit 3\n")).ok());
+  ASSERT_TRUE(testing::WaitForFile(work_ + "/ready", 5000));
+  SignalJobRequest s;
+  s.set_job_id(10);
+  s.set_kind(SIGNAL_CANCEL);
+  EXPECT_TRUE(agent_->Signal(s).found());
+  const JobReport* c = WaitReported(10);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->state(), JOB_CANCELLED);
+  const JobReport* f = WaitReported(11);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->state(), JOB_FAILED);
+  EXPECT_EQ(f->exit_code(), 3);
+  s.set_job_id(12345);
+  EXPECT_FALSE(agent_->Signal(s).found());
+}
+
+TEST_F(AgentTest, AdoptsRunningJobsAfterRestartAndKillsStale) {
+  agent_->Tick();
+  ASSERT_TRUE(agent_->Launch(Job(20, "touch " + work_ + "/r20\nsleep 60\n")).ok());
+  ASSERT_TRUE(agent_->Launch(Job(21, "touch " + work_ + "/r21\nsleep 60\n")).ok());
+  ASSERT_TRUE(testing::WaitForFile(work_ + "/r20", 5000));
+  ASSERT_TRUE(testing::WaitForFile(work_ + "/r21", 5000));
+  // "Restart": a new agent and launcher on the same spool; the controller says 21 is stale.
+  launcher_->Reap();
+  MakeAgent();
+  ctl_.kill_on_register = {21};
+  agent_->Tick();
+  ASSERT_EQ(ctl_.registers.size(), 2u);
+  const auto& reg = ctl_.registers[1];
+  ASSERT_EQ(reg.jobs_size(), 2);
+  EXPECT_EQ(reg.jobs(0).state(), JOB_RUNNING);
+  EXPECT_FALSE(reg.jobs(0).finished());
+  ASSERT_TRUE(WaitFinished(21, 5000));
+  SignalJobRequest s;
+  s.set_job_id(20);
+  s.set_kind(SIGNAL_CANCEL);
+  EXPECT_TRUE(agent_->Signal(s).found());
+  const JobReport* c = WaitReported(20);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->state(), JOB_CANCELLED);
+  for (const auto& e : ctl_.ends) EXPECT_NE(e.job_id(), 21) << "stale job must not be reported";
+  agent_->Tick();
+  EXPECT_FALSE(tracker_->Inspect(21).ok());
+}
+
+TEST_F(AgentTest, HeartbeatFailureAndReregister) {
+  agent_->Tick();
+  EXPECT_EQ(ctl_.registers.size(), 1u);
+  clock_.Advance(2);
+  ctl_.down = true;
+  agent_->Tick();  // heartbeat fails
+  EXPECT_FALSE(agent_->registered());
+  clock_.Advance(2);
+  agent_->Tick();  // registration fails
+  EXPECT_FALSE(agent_->registered());
+  ctl_.down = false;
+  clock_.Advance(2);
+  agent_->Tick();
+  EXPECT_TRUE(agent_->registered());
+  EXPECT_EQ(ctl_.registers.size(), 3u);
+  ctl_.reregister = true;
+  clock_.Advance(2);
+  agent_->Tick();
+  EXPECT_EQ(ctl_.registers.size(), 4u);
+  EXPECT_EQ(ctl_.heartbeats.size(), 2u);
+}
+
+TEST_F(AgentTest, EndListenerWakes) {
+  EndListener listener;
+  std::atomic<int> woken{0};
+  ASSERT_TRUE(listener.Start(spool_ + "/agent.sock", [&] { ++woken; }).ok());
+  agent_->Tick();
+  ASSERT_TRUE(agent_->Launch(Job(30, "exit 0\n")).ok());
+  for (int i = 0; i < 300 && woken == 0; ++i) usleep(10000);
+  EXPECT_GE(woken.load(), 1);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,40 @@
+// ControllerLink: how the agent talks to the controller (NodeApi). The interface lets
+// the Agent be tested without a controller; GrpcControllerLink is the real one: a
+// NodeApi stub over TCP that signs every request (NodeSigner, sender = node name,
+// method = "RegisterNode" / "Heartbeat" / "JobEnded") with a per-call deadline.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "node.grpc.pb.h"
+#include "rpc/node_auth.h"
+
+namespace sluice {
+
+class ControllerLink {
+ public:
+  virtual ~ControllerLink() = default;
+  virtual Expected<RegisterNodeReply> Register(RegisterNodeRequest req) = 0;
+  virtual Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) = 0;
+  virtual Status JobEnded(JobEndedRequest req) = 0;
+};
+
+class GrpcControllerLink : public ControllerLink {
+ public:
+  // `target` is "host:port".
+  GrpcControllerLink(const std::string& target, NodeSigner signer, int timeout_ms = 5000);
+  Expected<RegisterNodeReply> Register(RegisterNodeRequest req) override;
+  Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) override;
+  Status JobEnded(JobEndedRequest req) override;
+
+ private:
+  template <typename Req, typename Reply, typename Fn>
+  Expected<Reply> Call(const char* method, Req* req, Fn fn);
+  std::unique_ptr<NodeApi::Stub> stub_;
+  NodeSigner signer_;
+  int timeout_ms_;
+};
+
+}  // namespace sluice

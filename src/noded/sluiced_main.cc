@@ -1,0 +1,117 @@
+// sluiced: the node agent. Usage: sluiced [-f config] [-N nodename] [-D] [--fake-gpus N]
+// Runs in the foreground and logs to stderr; SIGTERM/SIGINT stop it (jobs keep running).
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/config.h"
+#include "noded/agent.h"
+#include "noded/agent_config.h"
+#include "noded/agent_service.h"
+#include "noded/controller_link.h"
+#include "noded/end_listener.h"
+#include "rpc/credential.h"
+#include "rpc/node_auth.h"
+
+namespace sluice {
+namespace {
+
+struct Args {
+  std::string config_path;
+  std::string node_name;
+  int fake_gpus = -1;
+};
+
+Expected<Args> ParseArgs(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (s == "-D") continue;
+    if (s == "-f" || s == "-N" || s == "--fake-gpus") {
+      if ((v = value()) == nullptr) return InvalidArgument("option " + s + " needs a value");
+    } else {
+      return InvalidArgument("unknown option " + s);
+    }
+    if (s == "-f") a.config_path = v;
+    if (s == "-N") a.node_name = v;
+    if (s == "--fake-gpus") a.fake_gpus = std::atoi(v);
+  }
+  if (a.config_path.empty()) a.config_path = DefaultConfigPath();
+  if (a.node_name.empty()) {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    a.node_name = std::string(host).substr(0, std::string(host).find('.'));
+  }
+  return a;
+}
+
+int Fail(const Status& st) {
+  std::fprintf(stderr, "sluiced: error: %s\n", st.message().c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  auto args = ParseArgs(argc, argv);
+  if (!args.ok()) return Fail(args.status());
+  auto config = LoadConfigFile(args->config_path);
+  if (!config.ok()) return Fail(config.status());
+  auto setup = AgentSetupFromConfig(*config, args->node_name, args->fake_gpus);
+  if (!setup.ok()) return Fail(setup.status());
+  auto key = LoadClusterKey(setup->key_file, /*create=*/false);
+  if (!key.ok()) return Fail(key.status());
+
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &mask, nullptr);  // handled by sigwait below
+  ::signal(SIGPIPE, SIG_IGN);
+
+  RealClock clock;
+  const AgentOptions& opts = setup->options;
+  JobTracker jobs(setup->spool_dir, &clock);
+  if (Status st = jobs.Init(); !st.ok()) return Fail(st);
+  StepdLauncher launcher(StepdLauncher::DefaultStepdPath());
+  GrpcControllerLink link(opts.ctld_host + ":" + std::to_string(opts.ctld_port),
+                          NodeSigner(*key, opts.node_name, &clock));
+  Agent agent(opts, &clock, &link, &jobs, &launcher);
+  NodeVerifier verifier(*key, &clock);
+  AgentService service(&agent, &verifier);
+  EndListener ends;
+  if (Status st = ends.Start(opts.agent_socket, [&] { agent.Wake(); }); !st.ok()) return Fail(st);
+
+  std::string listen = opts.addr + ":" + std::to_string(opts.port);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) return Fail(Unavailable("cannot listen on " + listen));
+  std::fprintf(stderr, "sluiced: node %s listening on %s, spool %s\n", opts.node_name.c_str(),
+               listen.c_str(), setup->spool_dir.c_str());
+
+  std::atomic<bool> stop{false};
+  std::thread loop([&] { agent.Run(stop); });
+  int sig = 0;
+  sigwait(&mask, &sig);
+  std::fprintf(stderr, "sluiced: signal %d, shutting down (jobs keep running)\n", sig);
+  stop = true;
+  agent.Wake();
+  loop.join();
+  ends.Stop();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice
+
+int main(int argc, char** argv) { return sluice::Main(argc, argv); }

@@ -1,0 +1,208 @@
+#include "stepd/batch_env.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "common/hostlist.h"
+
+namespace sluice {
+namespace {
+
+// Ordered "KEY=VALUE" list where Set() replaces an existing key in place.
+class EnvList {
+ public:
+  void Add(const std::string& entry) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) return;  // malformed entries are dropped
+    Set(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  void Set(const std::string& key, const std::string& value) {
+    auto it = index_.find(key);
+    if (it != index_.end()) {
+      entries_[it->second] = key + "=" + value;
+      return;
+    }
+    index_[key] = entries_.size();
+    entries_.push_back(key + "=" + value);
+  }
+  bool Has(const std::string& key) const { return index_.count(key) > 0; }
+  std::vector<std::string> Take() { return std::move(entries_); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+std::string JoinInts(const google::protobuf::RepeatedField<int32_t>& v) {
+  std::string out;
+  for (int x : v) {
+    if (!out.empty()) out += ",";
+    out += std::to_string(x);
+  }
+  return out;
+}
+
+// Nodes of the allocation in hostlist order, with their NodeAlloc.
+std::vector<const NodeAlloc*> SortedAlloc(const JobInfo& job, std::string* nodelist) {
+  std::vector<std::string> names;
+  std::map<std::string, const NodeAlloc*> by_name;
+  for (const NodeAlloc& a : job.alloc()) {
+    names.push_back(a.node());
+    by_name[a.node()] = &a;
+  }
+  *nodelist = CompressHostlistSorted(names);
+  std::vector<const NodeAlloc*> out;
+  auto expanded = ExpandHostlist(*nodelist);
+  if (expanded.ok()) {
+    for (const std::string& n : *expanded) {
+      auto it = by_name.find(n);
+      if (it != by_name.end()) out.push_back(it->second);
+    }
+  }
+  if (out.size() != by_name.size()) {  // fall back to name order
+    out.clear();
+    for (auto& [n, a] : by_name) out.push_back(a);
+  }
+  return out;
+}
+
+void SetNodeVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env) {
+  const JobInfo& job = l.job();
+  std::string nodelist;
+  std::vector<const NodeAlloc*> nodes = SortedAlloc(job, &nodelist);
+  if (nodes.empty()) nodelist = ctx.node_name;
+  std::vector<int> cpus, tasks;
+  for (const NodeAlloc* a : nodes) {
+    cpus.push_back(std::max(1, a->cpu_ids_size()));
+    tasks.push_back(std::max(1, a->ntasks()));
+  }
+  if (nodes.empty()) {
+    cpus.push_back(std::max(1, l.local().cpu_ids_size()));
+    tasks.push_back(std::max(1, l.local().ntasks()));
+  }
+  std::string nnodes = std::to_string(std::max<size_t>(1, nodes.size()));
+  env->Set("SLURM_JOB_NODELIST", nodelist);
+  env->Set("SLURM_NODELIST", nodelist);
+  env->Set("SLURM_JOB_NUM_NODES", nnodes);
+  env->Set("SLURM_NNODES", nnodes);
+  env->Set("SLURM_JOB_CPUS_PER_NODE", FormatRunLengthCounts(cpus));
+  env->Set("SLURM_TASKS_PER_NODE", FormatRunLengthCounts(tasks));
+  env->Set("SLURM_CPUS_ON_NODE", std::to_string(std::max(1, l.local().cpu_ids_size())));
+  const JobSpec& spec = job.spec();
+  if (spec.ntasks_set() || spec.ntasks_per_node() > 0) {
+    int total = job.num_tasks();
+    if (total <= 0) {
+      total = 0;
+      for (int t : tasks) total += t;
+    }
+    env->Set("SLURM_NTASKS", std::to_string(total));
+    env->Set("SLURM_NPROCS", std::to_string(total));
+  }
+  if (spec.ntasks_per_node() > 0) {
+    env->Set("SLURM_NTASKS_PER_NODE", std::to_string(spec.ntasks_per_node()));
+  }
+  if (spec.cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK", std::to_string(spec.cpus_per_task()));
+}
+
+void SetGpuVars(const BatchLaunch& l, EnvList* env) {
+  const JobSpec& spec = l.job().spec();
+  if (spec.gpus_total() > 0) {
+    std::string n = std::to_string(spec.gpus_total());
+    env->Set("SLURM_GPUS", spec.gpu_type().empty() ? n : spec.gpu_type() + ":" + n);
+  }
+  if (spec.gpus_per_task() > 0) env->Set("SLURM_GPUS_PER_TASK", std::to_string(spec.gpus_per_task()));
+  if (l.local().gpu_ids_size() == 0) return;
+  std::string ids = JoinInts(l.local().gpu_ids());
+  env->Set("SLURM_GPUS_ON_NODE", std::to_string(l.local().gpu_ids_size()));
+  env->Set("SLURM_JOB_GPUS", ids);
+  env->Set("CUDA_VISIBLE_DEVICES", ids);
+  env->Set("GPU_DEVICE_ORDINAL", ids);
+  env->Set("ROCR_VISIBLE_DEVICES", ids);
+  env->Set("ZE_AFFINITY_MASK", ids);
+}
+
+void SetMemoryVars(const BatchLaunch& l, EnvList* env) {
+  const JobSpec& spec = l.job().spec();
+  if (spec.mem_per_cpu_mb() > 0) {
+    env->Set("SLURM_MEM_PER_CPU", std::to_string(spec.mem_per_cpu_mb()));
+  } else if (spec.mem_per_node_mb() > 0) {
+    env->Set("SLURM_MEM_PER_NODE", std::to_string(spec.mem_per_node_mb()));
+  } else if (spec.mem_per_gpu_mb() > 0) {
+    env->Set("SLURM_MEM_PER_GPU", std::to_string(spec.mem_per_gpu_mb()));
+  } else if (l.def_mem_per_cpu_mb() > 0) {
+    env->Set("SLURM_MEM_PER_CPU", std::to_string(l.def_mem_per_cpu_mb()));
+  }
+}
+
+void SetJobVars(const BatchLaunch& l, EnvList* env) {
+  const JobInfo& job = l.job();
+  const JobSpec& spec = job.spec();
+  std::string id = std::to_string(l.job_id());
+  env->Set("SLURM_JOB_ID", id);
+  env->Set("SLURM_JOBID", id);
+  env->Set("SLURM_JOB_NAME", spec.name());
+  env->Set("SLURM_JOB_PARTITION", spec.partition());
+  if (!spec.account().empty()) env->Set("SLURM_JOB_ACCOUNT", spec.account());
+  env->Set("SLURM_JOB_QOS", spec.qos().empty() ? "normal" : spec.qos());
+  env->Set("SLURM_SUBMIT_DIR", spec.work_dir());
+  env->Set("SLURM_SUBMIT_HOST", spec.submit_host());
+  env->Set("SLURM_JOB_UID", std::to_string(job.uid()));
+  env->Set("SLURM_JOB_GID", std::to_string(job.gid()));
+  env->Set("SLURM_JOB_USER", job.user());
+  if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
+}
+
+void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env) {
+  env->Set("SLURM_PROCID", "0");
+  env->Set("SLURM_LOCALID", "0");
+  env->Set("SLURM_NODEID", "0");
+  env->Set("SLURM_GTIDS", "0");
+  env->Set("SLURM_TASK_PID", std::to_string(ctx.task_pid));
+  env->Set("SLURM_PRIO_PROCESS", "0");
+  env->Set("SLURMD_NODENAME", ctx.node_name);
+  env->Set("SLURM_TOPOLOGY_ADDR", ctx.node_name);
+  env->Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+  env->Set("SLURM_NODE_ALIASES", "(null)");
+  env->Set("SLURM_CLUSTER_NAME", l.cluster_name());
+  if (!l.ctld_host().empty()) {
+    env->Set("SLURM_WORKING_CLUSTER", l.cluster_name() + ":" + l.ctld_host() + ":" +
+                                          std::to_string(l.ctld_port()) + ":9728:109");
+  }
+  if (!l.conf_path().empty()) {
+    env->Set("SLURM_CONF", l.conf_path());
+    env->Set("SLUICE_CONF", l.conf_path());
+  }
+  env->Set("ENVIRONMENT", "BATCH");
+  env->Set("HOSTNAME", ctx.node_name);
+  if (!ctx.work_dir.empty()) env->Set("PWD", ctx.work_dir);
+  if (!env->Has("TMPDIR")) env->Set("TMPDIR", "/tmp");
+}
+
+}  // namespace
+
+std::string FormatRunLengthCounts(const std::vector<int>& counts) {
+  std::string out;
+  for (size_t i = 0; i < counts.size();) {
+    size_t j = i;
+    while (j < counts.size() && counts[j] == counts[i]) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(counts[i]);
+    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
+    i = j;
+  }
+  return out;
+}
+
+std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnvContext& ctx) {
+  EnvList env;
+  for (const std::string& e : launch.env()) env.Add(e);
+  SetJobVars(launch, &env);
+  SetNodeVars(launch, ctx, &env);
+  SetGpuVars(launch, &env);
+  SetMemoryVars(launch, &env);
+  SetTaskAndSiteVars(launch, ctx, &env);
+  return env.Take();
+}
+
+}  // namespace sluice

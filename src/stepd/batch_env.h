@@ -1,0 +1,32 @@
+// The environment a batch script sees: the user's environment as submitted
+// (BatchLaunch.env) overlaid with the variables Slurm's batch step sets, with the same
+// names, presence rules and value formats as Slurm 22.05 (see
+// shared/reference/env/*.batch.env). Pure: no process, file or clock access.
+//   SLURM_JOB_NODELIST  compressed, sorted hostlist ("node[01-02]")
+//   SLURM_TASKS_PER_NODE / SLURM_JOB_CPUS_PER_NODE  run-length form ("2(x2),1")
+//   SLURM_NTASKS/NPROCS only when -n or --ntasks-per-node was given; GPU variables
+//   (CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK,
+//   SLURM_JOB_GPUS, SLURM_GPUS_ON_NODE) only when this node holds GPUs of the job.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "node.pb.h"
+
+namespace sluice {
+
+struct BatchEnvContext {
+  std::string node_name;  // this node (SLURMD_NODENAME, HOSTNAME)
+  std::string work_dir;   // directory the script actually starts in (PWD)
+  pid_t task_pid = 0;     // SLURM_TASK_PID
+};
+
+std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnvContext& ctx);
+
+// Slurm's run-length count list: {2,2,1} -> "2(x2),1".
+std::string FormatRunLengthCounts(const std::vector<int>& counts);
+
+}  // namespace sluice

@@ -1,0 +1,190 @@
+#include "stepd/process_tracker.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace sluice {
+namespace {
+
+bool WriteText(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  return ok;
+}
+
+// mkdir <base>/sluice/job_<id>, reusing an empty leftover; a busy one gets a suffix.
+std::string MakeJobCgroup(const std::string& base, int64_t job_id) {
+  std::string parent = base + "/sluice";
+  if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return "";
+  std::string dir = parent + "/job_" + std::to_string(job_id);
+  if (::mkdir(dir.c_str(), 0755) == 0) return dir;
+  if (errno == EEXIST && ::rmdir(dir.c_str()) == 0 && ::mkdir(dir.c_str(), 0755) == 0) return dir;
+  dir += "." + std::to_string(::getpid());
+  return ::mkdir(dir.c_str(), 0755) == 0 ? dir : "";
+}
+
+// Parses "/proc/<pid>/stat": state char and ppid.
+bool ReadStat(pid_t pid, char* state, pid_t* ppid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  size_t rp = line.rfind(')');
+  if (rp == std::string::npos) return false;
+  std::istringstream rest(line.substr(rp + 1));
+  rest >> *state >> *ppid;
+  return !rest.fail();
+}
+
+bool IsLive(pid_t pid) {
+  char state = 0;
+  pid_t ppid = 0;
+  return ReadStat(pid, &state, &ppid) && state != 'Z' && state != 'X';
+}
+
+int64_t ReadKeyValue(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string k;
+  int64_t v = 0;
+  while (in >> k >> v) {
+    if (k == key) return v;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<pid_t> DescendantsOf(pid_t root) {
+  std::multimap<pid_t, pid_t> children;
+  std::set<pid_t> live;
+  DIR* d = ::opendir("/proc");
+  if (d == nullptr) return {};
+  while (struct dirent* e = ::readdir(d)) {
+    pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    char state = 0;
+    pid_t ppid = 0;
+    if (pid <= 0 || !ReadStat(pid, &state, &ppid)) continue;
+    children.emplace(ppid, pid);
+    if (state != 'Z' && state != 'X') live.insert(pid);
+  }
+  ::closedir(d);
+  std::vector<pid_t> out, todo{root};
+  while (!todo.empty()) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    auto [b, e] = children.equal_range(p);
+    for (auto it = b; it != e; ++it) {
+      if (live.count(it->second)) out.push_back(it->second);
+      todo.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const CgroupRoots& roots) {
+  std::unique_ptr<ProcessTracker> t(new ProcessTracker());
+  if (!roots.v2.empty() && ::access((roots.v2 + "/cgroup.controllers").c_str(), F_OK) == 0) {
+    // Delegate the memory controller down to sluice/ (best effort).
+    WriteText(roots.v2 + "/cgroup.subtree_control", "+memory");
+    ::mkdir((roots.v2 + "/sluice").c_str(), 0755);
+    WriteText(roots.v2 + "/sluice/cgroup.subtree_control", "+memory");
+    std::string dir = MakeJobCgroup(roots.v2, job_id);
+    if (!dir.empty()) {
+      t->mode_ = Mode::kCgroupV2;
+      t->dir_ = dir;
+    }
+  }
+  if (t->dir_.empty() && !roots.v1_memory.empty() &&
+      ::access((roots.v1_memory + "/cgroup.procs").c_str(), W_OK) == 0) {
+    std::string dir = MakeJobCgroup(roots.v1_memory, job_id);
+    if (!dir.empty()) {
+      t->mode_ = Mode::kCgroupV1;
+      t->dir_ = dir;
+    }
+  }
+  if (!t->dir_.empty()) {
+    t->procs_fd_ = ::open((t->dir_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+  }
+  return t;
+}
+
+ProcessTracker::~ProcessTracker() {
+  if (procs_fd_ >= 0) ::close(procs_fd_);
+}
+
+Status ProcessTracker::SetMemoryLimit(int64_t bytes) {
+  if (dir_.empty() || bytes <= 0) return Status::Ok();
+  std::string file = mode_ == Mode::kCgroupV2 ? "/memory.max" : "/memory.limit_in_bytes";
+  if (!WriteText(dir_ + file, std::to_string(bytes))) {
+    return Internal("cannot set memory limit in " + dir_ + ": " + std::strerror(errno));
+  }
+  if (mode_ == Mode::kCgroupV2) WriteText(dir_ + "/memory.swap.max", "0");
+  if (mode_ == Mode::kCgroupV1) WriteText(dir_ + "/memory.memsw.limit_in_bytes", std::to_string(bytes));
+  return Status::Ok();
+}
+
+void ProcessTracker::JoinFromChild() {
+  if (procs_fd_ < 0) return;
+  char buf[32];
+  int n = std::snprintf(buf, sizeof buf, "%d", static_cast<int>(::getpid()));
+  if (::write(procs_fd_, buf, n) != n) {
+    // Not fatal: the process group and subreaper still track the job.
+  }
+}
+
+std::vector<pid_t> ProcessTracker::CgroupPids() const {
+  std::vector<pid_t> out;
+  if (dir_.empty()) return out;
+  std::ifstream in(dir_ + "/cgroup.procs");
+  pid_t p;
+  while (in >> p) out.push_back(p);
+  return out;
+}
+
+int ProcessTracker::SignalAll(int sig) {
+  std::set<pid_t> targets;
+  for (pid_t p : CgroupPids()) targets.insert(p);
+  for (pid_t p : DescendantsOf(::getpid())) targets.insert(p);
+  if (leader_ > 0) ::kill(-leader_, sig);
+  int n = 0;
+  for (pid_t p : targets) {
+    if (p != ::getpid() && ::kill(p, sig) == 0) ++n;
+  }
+  return n;
+}
+
+std::vector<pid_t> ProcessTracker::Alive() const {
+  std::set<pid_t> out;
+  for (pid_t p : CgroupPids()) {
+    if (IsLive(p)) out.insert(p);
+  }
+  for (pid_t p : DescendantsOf(::getpid())) out.insert(p);
+  return {out.begin(), out.end()};
+}
+
+bool ProcessTracker::OomKilled() const {
+  if (dir_.empty()) return false;
+  if (mode_ == Mode::kCgroupV2) return ReadKeyValue(dir_ + "/memory.events", "oom_kill") > 0;
+  return ReadKeyValue(dir_ + "/memory.oom_control", "oom_kill") > 0;
+}
+
+void ProcessTracker::Remove() {
+  if (procs_fd_ >= 0) ::close(procs_fd_);
+  procs_fd_ = -1;
+  if (!dir_.empty()) ::rmdir(dir_.c_str());
+}
+
+}  // namespace sluice

@@ -1,0 +1,65 @@
+// ProcessTracker: finds and signals every process of one job. Strategy, best first:
+//   cgroup v2  <root>/sluice/job_<id>      (root = /sys/fs/cgroup when it is a v2 mount)
+//   cgroup v1  <memory root>/sluice/job_<id> (memory controller only)
+//   fallback   the job's process group
+// In every mode stepd is a child subreaper, so descendants that escape the process
+// group (setsid, double fork) are re-parented to stepd and are found by walking /proc
+// for stepd's descendants. Memory limits and OOM detection need a cgroup.
+// Not thread-safe; owned by the supervisor loop.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace sluice {
+
+struct CgroupRoots {
+  std::string v2 = "/sys/fs/cgroup";         // used when <v2>/cgroup.controllers exists
+  std::string v1_memory = "/sys/fs/cgroup/memory";
+};
+
+class ProcessTracker {
+ public:
+  enum class Mode { kCgroupV2, kCgroupV1, kProcessGroup };
+
+  // Creates the job's cgroup where possible; never fails (falls back to process group).
+  static std::unique_ptr<ProcessTracker> Create(int64_t job_id, const CgroupRoots& roots);
+  ~ProcessTracker();
+
+  Mode mode() const { return mode_; }
+  const std::string& cgroup_dir() const { return dir_; }
+  // Sets the memory limit (bytes); no-op without a cgroup.
+  Status SetMemoryLimit(int64_t bytes);
+  // To be called in the forked job process before it drops privileges.
+  void JoinFromChild();
+  // The job's main process (also its process group id).
+  void SetLeader(pid_t pid) { leader_ = pid; }
+
+  // Signals every process of the job. Returns the number signalled.
+  int SignalAll(int sig);
+  // Processes of the job still alive (not zombies).
+  std::vector<pid_t> Alive() const;
+  // True when the kernel OOM-killed a process of the job.
+  bool OomKilled() const;
+  // Removes the cgroup (must be empty).
+  void Remove();
+
+ private:
+  ProcessTracker() = default;
+  std::vector<pid_t> CgroupPids() const;
+  Mode mode_ = Mode::kProcessGroup;
+  std::string dir_;
+  pid_t leader_ = 0;
+  int procs_fd_ = -1;  // cgroup.procs opened for writing, for JoinFromChild
+};
+
+// Live (non-zombie) descendants of `root` found by walking /proc.
+std::vector<pid_t> DescendantsOf(pid_t root);
+
+}  // namespace sluice

@@ -1,0 +1,44 @@
+// sluice-stepd <jobdir>: supervises one batch job (see supervisor.h). Started detached
+// by the node agent; its stdio goes to <jobdir>/stepd.log.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "common/clock.h"
+#include "stepd/job_dir.h"
+#include "stepd/supervisor.h"
+
+namespace {
+
+void Detach(const sluice::JobDir& dir) {
+  int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  int log_fd = ::open(dir.Log().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  if (log_fd >= 0) {
+    ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+  }
+  ::close_range(3, ~0U, 0);
+  ::setsid();  // fails harmlessly when already a session leader
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || argv[1][0] != '/') {
+    std::fprintf(stderr, "usage: sluice-stepd <absolute job directory>\n");
+    return 2;
+  }
+  sluice::JobDir dir(argv[1]);
+  Detach(dir);
+  sluice::RealClock clock;
+  sluice::SupervisorOptions options;
+  // Tests force the process-group fallback with SLUICE_STEPD_CGROUPS=none.
+  const char* cg = std::getenv("SLUICE_STEPD_CGROUPS");
+  if (cg != nullptr && std::string(cg) == "none") options.cgroups = sluice::CgroupRoots{"", ""};
+  sluice::Supervisor supervisor(argv[1], options, &clock);
+  return supervisor.Run();
+}
