@@ -3,11 +3,6 @@
 
 #include <fmt/format.h>
 
-namespace sluice::sched {
-// Weak until the backfill scheduler is linked in: null when absent.
-std::unique_ptr<Scheduler> MakeScheduler(const SchedulerConfig& config) __attribute__((weak));
-}  // namespace sluice::sched
-
 namespace sluice::sim {
 
 Expected<Policy> ParsePolicy(std::string_view name) {
@@ -30,17 +25,9 @@ const char* PolicyName(Policy policy) {
   return "?";
 }
 
-bool PolicyAvailable(Policy policy) {
-  return policy == Policy::kFifo || &sched::MakeScheduler != nullptr;
-}
-
-Expected<std::unique_ptr<sched::Scheduler>> MakePolicyScheduler(
-    Policy policy, const sched::SchedulerConfig& base) {
+std::unique_ptr<sched::Scheduler> MakePolicyScheduler(Policy policy,
+                                                      const sched::SchedulerConfig& base) {
   if (policy == Policy::kFifo) return sched::MakeFifoScheduler();
-  if (!PolicyAvailable(policy)) {
-    return FailedPrecondition(
-        fmt::format("policy '{}' is not available in this build", PolicyName(policy)));
-  }
   sched::SchedulerConfig config = base;
   config.policy = policy;
   return sched::MakeScheduler(config);

@@ -16,11 +16,9 @@ using Policy = sched::SchedulerConfig::Policy;
 Expected<Policy> ParsePolicy(std::string_view name);
 const char* PolicyName(Policy policy);
 
-// Whether this build has a scheduler for `policy`.
-bool PolicyAvailable(Policy policy);
-
-// A scheduler for `policy`; `base` supplies the backfill knobs (its policy is ignored).
-Expected<std::unique_ptr<sched::Scheduler>> MakePolicyScheduler(
-    Policy policy, const sched::SchedulerConfig& base = {});
+// A scheduler for `policy`: sched::MakeFifoScheduler for kFifo, else sched::MakeScheduler
+// with `base`'s backfill knobs (its policy field is ignored).
+std::unique_ptr<sched::Scheduler> MakePolicyScheduler(Policy policy,
+                                                      const sched::SchedulerConfig& base = {});
 
 }  // namespace sluice::sim

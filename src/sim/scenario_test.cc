@@ -40,7 +40,6 @@ TEST(Scenarios, AllHoldUnderTheirPolicies) {
     auto scenario = ParseScenario(ReadAll(path), path.filename().string());
     ASSERT_TRUE(scenario.ok()) << scenario.status().message();
     for (Policy policy : scenario->policies) {
-      if (!PolicyAvailable(policy)) continue;  // TEMPORARY until the backfill scheduler lands
       auto problems = RunScenario(*scenario, policy);
       ASSERT_TRUE(problems.ok()) << path << ": " << problems.status().message();
       for (const std::string& problem : *problems) ADD_FAILURE() << problem;

@@ -68,7 +68,7 @@ Status Run(const Options& o, std::ostream& out) {
   ASSIGN_OR_RETURN(TraceFormat format, ParseTraceFormat(o.format));
   sched::SchedulerConfig knobs;
   knobs.bf_max_job_test = o.bf_max_job_test;
-  ASSIGN_OR_RETURN(std::unique_ptr<sched::Scheduler> scheduler, MakePolicyScheduler(policy, knobs));
+  std::unique_ptr<sched::Scheduler> scheduler = MakePolicyScheduler(policy, knobs);
   ASSIGN_OR_RETURN(Trace trace, ReadTrace(o.trace, format, o.limit));
   WorkloadOptions workload_options;
   workload_options.nodes = o.nodes;

@@ -90,6 +90,41 @@ TEST_F(SimCommandTest, JsonAndJobsCsvAreByteIdenticalAcrossRuns) {
             "4,4,20,,,,20,8,8,0,20,rejected\n");
 }
 
+TEST_F(SimCommandTest, BackfillPolicies) {
+  // 4 one-CPU nodes: job 1 holds 2 until 100, job 2 holds 2 until 50 (limit 60); job 3
+  // (4 CPUs) waits for both; a short 1-CPU job submitted at 20 with limit 20 fits in the
+  // gap before job 3's reservation at 100 under backfill, but waits behind job 3 in FIFO.
+  std::ofstream(Path("bf.swf")) << "; MaxProcs: 4\n"
+                                   "1 0 0 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 1 -1 -1\n"
+                                   "2 0 0 50 2 -1 -1 2 60 -1 1 1 1 -1 -1 1 -1 -1\n"
+                                   "3 10 0 20 4 -1 -1 4 20 -1 1 1 1 -1 -1 1 -1 -1\n"
+                                   "4 60 0 20 1 -1 -1 1 20 -1 1 1 1 -1 -1 1 -1 -1\n";
+  std::string out, err;
+  ASSERT_EQ(Run({"--trace", Path("bf.swf"), "--jobs-csv", Path("easy.csv")}, &out, &err), 0) << err;
+  EXPECT_THAT(out, HasSubstr("policy                  easy\n"));  // the default
+  std::stringstream easy;
+  easy << std::ifstream(Path("easy.csv")).rdbuf();
+  EXPECT_THAT(easy.str(), HasSubstr("4,4,60,60,80,0,20,1,1,0,20,completed\n"));
+  EXPECT_THAT(easy.str(), HasSubstr("3,3,10,100,120,90,20,4,4,0,20,completed\n"));
+
+  ASSERT_EQ(
+      Run({"--trace", Path("bf.swf"), "--policy", "conservative", "--jobs-csv", Path("cons.csv")},
+          &out, &err),
+      0)
+      << err;
+  EXPECT_THAT(out, HasSubstr("policy                  conservative\n"));
+  std::stringstream cons;
+  cons << std::ifstream(Path("cons.csv")).rdbuf();
+  EXPECT_EQ(cons.str(), easy.str());
+
+  ASSERT_EQ(Run({"--trace", Path("bf.swf"), "--policy", "fcfs", "--jobs-csv", Path("fifo.csv")},
+                &out, &err),
+            0);
+  std::stringstream fifo;
+  fifo << std::ifstream(Path("fifo.csv")).rdbuf();
+  EXPECT_THAT(fifo.str(), HasSubstr("4,4,60,120,140,60,20,1,1,0,20,completed\n"));
+}
+
 TEST_F(SimCommandTest, GpuTraceReport) {
   std::string out, err;
   ASSERT_EQ(Run({"--trace", Path("g.csv"), "--policy", "fcfs", "--nodes", "3"}, &out, &err), 0)
