@@ -1,0 +1,46 @@
+// The event-driven replay: submits jobs at their trace times, asks the scheduler for a
+// plan after each batch of events with the same timestamp (job ends first, then submits),
+// starts what it says, and ends each job at start + actual run time. The scheduler sees
+// only the request (its time limit is the user's estimate); running jobs are passed with
+// end_time = start + time limit. Deterministic and pure apart from the injected clock.
+//
+// Time: trace times are relative (0 = first submit); the clock reads epoch + t, where
+// epoch is the clock's time when Simulate is called, and the scheduler is called with that.
+// The snapshot is kept incrementally (allocations applied and released, running list
+// updated in place) and only pending jobs are passed to the scheduler. A job that can
+// never run on the cluster (CheckFeasible at submit, or kNever from the scheduler) is
+// rejected; jobs still pending when no event is left never start (start_s = -1).
+// Errors: a scheduler that breaks its contract (wrong number or order of decisions, an
+// allocation on an unknown node or on resources already in use) -> Internal status.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "sched/scheduler.h"
+#include "sim/workload.h"
+
+namespace sluice::sim {
+
+struct JobOutcome {
+  int64_t start_s = -1;  // relative to the trace start; -1 = never started
+  int64_t end_s = -1;
+  bool rejected = false;  // can never run on this cluster
+};
+
+struct SimStats {
+  int64_t passes = 0;       // scheduler calls
+  int64_t max_pending = 0;  // largest pending list passed to the scheduler
+};
+
+struct SimResult {
+  std::vector<JobOutcome> jobs;  // parallel to the input jobs
+  SimStats stats;
+};
+
+Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
+                             sched::Scheduler* scheduler, ManualClock* clock);
+
+}  // namespace sluice::sim
