@@ -50,7 +50,7 @@ inline GetJobsReply RefJobs() {
   GetJobsReply r;
   r.set_now(Ref(2, 26, 16));
   JobInfo j4 = RefJob(4, "requeue", JOB_PENDING, "BeginTime", 1, Ref(2, 26, 2));
-  j4.set_start_time(Ref(2, 28, 3));
+  j4.set_planned_start(Ref(2, 28, 3));
   JobInfo j16 = RefJob(16, "depwait", JOB_PENDING, "Dependency", 1, Ref(2, 26, 13));
   JobInfo j14 = RefJob(14, "bigjob", JOB_PENDING, "Resources", 1, Ref(2, 26, 13));
   j14.set_num_nodes(4);

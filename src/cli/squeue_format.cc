@@ -65,7 +65,7 @@ std::string ReasonList(const JobInfo& job) {
 std::string EndTimeValue(const JobInfo& job) {
   int64_t end = JobEndTime(job);
   if (end > 0) return FormatTimestamp(end);
-  if (job.start_time() > 0 && job.time_limit_min() < 0) return "NONE";
+  if (JobStartOrPlanned(job) > 0 && job.time_limit_min() < 0) return "NONE";
   return "N/A";
 }
 

@@ -213,8 +213,8 @@ TEST_F(ControllerTest, SchedulesAndLaunchesOnlyAfterCommit) {
   EXPECT_EQ(l.job_id(), id);
   EXPECT_EQ(l.stdout_path(), "/home/alice/slurm-1.out");
   EXPECT_EQ(l.time_limit_s(), 3600);
-  EXPECT_NE(std::find(l.env().begin(), l.env().end(), "CUDA_VISIBLE_DEVICES=0"), l.env().end());
-  EXPECT_NE(std::find(l.env().begin(), l.env().end(), "SLURM_JOB_ID=1"), l.env().end());
+  EXPECT_EQ(l.local().gpu_ids_size(), 1);
+  EXPECT_EQ(l.job().alloc(0).node(), l.local().node());
   EXPECT_EQ(store_->LoadAll()->jobs[0].state(), JOB_RUNNING);
 }
 

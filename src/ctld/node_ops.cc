@@ -115,7 +115,7 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     MarkNode(node);
   }
   for (const auto& a : job->alloc()) {
-    if (a.node() != node) SendSignalTo(a.node(), job_id, SIGNAL_KILL_STALE, 0);
+    SendSignalTo(a.node(), job_id, SIGNAL_KILL_STALE, 0);  // the failed node too: it may have half-started
   }
   if (job->completing() && !job->requeue_on_end()) {
     ReleaseResources(job);

@@ -1,5 +1,5 @@
 // `sluice`: the Sluice tool. `sluice up` starts a local cluster on loopback;
-// `sluice down` stops it.
+// `sluice down` stops it; `sluice sim` replays a workload trace through the scheduler.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "local/local_cluster.h"
+#include "sim/sim_command.h"
 
 namespace {
 
@@ -27,7 +28,9 @@ int Up(sluice::LocalClusterOptions opts) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "sim") == 0) return sluice::sim::SimMain(argc - 1, argv + 1);
   CLI::App app{"sluice: the Sluice tool (local cluster, simulator)"};
+  app.footer("sluice sim --help: replay a workload trace through the scheduler");
   app.require_subcommand(1);
   sluice::LocalClusterOptions opts;
   auto* up = app.add_subcommand("up", "start a local cluster (controller + node agents on loopback)");

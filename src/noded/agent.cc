@@ -81,8 +81,14 @@ LaunchJobReply Agent::Launch(BatchLaunch launch) {
     if (st.ok() && !keep) st = jobs_->Create(launch);
     if (st.ok() && !keep) {
       auto pid = launcher_->Spawn(jobs_->DirFor(launch.job_id()));
-      st = pid.ok() ? jobs_->RecordStepdPid(launch.job_id(), *pid) : pid.status();
-      if (!pid.ok()) jobs_->Remove(launch.job_id());
+      if (pid.ok()) {
+        // The stepd also records itself; once it runs the launch has succeeded.
+        if (Status rec = jobs_->RecordStepdPid(launch.job_id(), *pid); !rec.ok())
+          Log(fmt::format("job {}: {}", launch.job_id(), rec.message()));
+      } else {
+        st = pid.status();
+        jobs_->Remove(launch.job_id());
+      }
     }
   }
   reply.set_ok(st.ok());

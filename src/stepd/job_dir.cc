@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+
+#include <atomic>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,9 +35,11 @@ Status WriteAll(int fd, const std::string& data) {
 
 }  // namespace
 
+std::atomic<uint64_t> tmp_counter{0};
+
 Status WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
                        bool sync) {
-  std::string tmp = path + ".tmp";
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++tmp_counter);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return Errno("cannot create", tmp);
   Status st = WriteAll(fd, data);
