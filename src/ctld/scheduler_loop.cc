@@ -1,11 +1,13 @@
 // Scheduling passes of the Controller: pending jobs (FIFO by job id, held jobs and
 // jobs of DOWN partitions left out) + a snapshot go to the injected Scheduler; starts
 // are applied (state RUNNING, allocation, output paths), committed, and only then
-// launched on every node of the allocation.
+// launched on the batch host (the allocation's first node).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
+#include "common/hostlist.h"
 #include "ctld/controller.h"
 #include "ctld/launch_builder.h"
 #include "ctld/validate.h"
@@ -80,7 +82,12 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
   job->set_reason("None");
   job->clear_alloc();
   int cpus = 0;
-  for (const auto& s : d.alloc) {
+  // Nodes in hostlist order: the first one is the batch host, as in Slurm.
+  std::vector<sched::NodeShare> shares = d.alloc;
+  std::sort(shares.begin(), shares.end(), [](const auto& x, const auto& y) {
+    return NaturalCompare(x.node, y.node) < 0;
+  });
+  for (const auto& s : shares) {
     NodeAlloc* a = job->add_alloc();
     a->set_node(s.node);
     for (int c : s.cpu_ids) a->add_cpu_ids(c);
@@ -102,7 +109,9 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
                                               spec.work_dir()));
   nodes_.Allocate(*job, spec.exclusive());
   MarkJob(job->job_id());
-  for (int i = 0; i < job->alloc_size(); ++i) LaunchOn(*job, i);
+  // The batch script runs on the first node only; the others hold the resources for
+  // the job's steps.
+  if (job->alloc_size() > 0) LaunchOn(*job, 0);
 }
 
 void Controller::LaunchOn(const JobInfo& job, int node_index) {

@@ -69,6 +69,11 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
     job.stepd_pid = *pid;
     job.phase = IsStepdProcess(*pid, dir.path()) ? TrackedJob::Phase::kRunning
                                                  : TrackedJob::Phase::kLost;
+    // The stepd may have written its status and exited since we looked: look again.
+    if (job.phase == TrackedJob::Phase::kLost && ReadProtoFile(dir.StatusFile(), &job.report).ok()) {
+      job.phase = TrackedJob::Phase::kFinished;
+      job.report.set_job_id(job_id);
+    }
     return job;
   }
   struct stat ls;

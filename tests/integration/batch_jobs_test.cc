@@ -70,6 +70,14 @@ TEST_F(BatchJobs, ScancelKillsTheWholeProcessTree) {
   EXPECT_TRUE(gone) << "process " << grandchild << " of the cancelled job still runs";
 }
 
+TEST_F(BatchJobs, MultiNodeScriptRunsOnceOnTheFirstNode) {
+  int64_t id = Submit({"-N", "2", "--gres=gpu:2", "-o", "/dev/null", "--wrap",
+                       "echo $SLURMD_NODENAME $SLURM_JOB_NODELIST $SLURM_JOB_NUM_NODES "
+                       "$CUDA_VISIBLE_DEVICES >> where.log"});
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  EXPECT_EQ(ReadFile("where.log"), "node01 node[01-02] 2 0,1\n");
+}
+
 TEST_F(BatchJobs, TwoJobsOnOneNodeGetDisjointGpus) {
   int64_t a = Submit({"-w", "node02", "--gres=gpu:3", "-o", "a.out", "--wrap",
                       "echo $CUDA_VISIBLE_DEVICES; sleep 2"});
@@ -96,7 +104,8 @@ TEST_F(BatchJobs, DrainedNodeGetsNoJobs) {
     auto q = Run({"squeue", "-h", "-t", "all", "-j", std::to_string(id), "-o", "%N"});
     EXPECT_NE(q.out, "node01\n") << "job " << id << " ran on the drained node";
   }
-  auto sinfo = Run({"sinfo", "-h", "-N", "-n", "node01", "-o", "%t"});
+  auto sinfo = Run({"sinfo", "-h", "-N", "-o", "%N %t"});
+  EXPECT_NE(sinfo.out.find("node01 drain"), std::string::npos) << sinfo.out;
   auto reason = Run({"sinfo", "-R", "-h", "-o", "%E"});
   EXPECT_EQ(reason.out, "maintenance\n");
   EXPECT_EQ(Run({"scontrol", "update", "NodeName=node01", "State=RESUME"}).exit_code, 0);
