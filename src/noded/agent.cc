@@ -1,5 +1,7 @@
 #include "noded/agent.h"
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -163,8 +165,21 @@ std::vector<TrackedJob> Agent::ScanAndSettle() {
       jobs_->Remove(job.job_id);
       continue;
     }
-    if (job.phase == TrackedJob::Phase::kLost) {
-      Log(fmt::format("stepd of job {} vanished without a status; job failed", job.job_id));
+    if (job.phase != TrackedJob::Phase::kLost) {
+      suspect_lost_ms_.erase(job.job_id);
+    } else {
+      auto it = suspect_lost_ms_.try_emplace(job.job_id, clock_->NowMs()).first;
+      if (clock_->NowMs() - it->second < kLostConfirmMs) {
+        job.phase = TrackedJob::Phase::kRunning;  // until confirmed
+        out.push_back(std::move(job));
+        continue;
+      }
+      suspect_lost_ms_.erase(it);
+      std::ifstream stepd_log(JobDir(job.dir).Log());
+      std::string last, line;
+      while (std::getline(stepd_log, line)) last = line;
+      Log(fmt::format("stepd of job {} (pid {}) vanished without a status; job failed{}{}", job.job_id,
+                      job.stepd_pid, last.empty() ? "" : ": ", last));
       jobs_->MarkLost(job.job_id);
       auto again = jobs_->Inspect(job.job_id);
       if (!again.ok()) continue;

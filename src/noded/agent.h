@@ -16,6 +16,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -81,6 +82,11 @@ class Agent {
   StepdLauncher* launcher_;
 
   std::mutex mu_;  // spool changes (launch, cleanup)
+  // Jobs whose stepd looked gone, with when that was first seen: a stepd is declared lost
+  // only if it still looks gone kLostConfirmMs later (a stepd that is just starting or
+  // just finishing can look gone for a moment).
+  std::map<int64_t, int64_t> suspect_lost_ms_;
+  static constexpr int64_t kLostConfirmMs = 2000;
   std::atomic<bool> registered_{false};
   int64_t next_heartbeat_ms_ = 0;
   std::mutex wake_mu_;

@@ -111,7 +111,7 @@ TEST_F(AgentTest, RegistersResourcesAndSpoolJobs) {
   ASSERT_TRUE(tracker_->Create(Job(6, "exit 0\n")).ok());
   ASSERT_TRUE(tracker_->RecordStepdPid(6, 999999).ok());  // stepd vanished
   ctl_.refuse_ends = true;
-  agent_->Tick();
+  agent_->Tick();  // job 6 looks lost: reported running until a later scan confirms it
   ASSERT_EQ(ctl_.registers.size(), 1u);
   const auto& reg = ctl_.registers[0];
   EXPECT_EQ(reg.node(), "n1");
@@ -120,13 +120,15 @@ TEST_F(AgentTest, RegistersResourcesAndSpoolJobs) {
   ASSERT_EQ(reg.jobs_size(), 2);
   EXPECT_TRUE(reg.jobs(0).finished());
   EXPECT_EQ(reg.jobs(0).exit_code(), 3);
-  EXPECT_EQ(reg.jobs(1).state(), JOB_FAILED);
+  EXPECT_FALSE(reg.jobs(1).finished());
   EXPECT_TRUE(agent_->registered());
   // Ends are retried until acknowledged, then the directories go.
   EXPECT_TRUE(tracker_->Inspect(5).ok());
   ctl_.refuse_ends = false;
+  clock_.AdvanceMs(2500);
   agent_->Tick();
-  EXPECT_EQ(ctl_.ends.size(), 2u);
+  ASSERT_EQ(ctl_.ends.size(), 2u);
+  EXPECT_EQ(ctl_.ends[1].state(), JOB_FAILED);
   EXPECT_FALSE(tracker_->Inspect(5).ok());
   EXPECT_FALSE(tracker_->Inspect(6).ok());
 }

@@ -1,6 +1,7 @@
 #include "noded/job_tracker.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -65,15 +66,20 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
     return job;
   }
   auto pid = ReadPidFile(dir.PidFile());
-  if (pid.ok()) {
-    job.stepd_pid = *pid;
-    job.phase = IsStepdProcess(*pid, dir.path()) ? TrackedJob::Phase::kRunning
-                                                 : TrackedJob::Phase::kLost;
+  if (pid.ok()) job.stepd_pid = *pid;
+  std::optional<bool> held = StepdLockHeld(dir);
+  if (held.has_value()) {
+    job.phase = *held ? TrackedJob::Phase::kRunning : TrackedJob::Phase::kLost;
     // The stepd may have written its status and exited since we looked: look again.
     if (job.phase == TrackedJob::Phase::kLost && ReadProtoFile(dir.StatusFile(), &job.report).ok()) {
       job.phase = TrackedJob::Phase::kFinished;
       job.report.set_job_id(job_id);
     }
+    return job;
+  }
+  // No lock yet: the stepd is starting, unless the process the agent spawned is gone.
+  if (pid.ok() && ::kill(*pid, 0) != 0 && errno == ESRCH) {
+    job.phase = TrackedJob::Phase::kLost;
     return job;
   }
   struct stat ls;

@@ -39,7 +39,12 @@ TEST_F(JobTrackerTest, PhasesFromFiles) {
   ASSERT_TRUE(tracker_.Create(Launch(3)).ok());
   ASSERT_TRUE(tracker_.RecordStepdPid(3, 999999).ok());  // no such process: lost
   ASSERT_TRUE(tracker_.Create(Launch(4)).ok());
-  ASSERT_TRUE(tracker_.RecordStepdPid(4, ::getpid()).ok());  // alive but not a stepd: lost
+  ASSERT_TRUE(tracker_.RecordStepdPid(4, ::getpid()).ok());
+  {  // a lock file nobody holds: the stepd is gone
+    int fd = ::open(JobDir(tracker_.DirFor(4)).LockFile().c_str(), O_CREAT | O_RDWR, 0600);
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+  }
   ASSERT_TRUE(tracker_.Create(Launch(5)).ok());
   ASSERT_TRUE(WriteProtoFile(JobDir(tracker_.DirFor(5)).StatusFile(), r).ok());
   ASSERT_TRUE(tracker_.MarkDone(5).ok());

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -48,7 +49,12 @@ Expected<pid_t> StepdLauncher::Spawn(const std::string& job_dir) {
 void StepdLauncher::Reap() {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = children_.begin(); it != children_.end();) {
-    pid_t r = ::waitpid(*it, nullptr, WNOHANG);
+    int st = 0;
+    pid_t r = ::waitpid(*it, &st, WNOHANG);
+    if (r == *it && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+      std::fprintf(stderr, "sluiced: stepd %d ended abnormally (status %d, signal %d)\n", r,
+                   WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    }
     it = (r == *it || r < 0) ? children_.erase(it) : std::next(it);
   }
 }

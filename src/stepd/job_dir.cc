@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 
 #include <atomic>
 #include <signal.h>
@@ -101,6 +102,24 @@ bool IsStepdProcess(pid_t pid, const std::string& job_dir) {
   argv1 = argv1.substr(0, argv1.find('\0'));
   bool is_stepd = argv0.size() >= 11 && argv0.ends_with("sluice-stepd");
   return is_stepd && argv1 == job_dir;
+}
+
+Expected<int> HoldStepdLock(const JobDir& dir) {
+  int fd = ::open(dir.LockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("cannot create", dir.LockFile());
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return FailedPrecondition("another stepd supervises " + dir.path());
+  }
+  return fd;
+}
+
+std::optional<bool> StepdLockHeld(const JobDir& dir) {
+  int fd = ::open(dir.LockFile().c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
 }
 
 Status RemoveTree(const std::string& path) {

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -37,6 +38,7 @@ class JobDir {
   std::string Script() const { return path_ + "/script"; }
   std::string StatusFile() const { return path_ + "/status.pb"; }
   std::string ReportedMarker() const { return path_ + "/reported"; }
+  std::string LockFile() const { return path_ + "/stepd.lock"; }
 
  private:
   std::string path_;
@@ -58,6 +60,13 @@ Expected<pid_t> ReadPidFile(const std::string& path);
 // True when `pid` is alive and is a sluice-stepd supervising `job_dir` (guards against
 // pid reuse after a reboot or a long agent outage).
 bool IsStepdProcess(pid_t pid, const std::string& job_dir);
+
+// The stepd holds an exclusive flock on <jobdir>/stepd.lock for its whole life, so
+// liveness needs no pid (no pid reuse, no /proc races). HoldLock is called by the
+// stepd (returns the fd to keep open); LockHeld by the agent: true/false when the lock
+// file exists, nullopt when it does not (stepd not started yet).
+Expected<int> HoldStepdLock(const JobDir& dir);
+std::optional<bool> StepdLockHeld(const JobDir& dir);
 
 // Removes a directory tree (files and subdirectories); missing is fine.
 Status RemoveTree(const std::string& path);

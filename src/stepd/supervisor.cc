@@ -48,6 +48,7 @@ int Supervisor::Run() {
 
 Status Supervisor::Start() {
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  ASSIGN_OR_RETURN(lock_fd_, HoldStepdLock(dir_));  // held until exit: the agent's liveness check
   RETURN_IF_ERROR(WritePidFile(dir_.PidFile(), ::getpid()));
   sigset_t mask;
   sigemptyset(&mask);

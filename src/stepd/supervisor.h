@@ -69,6 +69,7 @@ class Supervisor {
   JobState forced_state_ = JOB_STATE_UNSPECIFIED;
   int64_t kill_at_mono_ms_ = 0;  // 0 = no SIGKILL pending
   int sigfd_ = -1;
+  int lock_fd_ = -1;  // flock on stepd.lock, held for life
   int listen_fd_ = -1;
 };
 
