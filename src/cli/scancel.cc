@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -41,7 +42,8 @@ const std::vector<OptionDef>& Defs() {
 }
 
 struct ScancelOptions {
-  std::vector<int64_t> ids;
+  std::vector<JobSelector> sels;  // as typed: 12, 12_3, 12_[1-3]
+  std::vector<int64_t> ids;       // resolved job ids
   int signal = 0;
   bool batch = false, quiet = false, me = false, help = false, version = false;
   int verbose = 0;
@@ -155,9 +157,17 @@ int Cancel(const ScancelOptions& s, CliEnv& env) {
     *env.err << "scancel: error: " << api.status().message() << "\n";
     return 1;
   }
-  std::vector<int64_t> ids = s.ids;
+  std::vector<std::string> missing;
+  ScancelOptions r = s;
+  r.ids = ResolveSelectors(s.sels, *api, &missing);
+  for (const std::string& m : missing) {
+    if (s.verbose > 0)
+      *env.err << "scancel: error: Kill job error on job id " << m << ": Invalid job id specified\n";
+  }
+  if (!s.sels.empty() && r.ids.empty()) return 0;  // only tasks that do not exist
+  std::vector<int64_t> ids = r.ids;
   if (s.HasFilter()) {
-    Expected<std::vector<int64_t>> sel = SelectJobs(s, *api, env.uid);
+    Expected<std::vector<int64_t>> sel = SelectJobs(r, *api, env.uid);
     if (!sel.ok()) {
       *env.err << "scancel: error: slurm_load_jobs error: " << sel.status().message() << "\n";
       return 1;
@@ -229,14 +239,14 @@ int RunScancel(const std::vector<std::string>& args, CliEnv& env) {
     return 0;
   }
   for (const std::string& p : parsed->positionals) {
-    Expected<std::vector<int64_t>> ids = ParseJobIdList(p);
-    if (!ids.ok()) {
-      *env.err << "scancel: error: " << ids.status().message() << "\n";
+    Expected<std::vector<JobSelector>> sels = ParseJobSelectors(p);
+    if (!sels.ok()) {
+      *env.err << "scancel: error: " << sels.status().message() << "\n";
       return 1;
     }
-    s.ids.insert(s.ids.end(), ids->begin(), ids->end());
+    s.sels.insert(s.sels.end(), sels->begin(), sels->end());
   }
-  if (s.ids.empty() && !s.HasFilter()) {
+  if (s.sels.empty() && !s.HasFilter()) {
     *env.err << "scancel: error: No job identification provided\n";
     return 1;
   }
