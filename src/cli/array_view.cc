@@ -75,12 +75,12 @@ bool AnySelectorMatches(const std::vector<JobSelector>& sels, const JobInfo& job
                      [&](const JobSelector& s) { return SelectorMatches(s, job); });
 }
 
-std::vector<int64_t> ResolveSelectors(const std::vector<JobSelector>& sels,
-                                      ClientApiInterface* api, std::vector<std::string>* missing) {
-  std::vector<int64_t> out;
+ResolvedIds ResolveSelectors(const std::vector<JobSelector>& sels, ClientApiInterface* api,
+                             std::vector<std::string>* missing) {
+  ResolvedIds out;
   for (const JobSelector& sel : sels) {
     if (sel.tasks.empty()) {
-      out.push_back(sel.id);
+      out.whole.push_back(sel.id);
       continue;
     }
     GetJobsRequest req;
@@ -94,7 +94,7 @@ std::vector<int64_t> ResolveSelectors(const std::vector<JobSelector>& sels,
         }
       }
       if (found) {
-        out.push_back(found->job_id());
+        out.exact.push_back(found->job_id());
       } else if (missing) {
         missing->push_back(std::to_string(sel.id) + "_" + std::to_string(task));
       }

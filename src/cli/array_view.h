@@ -30,8 +30,12 @@ struct JobSelector {
 Expected<std::vector<JobSelector>> ParseJobSelectors(const std::string& s);
 bool SelectorMatches(const JobSelector& sel, const JobInfo& job);
 bool AnySelectorMatches(const std::vector<JobSelector>& sels, const JobInfo& job);
-std::vector<int64_t> ResolveSelectors(const std::vector<JobSelector>& sels,
-                                      ClientApiInterface* api, std::vector<std::string>* missing);
+struct ResolvedIds {
+  std::vector<int64_t> whole;  // job or array ids, as typed (the controller expands arrays)
+  std::vector<int64_t> exact;  // job ids of the selected array tasks (never expanded)
+};
+ResolvedIds ResolveSelectors(const std::vector<JobSelector>& sels, ClientApiInterface* api,
+                             std::vector<std::string>* missing);
 
 std::string DisplayJobId(const JobInfo& job);
 std::vector<JobInfo> CompressPendingTasks(const std::vector<JobInfo>& jobs);

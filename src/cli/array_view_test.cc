@@ -105,14 +105,20 @@ TEST(ArrayViewTest, ScontrolShowsArrayFields) {
 TEST(ArrayViewTest, ScancelResolvesTasks) {
   TestCli t;
   SetArray(&t.api);
-  EXPECT_EQ(RunScancel({"48_4", "48_[6-7]"}, t.env), 0);
+  EXPECT_EQ(RunScancel({"48_4", "48_[6-7]", "48_0"}, t.env), 0);
   ASSERT_EQ(t.api.cancels.size(), 1u);
-  std::vector<int64_t> ids(t.api.cancels[0].job_ids().begin(), t.api.cancels[0].job_ids().end());
-  EXPECT_EQ(ids, (std::vector<int64_t>{52, 54, 55}));
+  EXPECT_EQ(t.api.cancels[0].job_ids_size(), 0);
+  std::vector<int64_t> ids(t.api.cancels[0].exact_job_ids().begin(),
+                           t.api.cancels[0].exact_job_ids().end());
+  EXPECT_EQ(ids, (std::vector<int64_t>{52, 54, 55, 48}));  // 48_0 is job 48, not the array
   EXPECT_EQ(RunScancel({"48"}, t.env), 0);  // the whole array: the controller expands it
   EXPECT_EQ(t.api.cancels[1].job_ids(0), 48);
   EXPECT_EQ(RunScancel({"48_9"}, t.env), 0);  // no such task: silent, like an unknown id
   EXPECT_EQ(t.api.cancels.size(), 2u);
+  EXPECT_EQ(RunScancel({"-t", "PD", "48"}, t.env), 0);  // a filter picks single tasks
+  ASSERT_EQ(t.api.cancels.size(), 3u);
+  EXPECT_EQ(t.api.cancels[2].exact_job_ids_size(), 6);
+  EXPECT_EQ(t.api.cancels[2].job_ids_size(), 0);
   EXPECT_EQ(RunScancel({"-v", "48_9"}, t.env), 0);
   EXPECT_NE(t.err.str().find("Kill job error on job id 48_9: Invalid job id specified"),
             std::string::npos);

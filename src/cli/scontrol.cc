@@ -309,7 +309,8 @@ int UpdateJob(Ctx& c, const std::vector<std::string>& args) {
       return Error(c, "Update of this parameter is not supported: " + a + "\nRequest aborted");
     }
   }
-  if (req.job_ids().empty()) return Error(c, "No job identification provided");
+  if (req.job_ids().empty() && req.exact_job_ids().empty())
+    return Error(c, "No job identification provided");
   Expected<ClientApiInterface*> api = Api(c);
   Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
   if (!rep.ok()) return Error(c, "slurm_update error: " + rep.status().message());
@@ -340,7 +341,9 @@ int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string
   Expected<ClientApiInterface*> api = Api(c);
   if (api.ok()) {
     std::vector<std::string> missing;
-    for (int64_t id : ResolveSelectors(sels, *api, &missing)) req.add_job_ids(id);
+    ResolvedIds ids = ResolveSelectors(sels, *api, &missing);
+    for (int64_t id : ids.whole) req.add_job_ids(id);
+    for (int64_t id : ids.exact) req.add_exact_job_ids(id);
     if (!missing.empty()) return Error(c, "Invalid job id specified for job " + missing[0]);
   }
   Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());

@@ -175,10 +175,15 @@ TEST_F(ArrayDepTest, CancelOneTaskOrTheWholeArray) {
   ctl_->Cancel({kAlice, kAlice}, one);
   EXPECT_EQ(Job(a + 1).state(), JOB_CANCELLED);
   EXPECT_EQ(Job(a).state(), JOB_PENDING);
+  CancelRequest first;
+  first.add_exact_job_ids(a);  // task 0 alone, though its id is the array's
+  ctl_->Cancel({kAlice, kAlice}, first);
+  EXPECT_EQ(Job(a).state(), JOB_CANCELLED);
+  EXPECT_EQ(Job(a + 2).state(), JOB_PENDING);
   CancelRequest all;
   all.add_job_ids(a);
   CancelReply rep = ctl_->Cancel({kAlice, kAlice}, all);
-  EXPECT_EQ(rep.results_size(), 3);  // the finished task is skipped
+  EXPECT_EQ(rep.results_size(), 2);  // the finished tasks are skipped
   for (int i = 0; i < 4; ++i) EXPECT_EQ(Job(a + i).state(), JOB_CANCELLED);
 }
 

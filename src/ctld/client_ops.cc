@@ -142,9 +142,11 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
 
 CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
   CancelReply reply;
-  if (!req.job_ids().empty()) {
+  if (!req.job_ids().empty() || !req.exact_job_ids().empty()) {
     std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
-    for (int64_t id : ExpandJobIds(ids, true)) {
+    ids = ExpandJobIds(ids, true);
+    ids.insert(ids.end(), req.exact_job_ids().begin(), req.exact_job_ids().end());
+    for (int64_t id : ids) {
       JobInfo* job = jobs_.Find(id);
       if (!job) {
         *reply.add_results() = Result(id, NotFound(kMsgInvalidJobId));
@@ -231,16 +233,22 @@ Status Controller::UpdateNode(const Caller& caller, const UpdateNodeRequest& req
 }
 
 Status Controller::UpdateJob(const Caller& caller, const UpdateJobRequest& req) {
-  if (req.job_ids().empty()) return InvalidArgument(kMsgInvalidJobId);
+  if (req.job_ids().empty() && req.exact_job_ids().empty()) {
+    return InvalidArgument(kMsgInvalidJobId);
+  }
   Status first;
   std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
   bool pending_only = req.action() == JOB_ACTION_HOLD || req.action() == JOB_ACTION_UHOLD ||
                       req.action() == JOB_ACTION_RELEASE;
-  for (int64_t id : ExpandJobIds(ids, true)) {
+  std::vector<int64_t> targets = ExpandJobIds(ids, true);
+  size_t expanded_end = targets.size();
+  targets.insert(targets.end(), req.exact_job_ids().begin(), req.exact_job_ids().end());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    int64_t id = targets[i];
     JobInfo* job = jobs_.Find(id);
-    bool expanded = std::find(ids.begin(), ids.end(), id) == ids.end() ||
-                    (job && job->array_job_id() == id);
-    if (pending_only && expanded && job && job->state() != JOB_PENDING) {
+    bool expanded = i < expanded_end && job && job->array_job_id() != 0 &&
+                    ArrayTaskIds(job->array_job_id()).size() > 1;
+    if (pending_only && expanded && job->state() != JOB_PENDING) {
       continue;  // holding/releasing an array touches its pending tasks only
     }
     Status st = CheckOwner(caller, job);
