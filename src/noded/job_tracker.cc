@@ -58,17 +58,22 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
   TrackedJob job;
   job.job_id = job_id;
   job.dir = dir.path();
-  if (ReadProtoFile(dir.StatusFile(), &job.report).ok()) {
+  auto finished = [&]() {
+    if (!ReadProtoFile(dir.StatusFile(), &job.report).ok()) return false;
     job.phase = PathExists(dir.ReportedMarker()) ? TrackedJob::Phase::kDone
                                                  : TrackedJob::Phase::kFinished;
     job.report.set_job_id(job_id);
-    return job;
-  }
+    return true;
+  };
+  if (finished()) return job;
   auto pid = ReadPidFile(dir.PidFile());
   if (pid.ok()) {
     job.stepd_pid = *pid;
-    job.phase = IsStepdProcess(*pid, dir.path()) ? TrackedJob::Phase::kRunning
-                                                 : TrackedJob::Phase::kLost;
+    if (IsStepdProcess(*pid, dir.path())) {
+      job.phase = TrackedJob::Phase::kRunning;
+    } else if (!finished()) {  // it may have written its status and exited meanwhile
+      job.phase = TrackedJob::Phase::kLost;
+    }
     return job;
   }
   struct stat ls;
