@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/array_spec.h"
 #include "common/slurm_format.h"
 
 namespace sluice {
@@ -14,7 +15,8 @@ enum Opt {
   kJobName, kNtasks, kNodes, kOutput, kPartition, kQos, kQuiet, kTime, kUsage, kVerbose,
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
-  kExclusive, kComment, kTestOnly, kOpenMode, kIgnored, kUnsupported,
+  kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
+  kUnsupported,
 };
 
 struct Unsupported {
@@ -25,7 +27,6 @@ struct Unsupported {
 
 // Options later issues implement: parsed so they fail clearly, not as "unrecognized".
 constexpr Unsupported kUnsupportedOpts[] = {
-    {"array", 'a', ArgKind::kRequired},        {"dependency", 'd', ArgKind::kRequired},
     {"reservation", 0, ArgKind::kRequired},    {"switches", 0, ArgKind::kRequired},
     {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
     {"nice", 0, ArgKind::kOptional},           {"priority", 0, ArgKind::kRequired},
@@ -46,7 +47,7 @@ constexpr Unsupported kUnsupportedOpts[] = {
     {"network", 0, ArgKind::kRequired},        {"time-min", 0, ArgKind::kRequired},
     {"tres-per-task", 0, ArgKind::kRequired},  {"mem-bind", 0, ArgKind::kRequired},
     {"nodefile", 'F', ArgKind::kRequired},     {"export-file", 0, ArgKind::kRequired},
-    {"kill-on-invalid-dep", 0, ArgKind::kRequired}, {"uid", 0, ArgKind::kRequired},
+    {"uid", 0, ArgKind::kRequired},
     {"gid", 0, ArgKind::kRequired},            {"cluster-constraint", 0, ArgKind::kRequired},
     {"burst-buffer", 0, ArgKind::kRequired},   {"ignore-pbs", 0, ArgKind::kNone},
 };
@@ -107,6 +108,9 @@ std::vector<OptionDef> BuildDefs() {
       {"comment", 0, ArgKind::kRequired, kComment},
       {"test-only", 0, ArgKind::kNone, kTestOnly},
       {"open-mode", 0, ArgKind::kRequired, kOpenMode},
+      {"array", 'a', ArgKind::kRequired, kArray},
+      {"dependency", 'd', ArgKind::kRequired, kDependency},
+      {"kill-on-invalid-dep", 0, ArgKind::kRequired, kKillOnInvalidDep},
   };
   for (const auto& u : kUnsupportedOpts) d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
   for (const auto& u : kIgnoredOpts) d.push_back({u.long_name, u.short_name, u.arg, kIgnored});
@@ -292,6 +296,26 @@ Status ValidateSignalSpec(const std::string& s) {
   return Status::Ok();
 }
 
+// --array (syntax checked here; the controller enforces MaxArraySize), --dependency
+// (checked by the controller), --kill-on-invalid-dep=yes|no.
+static Status ApplyArrayDepOption(const ParsedOption& opt, SbatchOptions* o) {
+  JobSpec& s = o->spec;
+  const std::string& v = opt.value;
+  switch (opt.id) {
+    case kArray:
+      if (!ParseArraySpec(v, INT32_MAX).ok()) return InvalidArgument("Invalid --array specification");
+      s.set_array_spec(v);
+      break;
+    case kDependency: s.set_dependency(v); break;
+    case kKillOnInvalidDep:
+      if (v != "yes" && v != "no") return InvalidArgument("Invalid --kill-on-invalid-dep specification");
+      s.set_kill_on_invalid_dep(v == "yes" ? 1 : 2);
+      break;
+    default: return ApplyFlagOption(opt, o);
+  }
+  return Status::Ok();
+}
+
 Status ApplySbatchOption(const ParsedOption& opt, SbatchOptions* o) {
   JobSpec& s = o->spec;
   const std::string& v = opt.value;
@@ -322,7 +346,7 @@ Status ApplySbatchOption(const ParsedOption& opt, SbatchOptions* o) {
         return InvalidArgument("Invalid --open-mode argument: " + v);
       s.set_open_mode(v[0] == 'a' ? "append" : "truncate");
       break;
-    default: return ApplyFlagOption(opt, o);
+    default: return ApplyArrayDepOption(opt, o);
   }
   return Status::Ok();
 }
@@ -344,6 +368,7 @@ std::vector<ParsedOption> SbatchEnvOptions(const std::map<std::string, std::stri
       {"SBATCH_GPUS_PER_TASK", kGpusPerTask}, {"SBATCH_MEM_PER_CPU", kMemPerCpu},
       {"SBATCH_MEM_PER_GPU", kMemPerGpu}, {"SBATCH_MEM_PER_NODE", kMem},
       {"SBATCH_SIGNAL", kSignal},         {"SBATCH_OPEN_MODE", kOpenMode},
+      {"SBATCH_ARRAY_INX", kArray},
   };
   std::vector<ParsedOption> out;
   for (const auto& [name, id] : kVars) {

@@ -7,7 +7,7 @@
 //   kInvalidArgument    -> bad value; print "sbatch: error: <msg>", exit 255
 //                          ("Invalid --time specification", "invalid node count `x'")
 //   kFailedPrecondition -> an option a later issue implements; exit 1
-//                          ("--array is not supported yet")
+//                          ("--reservation is not supported yet")
 #pragma once
 
 #include <map>

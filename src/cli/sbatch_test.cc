@@ -46,6 +46,19 @@ TEST_F(SbatchTest, WrapSubmitsAndPrints) {
   EXPECT_EQ(s.env_size(), 3);  // --export=ALL by default
 }
 
+TEST_F(SbatchTest, ArrayAndDependencyOptions) {
+  EXPECT_EQ(Run({"--array=0-15:4%2", "-d", "afterok:37?afternotok:38",
+                 "--kill-on-invalid-dep=yes", "--wrap", "true"}), 0);
+  EXPECT_EQ(Spec().array_spec(), "0-15:4%2");
+  EXPECT_EQ(Spec().dependency(), "afterok:37?afternotok:38");
+  EXPECT_EQ(Spec().kill_on_invalid_dep(), 1);
+  std::string path = Script("arr.sh", "#!/bin/sh\n#SBATCH --array=1,3,5-7\n#SBATCH -d singleton\ntrue\n");
+  EXPECT_EQ(Run({"--kill-on-invalid-dep=no", path}), 0);
+  EXPECT_EQ(Spec().array_spec(), "1,3,5-7");
+  EXPECT_EQ(Spec().dependency(), "singleton");
+  EXPECT_EQ(Spec().kill_on_invalid_dep(), 2);
+}
+
 TEST_F(SbatchTest, ParsableAndQuiet) {
   EXPECT_EQ(Run({"--parsable", "--wrap", "true"}), 0);
   EXPECT_EQ(Run({"-Q", "--wrap", "true"}), 0);
@@ -178,8 +191,11 @@ TEST_F(SbatchTest, OptionErrors) {
       {{"--signal=NOPE@10"}, "sbatch: error: Invalid --signal specification\n", 255},
       {{"--signal=USR1@-3"}, "sbatch: error: Invalid --signal specification\n", 255},
       {{"--open-mode=sideways"}, "sbatch: error: Invalid --open-mode argument: sideways\n", 255},
-      {{"--array=0-3"}, "sbatch: error: --array is not supported yet\n", 1},
-      {{"-d", "afterok:1"}, "sbatch: error: --dependency is not supported yet\n", 1},
+      {{"--array=5-3"}, "sbatch: error: Invalid --array specification\n", 255},
+      {{"--array=0-3%x"}, "sbatch: error: Invalid --array specification\n", 255},
+      {{"-a", ""}, "sbatch: error: Invalid --array specification\n", 255},
+      {{"--kill-on-invalid-dep=maybe"},
+       "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255},
       {{"--reservation=r"}, "sbatch: error: --reservation is not supported yet\n", 1},
   };
   for (const Case& c : cases) {

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -41,7 +42,7 @@ const std::vector<OptionDef>& Defs() {
 }
 
 struct ScancelOptions {
-  std::vector<int64_t> ids;
+  std::vector<JobSelector> sels;  // as typed: 12, 12_3, 12_[1-3]
   int signal = 0;
   bool batch = false, quiet = false, me = false, help = false, version = false;
   int verbose = 0;
@@ -121,15 +122,18 @@ bool Matches(const JobInfo& j, const ScancelOptions& s, uint32_t my_uid) {
 }
 
 // With filters: the ids of the matching jobs (ANDed with explicit ids).
-Expected<std::vector<int64_t>> SelectJobs(const ScancelOptions& s, ClientApiInterface* api,
-                                          uint32_t my_uid) {
+// Plain jobs go in `whole`, array tasks in `exact` (so a task is never taken for its array).
+Expected<ResolvedIds> SelectJobs(const ScancelOptions& s, ClientApiInterface* api,
+                                 uint32_t my_uid) {
   GetJobsRequest req;
-  for (int64_t id : s.ids) req.add_job_ids(id);
+  for (const JobSelector& sel : s.sels) req.add_job_ids(sel.id);
   ASSIGN_OR_RETURN(GetJobsReply rep, api->GetJobs(req));
-  std::vector<int64_t> out;
+  ResolvedIds out;
   for (const JobInfo& j : rep.jobs()) {
-    bool listed = s.ids.empty() || std::count(s.ids.begin(), s.ids.end(), j.job_id());
-    if (listed && Matches(j, s, my_uid)) out.push_back(j.job_id());
+    bool listed = s.sels.empty() || AnySelectorMatches(s.sels, j);
+    if (listed && Matches(j, s, my_uid)) {
+      (j.array_job_id() != 0 ? out.exact : out.whole).push_back(j.job_id());
+    }
   }
   return out;
 }
@@ -155,19 +159,29 @@ int Cancel(const ScancelOptions& s, CliEnv& env) {
     *env.err << "scancel: error: " << api.status().message() << "\n";
     return 1;
   }
-  std::vector<int64_t> ids = s.ids;
-  if (s.HasFilter()) {
-    Expected<std::vector<int64_t>> sel = SelectJobs(s, *api, env.uid);
+  std::vector<std::string> missing;
+  ResolvedIds r;
+  if (s.HasFilter()) {  // the filter picks single jobs (tasks), never whole arrays
+    Expected<ResolvedIds> sel = SelectJobs(s, *api, env.uid);
     if (!sel.ok()) {
       *env.err << "scancel: error: slurm_load_jobs error: " << sel.status().message() << "\n";
       return 1;
     }
-    ids = *sel;
+    r = *sel;
+  } else {
+    r = ResolveSelectors(s.sels, *api, &missing);
   }
+  for (const std::string& m : missing) {
+    if (s.verbose > 0)
+      *env.err << "scancel: error: Kill job error on job id " << m << ": Invalid job id specified\n";
+  }
+  std::vector<int64_t> ids = r.whole;
+  ids.insert(ids.end(), r.exact.begin(), r.exact.end());
   if (ids.empty()) return 0;
   CancelRequest req;
+  for (int64_t id : r.whole) req.add_job_ids(id);
+  for (int64_t id : r.exact) req.add_exact_job_ids(id);
   for (int64_t id : ids) {
-    req.add_job_ids(id);
     if (s.verbose > 0) {
       if (s.signal) {
         *env.err << "scancel: Signal " << s.signal << " to job " << id << "\n";
@@ -229,14 +243,14 @@ int RunScancel(const std::vector<std::string>& args, CliEnv& env) {
     return 0;
   }
   for (const std::string& p : parsed->positionals) {
-    Expected<std::vector<int64_t>> ids = ParseJobIdList(p);
-    if (!ids.ok()) {
-      *env.err << "scancel: error: " << ids.status().message() << "\n";
+    Expected<std::vector<JobSelector>> sels = ParseJobSelectors(p);
+    if (!sels.ok()) {
+      *env.err << "scancel: error: " << sels.status().message() << "\n";
       return 1;
     }
-    s.ids.insert(s.ids.end(), ids->begin(), ids->end());
+    s.sels.insert(s.sels.end(), sels->begin(), sels->end());
   }
-  if (s.ids.empty() && !s.HasFilter()) {
+  if (s.sels.empty() && !s.HasFilter()) {
     *env.err << "scancel: error: No job identification provided\n";
     return 1;
   }

@@ -79,8 +79,8 @@ TEST_F(ScancelTest, Errors) {
   EXPECT_EQ(Run({"--bogus"}), 1);
   EXPECT_EQ(t.err.str(), "scancel: unrecognized option '--bogus'\nTry \"scancel --help\" for more information\n");
   t.err.str("");
-  EXPECT_EQ(Run({"12_3"}), 1);
-  EXPECT_EQ(t.err.str(), "scancel: error: Job arrays are not supported yet: 12_3\n");
+  EXPECT_EQ(Run({"12_x"}), 1);
+  EXPECT_EQ(t.err.str(), "scancel: error: Invalid job id: 12_x\n");
   t.err.str("");
   EXPECT_EQ(Run({"abc"}), 1);
   EXPECT_EQ(t.err.str(), "scancel: error: Invalid job id: abc\n");

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cli/array_view.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
 #include "cli/scontrol_show.h"
@@ -57,20 +58,23 @@ void Print(Ctx& c, const std::string& record) {
 
 int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
   GetJobsRequest req;
+  std::vector<JobSelector> sels;
   for (const std::string& w : ids) {
-    Expected<std::vector<int64_t>> v = ParseJobIdList(w);
+    Expected<std::vector<JobSelector>> v = ParseJobSelectors(w);
     if (!v.ok()) return Error(c, "slurm_load_jobs error: Invalid job id specified");
-    for (int64_t id : *v) req.add_job_ids(id);
+    for (const JobSelector& sel : *v) req.add_job_ids(sel.id);
+    sels.insert(sels.end(), v->begin(), v->end());
   }
   Expected<ClientApiInterface*> api = Api(c);
   Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
   if (!rep.ok()) return Error(c, "slurm_load_jobs error: " + rep.status().message());
   int64_t now = rep->now() > 0 ? rep->now() : c.env.clock->Now();
   int shown = 0;
+  std::vector<JobInfo> jobs;
   for (const JobInfo& j : rep->jobs()) {
-    if (req.job_ids_size() > 0 &&
-        std::find(req.job_ids().begin(), req.job_ids().end(), j.job_id()) == req.job_ids().end())
-      continue;
+    if (sels.empty() || AnySelectorMatches(sels, j)) jobs.push_back(j);
+  }
+  for (const JobInfo& j : CompressPendingTasks(jobs)) {
     Print(c, FormatJobRecord(j, now));
     ++shown;
   }
@@ -305,7 +309,8 @@ int UpdateJob(Ctx& c, const std::vector<std::string>& args) {
       return Error(c, "Update of this parameter is not supported: " + a + "\nRequest aborted");
     }
   }
-  if (req.job_ids().empty()) return Error(c, "No job identification provided");
+  if (req.job_ids().empty() && req.exact_job_ids().empty())
+    return Error(c, "No job identification provided");
   Expected<ClientApiInterface*> api = Api(c);
   Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
   if (!rep.ok()) return Error(c, "slurm_update error: " + rep.status().message());
@@ -326,13 +331,21 @@ int RunScontrolUpdate(Ctx& c, const std::vector<std::string>& args) {
 int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string>& args) {
   UpdateJobRequest req;
   req.set_action(action);
+  std::vector<JobSelector> sels;
   for (const std::string& a : args) {
-    Expected<std::vector<int64_t>> ids = ParseJobIdList(a);
-    if (!ids.ok()) return Error(c, "Invalid job id specified for job " + a);
-    for (int64_t id : *ids) req.add_job_ids(id);
+    Expected<std::vector<JobSelector>> v = ParseJobSelectors(a);
+    if (!v.ok()) return Error(c, "Invalid job id specified for job " + a);
+    sels.insert(sels.end(), v->begin(), v->end());
   }
-  if (req.job_ids().empty()) return Error(c, "scontrol: error: too few arguments for keyword");
+  if (sels.empty()) return Error(c, "scontrol: error: too few arguments for keyword");
   Expected<ClientApiInterface*> api = Api(c);
+  if (api.ok()) {
+    std::vector<std::string> missing;
+    ResolvedIds ids = ResolveSelectors(sels, *api, &missing);
+    for (int64_t id : ids.whole) req.add_job_ids(id);
+    for (int64_t id : ids.exact) req.add_exact_job_ids(id);
+    if (!missing.empty()) return Error(c, "Invalid job id specified for job " + missing[0]);
+  }
   Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
   if (!rep.ok()) {
     std::string what = action == JOB_ACTION_REQUEUE ? "slurm_requeue error: " : "slurm_update error: ";

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/job_view.h"
 #include "cli/node_view.h"
@@ -36,15 +37,28 @@ std::string MinMemory(const JobInfo& j) {
   return "MinMemoryNode=" + (j.mem_per_node_mb() > 0 ? FormatMemoryMb(j.mem_per_node_mb()) : "0");
 }
 
+// " ArrayJobId=44 ArrayTaskId=0-3 ArrayTaskThrottle=2" for array tasks.
+std::string ArrayFields(const JobInfo& j) {
+  if (j.array_job_id() == 0) return "";
+  const std::string& s = j.array_task_str();
+  std::string tasks = s.size() >= 2 && s.front() == '[' ? s.substr(1, s.size() - 2)
+                                                         : std::to_string(j.array_task_id());
+  size_t pct = tasks.find('%');
+  if (pct != std::string::npos) tasks.resize(pct);
+  std::string r = " ArrayJobId=" + std::to_string(j.array_job_id()) + " ArrayTaskId=" + tasks;
+  if (j.array_throttle() > 0) r += " ArrayTaskThrottle=" + std::to_string(j.array_throttle());
+  return r;
+}
+
 std::string JobHead(const JobInfo& j, int64_t now) {
   const JobSpec& s = j.spec();
-  std::string r = "JobId=" + std::to_string(j.job_id()) + " JobName=" + s.name() + "\n";
+  std::string r = "JobId=" + std::to_string(j.job_id()) + ArrayFields(j) + " JobName=" + s.name() + "\n";
   r += "   UserId=" + Who(j.user(), j.uid()) + " GroupId=" + Who(j.group(), j.gid()) +
        " MCS_label=N/A\n";
   r += "   Priority=" + std::to_string(j.priority()) + " Nice=0 Account=" + OrNull(s.account()) +
        " QOS=" + (s.qos().empty() ? "normal" : s.qos()) + "\n";
   r += "   JobState=" + JobStateName(j.state()) +
-       " Reason=" + (j.reason().empty() ? "None" : j.reason()) + " Dependency=(null)\n";
+       " Reason=" + (j.reason().empty() ? "None" : j.reason()) + " Dependency=" + DependencyString(j) + "\n";
   r += "   Requeue=" + std::string(s.requeue() == 2 ? "0" : "1") +
        " Restarts=" + std::to_string(j.restarts()) + " BatchFlag=1 Reboot=0 ExitCode=" +
        JobExitCode(j) + "\n";

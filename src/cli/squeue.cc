@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -47,7 +48,8 @@ struct SqueueOptions {
   bool header = true, long_format = false, start = false, me = false, help = false,
        version = false;
   std::string format, format_long;
-  std::vector<int64_t> job_ids;
+  std::vector<JobSelector> jobs;  // -j
+  bool array = false;             // -r: one line per array task
   std::set<JobState> states;
   bool states_given = false;
   std::set<uint32_t> uids;
@@ -58,8 +60,8 @@ Status ApplyFilterOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
   switch (o.id) {
     case kJobs: {
       if (!o.has_value) return Status::Ok();
-      ASSIGN_OR_RETURN(std::vector<int64_t> ids, ParseJobIdList(o.value));
-      s->job_ids.insert(s->job_ids.end(), ids.begin(), ids.end());
+      ASSIGN_OR_RETURN(std::vector<JobSelector> sels, ParseJobSelectors(o.value));
+      s->jobs.insert(s->jobs.end(), sels.begin(), sels.end());
       return Status::Ok();
     }
     case kStates: {
@@ -106,7 +108,8 @@ Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
     case kHelp: case kUsage: s->help = true; break;
     case kVersion: s->version = true; break;
     case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
-    case kAll: case kArray: case kSort: case kVerbose: case kIgnored: break;
+    case kArray: s->array = true; break;
+    case kAll: case kSort: case kVerbose: case kIgnored: break;
     default: return ApplyFilterOption(o, s, env);
   }
   return Status::Ok();
@@ -115,9 +118,7 @@ Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
 bool Matches(const JobInfo& j, const SqueueOptions& s, uint32_t my_uid) {
   if (s.states_given ? !s.states.count(j.state()) : !IsActiveState(j.state())) return false;
   if (s.start && j.state() != JOB_PENDING) return false;
-  if (!s.job_ids.empty() &&
-      std::find(s.job_ids.begin(), s.job_ids.end(), j.job_id()) == s.job_ids.end())
-    return false;
+  if (!s.jobs.empty() && !AnySelectorMatches(s.jobs, j)) return false;
   if (!s.uids.empty() && !s.uids.count(j.uid())) return false;
   if (s.me && j.uid() != my_uid) return false;
   if (!s.names.empty() && !s.names.count(j.spec().name())) return false;
@@ -170,11 +171,11 @@ int Fail(CliEnv& env, const Status& st) {
 int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv& env) {
   Expected<ClientApiInterface*> api = env.connect();
   GetJobsRequest req;
-  for (int64_t id : s.job_ids) req.add_job_ids(id);
+  for (const JobSelector& sel : s.jobs) req.add_job_ids(sel.id);
   Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
-  bool single_missing = rep.ok() && s.job_ids.size() == 1 &&
+  bool single_missing = rep.ok() && s.jobs.size() == 1 &&
       std::none_of(rep->jobs().begin(), rep->jobs().end(),
-                   [&](const JobInfo& j) { return j.job_id() == s.job_ids[0]; });
+                   [&](const JobInfo& j) { return SelectorMatches(s.jobs[0], j); });
   if (!rep.ok() || single_missing) {
     std::string msg = rep.ok() ? "Invalid job id specified" : rep.status().message();
     *env.err << "slurm_load_jobs error: " << msg << "\n";
@@ -184,6 +185,7 @@ int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv&
   std::vector<JobInfo> jobs;
   for (const JobInfo& j : rep->jobs())
     if (Matches(j, s, env.uid)) jobs.push_back(j);
+  if (!s.array) jobs = CompressPendingTasks(jobs);
   s.start ? SortJobsByStart(&jobs) : SortJobsDefault(&jobs);
   if (s.long_format) *env.out << LongDateLine(now) << "\n";
   *env.out << SqueueFormat(fields, jobs, now, s.header);

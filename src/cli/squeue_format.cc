@@ -3,12 +3,21 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/job_view.h"
 #include "common/slurm_format.h"
 
 namespace sluice {
 namespace {
+
+// %K: the task id, the compressed pending tasks ("2-7%2"), or N/A.
+std::string ArrayTaskValue(const JobInfo& job) {
+  if (job.array_job_id() == 0) return "N/A";
+  const std::string& s = job.array_task_str();
+  if (s.size() >= 2 && s.front() == '[') return s.substr(1, s.size() - 2);
+  return std::to_string(job.array_task_id());
+}
 
 struct FieldName {
   const char* key;   // letter, or the -O name for -O-only fields
@@ -90,7 +99,9 @@ std::string PriorityFloat(const JobInfo& job) {
 std::string ValueA(char c, const JobInfo& job, int64_t now) {
   switch (c) {
     case 'a': return OrNull(job.spec().account());
-    case 'A': case 'F': case 'i': return std::to_string(job.job_id());
+    case 'A': return std::to_string(job.job_id());
+    case 'F': return std::to_string(job.array_job_id() ? job.array_job_id() : job.job_id());
+    case 'i': return DisplayJobId(job);
     case 'b': { std::string t = JobTresPerNode(job); return t.empty() ? "N/A" : t; }
     case 'B': { std::string h = JobBatchHost(job); return h.empty() ? "n/a" : h; }
     case 'c': return std::to_string(std::max(1, job.spec().cpus_per_task()));
@@ -98,14 +109,14 @@ std::string ValueA(char c, const JobInfo& job, int64_t now) {
     case 'd': return "0";
     case 'D': return std::to_string(job.num_nodes());
     case 'e': return EndTimeValue(job);
-    case 'E': return "(null)";
+    case 'E': return DependencyString(job);
     case 'f': return OrNull(job.spec().constraint());
     case 'g': return job.group().empty() ? std::to_string(job.gid()) : job.group();
     case 'G': return std::to_string(job.gid());
     case 'h': return job.spec().exclusive() ? "NO" : "OK";
     case 'j': return job.spec().name();
     case 'k': return OrNull(job.spec().comment());
-    case 'K': return "N/A";
+    case 'K': return ArrayTaskValue(job);
     case 'l': return FormatLimitMinutes(job.time_limit_min());
     case 'L': return TimeLeft(job, now);
     case 'm': return MinMemory(job);

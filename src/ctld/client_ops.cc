@@ -38,6 +38,7 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   job.set_user(options_.user_name(caller.uid));
   job.set_group(options_.group_name(caller.gid));
   job.set_job_id(next_job_id_);
+  ASSIGN_OR_RETURN(std::vector<int64_t> tasks, ParseArrayAndDeps(&job));
   ASSIGN_OR_RETURN(sched::JobRequest request, BuildRequest(config_, job));
   sched::Decision feas = sched_.check_feasible(nodes_.Snapshot(true), request);
   if (feas.outcome == sched::Outcome::kNever) {
@@ -48,8 +49,6 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
     reply.set_test_only_message(TestOnlyMessage(job));
     return reply;
   }
-  ++next_job_id_;
-  next_id_dirty_ = true;
   int64_t now = Now();
   job.set_state(JOB_PENDING);
   job.set_submit_time(now);
@@ -60,9 +59,7 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   request.priority = job.priority();
   request.submit_time = now;
   reply.set_job_id(job.job_id());
-  jobs_.SetRequest(job.job_id(), std::move(request));
-  MarkJob(job.job_id());
-  jobs_.Insert(std::move(job));
+  InsertSubmitted(std::move(job), std::move(request), tasks);
   WantSchedule();
   return reply;
 }
@@ -92,7 +89,8 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
     for (const auto& [id, job] : jobs_.jobs()) *reply.add_jobs() = job;
     return reply;
   }
-  for (int64_t id : req.job_ids()) {
+  std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
+  for (int64_t id : ExpandJobIds(ids, false)) {
     if (const JobInfo* j = jobs_.Find(id)) *reply.add_jobs() = *j;
   }
   if (reply.jobs().empty()) return NotFound(kMsgInvalidJobId);
@@ -144,8 +142,11 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
 
 CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
   CancelReply reply;
-  if (!req.job_ids().empty()) {
-    for (int64_t id : req.job_ids()) {
+  if (!req.job_ids().empty() || !req.exact_job_ids().empty()) {
+    std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
+    ids = ExpandJobIds(ids, true);
+    ids.insert(ids.end(), req.exact_job_ids().begin(), req.exact_job_ids().end());
+    for (int64_t id : ids) {
       JobInfo* job = jobs_.Find(id);
       if (!job) {
         *reply.add_results() = Result(id, NotFound(kMsgInvalidJobId));
@@ -232,10 +233,24 @@ Status Controller::UpdateNode(const Caller& caller, const UpdateNodeRequest& req
 }
 
 Status Controller::UpdateJob(const Caller& caller, const UpdateJobRequest& req) {
-  if (req.job_ids().empty()) return InvalidArgument(kMsgInvalidJobId);
+  if (req.job_ids().empty() && req.exact_job_ids().empty()) {
+    return InvalidArgument(kMsgInvalidJobId);
+  }
   Status first;
-  for (int64_t id : req.job_ids()) {
+  std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
+  bool pending_only = req.action() == JOB_ACTION_HOLD || req.action() == JOB_ACTION_UHOLD ||
+                      req.action() == JOB_ACTION_RELEASE;
+  std::vector<int64_t> targets = ExpandJobIds(ids, true);
+  size_t expanded_end = targets.size();
+  targets.insert(targets.end(), req.exact_job_ids().begin(), req.exact_job_ids().end());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    int64_t id = targets[i];
     JobInfo* job = jobs_.Find(id);
+    bool expanded = i < expanded_end && job && job->array_job_id() != 0 &&
+                    ArrayTaskIds(job->array_job_id()).size() > 1;
+    if (pending_only && expanded && job->state() != JOB_PENDING) {
+      continue;  // holding/releasing an array touches its pending tasks only
+    }
     Status st = CheckOwner(caller, job);
     if (st.ok()) st = UpdateOne(caller, job, req);
     if (!st.ok() && first.ok()) first = st;

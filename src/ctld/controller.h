@@ -149,6 +149,23 @@ class Controller {
   void StartJob(JobInfo* job, const sched::Decision& d);
   void LaunchOn(const JobInfo& job, int node_index);
 
+  // Arrays and dependencies (array_dep_ops.cc).
+  enum class DepResult { kWait, kReady, kNever };
+  // Parses spec.array_spec / spec.dependency into `job`; returns the task ids (empty:
+  // not an array). Errors: "Invalid job array specification", "Job dependency problem".
+  Expected<std::vector<int64_t>> ParseArrayAndDeps(JobInfo* job) const;
+  // Inserts the job, or one job per array task with consecutive ids.
+  void InsertSubmitted(JobInfo job, sched::JobRequest request, const std::vector<int64_t>& tasks);
+  std::vector<int64_t> ArrayTaskIds(int64_t array_job_id) const;  // empty: not an array
+  std::vector<int64_t> ExpandJobIds(const std::vector<int64_t>& ids, bool skip_finished) const;
+  std::vector<const JobInfo*> DependencyTargets(const JobInfo& job, const DependencyTerm& t) const;
+  bool SingletonBlocked(const JobInfo& job) const;
+  int EvaluateTerm(const JobInfo& job, const DependencyTerm& term) const;
+  DepResult EvaluateDependency(JobInfo* job);
+  void SetReason(JobInfo* job, const char* reason);
+  bool DependencyGate(JobInfo* job);                              // may be passed to the scheduler
+  bool ThrottleGate(JobInfo* job, std::map<int64_t, int>* slots);  // array %N limit
+
   Config config_;
   const Clock* clock_;
   storage::StateStore* store_;

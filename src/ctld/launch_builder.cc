@@ -13,7 +13,13 @@ std::string ExpandOutputPath(const std::string& pattern, const JobInfo& job,
   vars.node = node;
   vars.task_id = 0;
   vars.node_index = 0;
-  std::string out = ExpandOutputPattern(pattern.empty() ? "slurm-%j.out" : pattern, vars);
+  bool array = job.array_job_id() != 0;
+  if (array) {
+    vars.array_job_id = job.array_job_id();
+    vars.array_task_id = job.array_task_id();
+  }
+  const char* def = array ? "slurm-%A_%a.out" : "slurm-%j.out";
+  std::string out = ExpandOutputPattern(pattern.empty() ? def : pattern, vars);
   if (!out.empty() && out[0] == '/') return out;
   std::string dir = work_dir.empty() ? "/" : work_dir;
   return dir.back() == '/' ? dir + out : dir + "/" + out;

@@ -31,6 +31,7 @@ bool Controller::SchedulePass() {
   sched_wanted_ = false;
   if (!sched_.scheduler) return false;
   std::vector<sched::JobRequest> pending;
+  std::map<int64_t, int> array_slots;  // array job id -> tasks it may still start
   for (auto& [id, job] : jobs_.jobs()) {
     if (job.state() != JOB_PENDING || job.priority() == 0) continue;
     const sched::JobRequest* req = jobs_.Request(id);
@@ -43,6 +44,7 @@ bool Controller::SchedulePass() {
       }
       continue;
     }
+    if (!DependencyGate(&job) || !ThrottleGate(&job, &array_slots)) continue;
     pending.push_back(*req);
   }
   if (pending.empty()) return false;

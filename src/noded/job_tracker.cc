@@ -59,22 +59,21 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
   TrackedJob job;
   job.job_id = job_id;
   job.dir = dir.path();
-  if (ReadProtoFile(dir.StatusFile(), &job.report).ok()) {
+  auto finished = [&]() {
+    if (!ReadProtoFile(dir.StatusFile(), &job.report).ok()) return false;
     job.phase = PathExists(dir.ReportedMarker()) ? TrackedJob::Phase::kDone
                                                  : TrackedJob::Phase::kFinished;
     job.report.set_job_id(job_id);
-    return job;
-  }
+    return true;
+  };
+  if (finished()) return job;
   auto pid = ReadPidFile(dir.PidFile());
   if (pid.ok()) job.stepd_pid = *pid;
   std::optional<bool> held = StepdLockHeld(dir);
   if (held.has_value()) {
-    job.phase = *held ? TrackedJob::Phase::kRunning : TrackedJob::Phase::kLost;
-    // The stepd may have written its status and exited since we looked: look again.
-    if (job.phase == TrackedJob::Phase::kLost && ReadProtoFile(dir.StatusFile(), &job.report).ok()) {
-      job.phase = TrackedJob::Phase::kFinished;
-      job.report.set_job_id(job_id);
-    }
+    // Not held: it may have written its status and exited meanwhile.
+    if (*held) job.phase = TrackedJob::Phase::kRunning;
+    else if (!finished()) job.phase = TrackedJob::Phase::kLost;
     return job;
   }
   // No lock yet: the stepd is starting, unless the process the agent spawned is gone.

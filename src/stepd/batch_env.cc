@@ -153,6 +153,21 @@ void SetJobVars(const BatchLaunch& l, EnvList* env) {
   if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
 }
 
+// Array tasks: SLURM_ARRAY_JOB_ID/TASK_ID/TASK_COUNT/TASK_MIN/TASK_MAX, and
+// SLURM_ARRAY_TASK_STEP when the task ids are evenly spaced.
+void SetArrayVars(const BatchLaunch& l, EnvList* env) {
+  const JobInfo& job = l.job();
+  if (job.array_job_id() == 0) return;
+  env->Set("SLURM_ARRAY_JOB_ID", std::to_string(job.array_job_id()));
+  env->Set("SLURM_ARRAY_TASK_ID", std::to_string(job.array_task_id()));
+  env->Set("SLURM_ARRAY_TASK_COUNT", std::to_string(job.array_task_count()));
+  env->Set("SLURM_ARRAY_TASK_MIN", std::to_string(job.array_task_min()));
+  env->Set("SLURM_ARRAY_TASK_MAX", std::to_string(job.array_task_max()));
+  if (job.array_task_step() > 0) {
+    env->Set("SLURM_ARRAY_TASK_STEP", std::to_string(job.array_task_step()));
+  }
+}
+
 void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env) {
   env->Set("SLURM_PROCID", "0");
   env->Set("SLURM_LOCALID", "0");
@@ -198,6 +213,7 @@ std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnv
   EnvList env;
   for (const std::string& e : launch.env()) env.Add(e);
   SetJobVars(launch, &env);
+  SetArrayVars(launch, &env);
   SetNodeVars(launch, ctx, &env);
   SetGpuVars(launch, &env);
   SetMemoryVars(launch, &env);

@@ -245,6 +245,31 @@ TEST(BatchEnvTest, SlurmValuesOverrideUserEnvAndTmpdirKept) {
   for (const auto& e : env) EXPECT_NE(e, "garbage-without-equals");
 }
 
+TEST(BatchEnvTest, ArrayTaskVariables) {
+  BatchLaunch l = BaseLaunch(47, "arr");
+  JobInfo* j = l.mutable_job();
+  j->set_array_job_id(44);
+  j->set_array_task_id(2);
+  j->set_array_task_count(4);
+  j->set_array_task_min(0);
+  j->set_array_task_max(3);
+  j->set_array_task_step(1);
+  *l.mutable_local() = *AddNode(&l, "node01", 1, 1, {});
+  auto env = Build(l, 1);
+  auto has = [&](const std::string& s) { return std::count(env.begin(), env.end(), s) == 1; };
+  for (const char* v : {"SLURM_ARRAY_JOB_ID=44", "SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_COUNT=4",
+                        "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=3",
+                        "SLURM_ARRAY_TASK_STEP=1", "SLURM_JOB_ID=47"}) {
+    EXPECT_TRUE(has(v)) << v;
+  }
+  j->set_array_task_step(0);  // uneven ids (1,3,5-7): no step variable
+  env = Build(l, 1);
+  for (const auto& e : env) EXPECT_NE(e.rfind("SLURM_ARRAY_TASK_STEP=", 0), 0u) << e;
+  BatchLaunch plain = BaseLaunch(5, "x");
+  *plain.mutable_local() = *AddNode(&plain, "node01", 1, 1, {});
+  for (const auto& e : Build(plain, 1)) EXPECT_NE(e.rfind("SLURM_ARRAY", 0), 0u) << e;
+}
+
 TEST(BatchEnvTest, RunLengthCounts) {
   EXPECT_EQ(FormatRunLengthCounts({}), "");
   EXPECT_EQ(FormatRunLengthCounts({1}), "1");
