@@ -66,7 +66,7 @@ int OptionFailure(const std::string& prog, const SrunOptions& o, const Status& s
   return 1;
 }
 
-Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id, bool own_alloc,
+Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
                                        CliEnv& env) {
   const JobSpec& spec = o.alloc.spec;
   StepRequest req;
@@ -76,7 +76,7 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id, boo
   if (o.npn_set) req.set_ntasks_per_node(spec.ntasks_per_node());
   req.set_cpus_per_task(spec.cpus_per_task());
   req.set_gpus_per_task(static_cast<int32_t>(spec.gpus_per_task()));
-  req.set_distribution(!o.distribution.empty() ? o.distribution : own_alloc ? "" : "block");
+  req.set_distribution(o.distribution);
   req.set_nodelist(spec.nodelist());
   for (const std::string& a : o.command) req.add_argv(a);
   ASSIGN_OR_RETURN(std::vector<std::string> vars, ResolveExport(o.alloc.export_spec, env.environ));
@@ -92,9 +92,9 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id, boo
   return req;
 }
 
-int RunStep(const SrunOptions& o, int64_t job_id, bool own_alloc, ClientApiInterface* api,
+int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
             CliEnv& env, int signal_fd) {
-  Expected<StepRequest> req = BuildStepRequest(o, job_id, own_alloc, env);
+  Expected<StepRequest> req = BuildStepRequest(o, job_id, env);
   if (!req.ok()) return OptionFailure("srun", o, req.status(), env);
   auto io = StepIoServer::Listen();
   if (!io.ok()) {
@@ -191,12 +191,12 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
   }
   SignalWatch signals;
   int64_t job_id = o.jobid > 0 ? o.jobid : JobIdFromEnv(env);
-  if (job_id > 0) return RunStep(o, job_id, false, api, env, signals.fd());
+  if (job_id > 0) return RunStep(o, job_id, api, env, signals.fd());
   Expected<JobSpec> spec = AllocationSpec(o, BaseName(o.command[0]), env);
   if (!spec.ok()) return OptionFailure("srun", o, spec.status(), env);
   Expected<JobInfo> job = Allocate("srun", std::move(*spec), api, env, signals.fd());
   if (!job.ok()) return 1;
-  int rc = RunStep(o, job->job_id(), true, api, env, signals.fd());
+  int rc = RunStep(o, job->job_id(), api, env, signals.fd());
   Release("srun", job->job_id(), rc, api, env);
   return rc;
 }

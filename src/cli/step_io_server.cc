@@ -46,7 +46,7 @@ std::string Describe(int status) {
 }  // namespace
 
 Expected<std::unique_ptr<StepIoServer>> StepIoServer::Listen() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return Internal(std::string("socket: ") + std::strerror(errno));
   sockaddr_in a{};
   a.sin_family = AF_INET;

@@ -92,7 +92,12 @@ void SetStepVars(const StepLaunch& l, EnvList* env) {
   env->Set("SLURM_STEP_TASKS_PER_NODE", FormatRunLengthCounts(tpn));
   if (l.ntasks_per_node() > 0) env->Set("SLURM_NTASKS_PER_NODE", std::to_string(l.ntasks_per_node()));
   if (l.cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK", std::to_string(l.cpus_per_task()));
-  if (!l.distribution().empty()) env->Set("SLURM_DISTRIBUTION", l.distribution());
+  // srun inside a batch allocation also reports these (reference sbatch_*.step.*.env).
+  bool batch = !l.job().spec().interactive();
+  if (!l.distribution().empty() || batch) {
+    env->Set("SLURM_DISTRIBUTION", l.distribution().empty() ? "block" : l.distribution());
+  }
+  if (batch) env->Set("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", env->Get("SLURM_JOB_CPUS_PER_NODE"));
   env->Set("SLURM_CPUS_ON_NODE", std::to_string(std::max(1, l.local().cpu_ids_size())));
 }
 

@@ -13,7 +13,19 @@
 namespace sluice::testing {
 namespace {
 
-using Srun = ClusterTest;
+class Srun : public ClusterTest {
+ protected:
+  // Job id of the newest job squeue knows (all states).
+  int64_t LastJobId() {
+    auto r = Run({"squeue", "-h", "-t", "all", "-o", "%i"});
+    int64_t best = 0;
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);) {
+      if (!l.empty()) best = std::max<int64_t>(best, std::stoll(l));
+    }
+    return best;
+  }
+};
 
 std::vector<std::string> SplitLines(const std::string& s) {
   std::vector<std::string> out;
@@ -25,16 +37,6 @@ std::vector<std::string> SplitLines(const std::string& s) {
 std::vector<std::string> Sorted(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
   return v;
-}
-
-// Job id of the last job in squeue (all states).
-int64_t LastJobId(ClusterTest* t) {
-  auto r = t->Run({"squeue", "-h", "-t", "all", "-o", "%i"});
-  int64_t best = 0;
-  for (const auto& l : SplitLines(r.out)) {
-    if (!l.empty()) best = std::max<int64_t>(best, std::stoll(l));
-  }
-  return best;
 }
 
 TEST_F(Srun, StepInsideBatchAllocationSeesRankEnvironment) {
@@ -83,7 +85,7 @@ TEST_F(Srun, StandaloneSrunAllocatesRunsAndReleases) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Sorted(SplitLines(r.out)),
             (std::vector<std::string>{"0: node01", "1: node01", "2: node02", "3: node02"}));
-  int64_t id = LastJobId(this);
+  int64_t id = LastJobId();
   ASSERT_GT(id, 0);
   EXPECT_EQ(WaitDone(id, 5000), "COMPLETED");
   // The allocation is gone: all nodes idle again.
@@ -115,7 +117,7 @@ TEST_F(Srun, ExitCodeIsTheHighestTaskExitCode) {
   auto r = Run({"srun", "-n1", "bash", "-c", "exit 3"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err, "srun: error: node01: task 0: Exited with exit code 3\n");
-  EXPECT_EQ(WaitDone(LastJobId(this), 5000), "FAILED");
+  EXPECT_EQ(WaitDone(LastJobId(), 5000), "FAILED");
 
   r = Run({"srun", "-n2", "-l", "bash", "-c", "exit $SLURM_PROCID"});
   EXPECT_EQ(r.exit_code, 1);
