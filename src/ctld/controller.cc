@@ -178,6 +178,7 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
 
 void Controller::StartCancel(JobInfo* job, JobState state) {
   if (job->spec().interactive()) {  // no batch supervisor to report the end
+    SendSignal(*job, SIGNAL_CANCEL, 0, true);  // the agents end its steps
     FinishJob(job, state, 0, 0);
     job->set_reason("None");
     return;

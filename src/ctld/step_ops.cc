@@ -114,6 +114,7 @@ Status Controller::ReleaseAllocation(const Caller& caller, const ReleaseAllocati
     return Status::Ok();
   }
   if (job->state() != JOB_RUNNING) return Status::Ok();  // already ended (cancel, time limit)
+  SendSignal(*job, SIGNAL_CANCEL, 0, true);  // steps left behind (salloc's background srun)
   FinishJob(job, req.exit_code() == 0 ? JOB_COMPLETED : JOB_FAILED, req.exit_code(), 0);
   return Status::Ok();
 }

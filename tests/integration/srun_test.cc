@@ -185,5 +185,34 @@ TEST_F(Srun, SallocRunsACommandInsideTheAllocation) {
   EXPECT_EQ(r.exit_code, 4);
 }
 
+// Debian's python3-torch under /usr/bin/python3: gloo DDP with no wrapper script, 2 nodes
+// x 2 tasks; every rank must see the right layout and the all_reduce sum 1+2+3+4.
+TEST_F(Srun, PytorchDdpInitFromTheStepEnvironment) {
+  auto probe = RunCommand({"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
+  if (probe.exit_code != 0) GTEST_SKIP() << "python3-torch with gloo is not installed";
+  std::string py = work_dir() + "/ddp.py";
+  FILE* f = fopen(py.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("import os, torch, torch.distributed as dist\n"
+        "dist.init_process_group('gloo', init_method='env://')\n"
+        "r, w = dist.get_rank(), dist.get_world_size()\n"
+        "t = torch.tensor([float(r + 1)])\n"
+        "dist.all_reduce(t)\n"
+        "print(f\"rank {r} world {w} local {os.environ['LOCAL_RANK']} node {os.environ['GROUP_RANK']}"
+        " sum {int(t.item())}\", flush=True)\n"
+        "dist.destroy_process_group()\n", f);
+  fclose(f);
+  RunOptions opts;
+  opts.timeout_ms = 120'000;
+  auto r = Run({"srun", "-N2", "--ntasks-per-node=2", "/usr/bin/python3", py}, opts);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Sorted(SplitLines(r.out)),
+            (std::vector<std::string>{"rank 0 world 4 local 0 node 0 sum 10",
+                                      "rank 1 world 4 local 1 node 0 sum 10",
+                                      "rank 2 world 4 local 0 node 1 sum 10",
+                                      "rank 3 world 4 local 1 node 1 sum 10"}))
+      << r.err;
+}
+
 }  // namespace
 }  // namespace sluice::testing
