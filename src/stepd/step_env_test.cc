@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,9 +12,14 @@
 namespace sluice {
 namespace {
 
-// shared/reference/env, found from this file's location (worktree next to shared/).
+// shared/reference/env: $SLUICE_REFERENCE_DIR/env, else next to the source checkout.
 std::string RefDir() {
-  std::filesystem::path p(__FILE__);
+  if (const char* d = std::getenv("SLUICE_REFERENCE_DIR")) return std::string(d) + "/env";
+#ifdef SLUICE_SOURCE_DIR
+  std::filesystem::path p = std::filesystem::absolute(SLUICE_SOURCE_DIR "/src");
+#else
+  std::filesystem::path p = std::filesystem::absolute(__FILE__);
+#endif
   for (int up = 0; up < 5; ++up) {
     p = p.parent_path();
     auto cand = p / "shared" / "reference" / "env";
