@@ -1,5 +1,7 @@
 #include "noded/job_tracker.h"
 
+#include <signal.h>
+
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -49,6 +51,17 @@ std::vector<TrackedJob> JobTracker::Scan() const {
   return out;
 }
 
+// True when `pid` exists but its /proc cmdline is still empty (mid-exec).
+static bool ExecInProgress(pid_t pid) {
+  auto cmdline = ReadSmallFile("/proc/" + std::to_string(pid) + "/cmdline");
+  return cmdline.ok() && cmdline->empty();
+}
+
+bool JobTracker::YoungLaunch(const JobDir& dir) const {
+  struct stat ls;
+  return ::stat(dir.Launch().c_str(), &ls) == 0 && clock_->Now() - ls.st_mtime < kStartGraceS;
+}
+
 Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
   JobDir dir(DirFor(job_id));
   struct stat st;
@@ -69,11 +82,20 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
     job.stepd_pid = *pid;
     job.phase = IsStepdProcess(*pid, dir.path()) ? TrackedJob::Phase::kRunning
                                                  : TrackedJob::Phase::kLost;
+    // stepd writes status.pb and then exits: it may have done both since the read above.
+    if (job.phase == TrackedJob::Phase::kLost && ReadProtoFile(dir.StatusFile(), &job.report).ok()) {
+      job.phase = TrackedJob::Phase::kFinished;
+      job.report.set_job_id(job_id);
+    }
+    // Right after posix_spawn the new stepd's /proc cmdline can still be empty (the
+    // kernel fills it late in exec): a young launch is not lost yet.
+    if (job.phase == TrackedJob::Phase::kLost && ::kill(*pid, 0) == 0 && YoungLaunch(dir) &&
+        ExecInProgress(*pid)) {
+      job.phase = TrackedJob::Phase::kRunning;
+    }
     return job;
   }
-  struct stat ls;
-  bool young = ::stat(dir.Launch().c_str(), &ls) == 0 && clock_->Now() - ls.st_mtime < kStartGraceS;
-  job.phase = young ? TrackedJob::Phase::kRunning : TrackedJob::Phase::kLost;
+  job.phase = YoungLaunch(dir) ? TrackedJob::Phase::kRunning : TrackedJob::Phase::kLost;
   return job;
 }
 
