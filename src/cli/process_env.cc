@@ -12,6 +12,7 @@
 #include "cli/scontrol.h"
 #include "cli/sinfo.h"
 #include "cli/squeue.h"
+#include "cli/srun.h"
 #include "client/connect.h"
 
 extern char** environ;
@@ -80,5 +81,7 @@ int SqueueMain(int argc, char** argv) { return RunInProcess(argc, argv, RunSqueu
 int ScancelMain(int argc, char** argv) { return RunInProcess(argc, argv, RunScancel); }
 int SinfoMain(int argc, char** argv) { return RunInProcess(argc, argv, RunSinfo); }
 int ScontrolMain(int argc, char** argv) { return RunInProcess(argc, argv, RunScontrol); }
+int SrunMain(int argc, char** argv) { return RunInProcess(argc, argv, RunSrun); }
+int SallocMain(int argc, char** argv) { return RunInProcess(argc, argv, RunSalloc); }
 
 }  // namespace sluice

@@ -18,5 +18,7 @@ int SqueueMain(int argc, char** argv);
 int ScancelMain(int argc, char** argv);
 int SinfoMain(int argc, char** argv);
 int ScontrolMain(int argc, char** argv);
+int SrunMain(int argc, char** argv);
+int SallocMain(int argc, char** argv);
 
 }  // namespace sluice

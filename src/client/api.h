@@ -23,6 +23,13 @@ class ClientApiInterface {
   virtual Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest& req) = 0;
   virtual Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest& req) = 0;
   virtual Expected<GetConfigReply> GetConfig(const GetConfigRequest& req) = 0;
+  // srun / salloc. Not pure: command fakes that do not need them keep compiling.
+  virtual Expected<StepReply> LaunchStep(const StepRequest&) {
+    return FailedPrecondition("LaunchStep is not supported");
+  }
+  virtual Expected<ReleaseAllocationReply> ReleaseAllocation(const ReleaseAllocationRequest&) {
+    return FailedPrecondition("ReleaseAllocation is not supported");
+  }
 };
 
 }  // namespace sluice

@@ -81,4 +81,14 @@ Expected<GetConfigReply> ClusterClient::GetConfig(const GetConfigRequest& req) {
   return Call<GetConfigRequest, GetConfigReply>(&ClientApi::Stub::GetConfig, req);
 }
 
+Expected<StepReply> ClusterClient::LaunchStep(const StepRequest& req) {
+  return Call<StepRequest, StepReply>(&ClientApi::Stub::LaunchStep, req);
+}
+
+Expected<ReleaseAllocationReply> ClusterClient::ReleaseAllocation(
+    const ReleaseAllocationRequest& req) {
+  return Call<ReleaseAllocationRequest, ReleaseAllocationReply>(
+      &ClientApi::Stub::ReleaseAllocation, req);
+}
+
 }  // namespace sluice

@@ -42,6 +42,8 @@ class ClusterClient : public ClientApiInterface {
   Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest& req) override;
   Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest& req) override;
   Expected<GetConfigReply> GetConfig(const GetConfigRequest& req) override;
+  Expected<StepReply> LaunchStep(const StepRequest& req) override;
+  Expected<ReleaseAllocationReply> ReleaseAllocation(const ReleaseAllocationRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

@@ -115,6 +115,7 @@ const GlobalKey kGlobalKeys[] = {
     {"JobAcctGatherType", Ignore}, {"JobAcctGatherFrequency", Ignore}, {"JobCompType", Ignore},
     {"MailProg", Ignore}, {"SlurmdParameters", Ignore}, {"SlurmctldTimeout", Ignore},
     {"MessageTimeout", Ignore}, {"SchedulerParameters", Ignore},  // read by ctld (scheduler_config.h)
+    {"SrunTorchEnv", Ignore},  // yes (default) / no: RANK, MASTER_ADDR, ... for step tasks (ctld)
 };
 
 const GlobalKey* FindGlobalKey(std::string_view key) {

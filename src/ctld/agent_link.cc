@@ -101,4 +101,18 @@ void GrpcAgentLink::UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest re
   });
 }
 
+void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
+                                std::function<void(Status)> done) {
+  Post([this, to, req = std::move(req), done = std::move(done)]() mutable {
+    signer_->Sign("LaunchTasks", &req);
+    auto stub = AgentApi::NewStub(ChannelFor(to));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
+    LaunchTasksReply reply;
+    Status st = FromGrpc(stub->LaunchTasks(&ctx, req, &reply));
+    if (st.ok() && !reply.ok()) st = Internal(reply.error().empty() ? "launch failed" : reply.error());
+    if (done) done(st);
+  });
+}
+
 }  // namespace sluice::ctld

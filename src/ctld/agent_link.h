@@ -43,6 +43,11 @@ class AgentLink {
                       std::function<void(Status)> done) = 0;
   virtual void Signal(const AgentAddress& to, SignalJobRequest req) = 0;
   virtual void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) = 0;
+  // Starts the tasks of one job step on the agent (srun).
+  virtual void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
+                           std::function<void(Status)> done) {
+    if (done) done(FailedPrecondition("job steps are not supported by this agent link"));
+  }
 };
 
 class GrpcAgentLink : public AgentLink {
@@ -54,6 +59,8 @@ class GrpcAgentLink : public AgentLink {
               std::function<void(Status)> done) override;
   void Signal(const AgentAddress& to, SignalJobRequest req) override;
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override;
+  void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
+                   std::function<void(Status)> done) override;
 
  private:
   void Post(std::function<void()> task);

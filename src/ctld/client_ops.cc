@@ -329,7 +329,9 @@ Status Controller::Release(const Caller& c, JobInfo* job) {
 }
 
 Status Controller::Requeue(const Caller& c, JobInfo* job) {
-  if (job->spec().requeue() == 2) return FailedPrecondition(kMsgDisabled);
+  if (job->spec().requeue() == 2 || job->spec().interactive()) {
+    return FailedPrecondition(kMsgDisabled);
+  }
   if (job->state() == JOB_PENDING) return FailedPrecondition(kMsgJobPending);
   if (job->completing() || job->state() == JOB_COMPLETING) {
     return FailedPrecondition(kMsgAlreadyDone);

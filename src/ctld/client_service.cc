@@ -25,6 +25,8 @@ grpc::Status ToGrpc(const Status& st) {
 
 namespace {
 
+constexpr int kStepLaunchTimeoutMs = 15'000;
+
 // Runs `fn` on the owner thread and copies its value into `reply`.
 template <typename R, typename F>
 grpc::Status Run(OwnerLoop* loop, F fn, R* reply) {
@@ -114,6 +116,30 @@ grpc::Status ClientService::GetConfig(grpc::ServerContext* ctx, const GetConfigR
                                       GetConfigReply* reply) {
   AUTH_OR_RETURN(caller);
   return Run(loop_, [&](Controller* c) -> Expected<GetConfigReply> { return c->GetConfig(); },
+             reply);
+}
+
+grpc::Status ClientService::LaunchStep(grpc::ServerContext* ctx, const StepRequest* req,
+                                       StepReply* reply) {
+  AUTH_OR_RETURN(caller);
+  StepStart start;
+  grpc::Status st = Run(loop_, [&](Controller* c) { return c->CreateStep(caller, *req); }, &start);
+  if (!st.ok()) return st;
+  *reply = std::move(start.reply);
+  for (const std::string& e : start.latch->Wait(kStepLaunchTimeoutMs)) reply->add_launch_errors(e);
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::ReleaseAllocation(grpc::ServerContext* ctx,
+                                              const ReleaseAllocationRequest* req,
+                                              ReleaseAllocationReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<ReleaseAllocationReply> {
+               Status st = c->ReleaseAllocation(caller, *req);
+               if (!st.ok()) return st;
+               return ReleaseAllocationReply();
+             },
              reply);
 }
 

@@ -36,6 +36,12 @@ class ClientService final : public ClientApi::Service {
                          UpdateJobReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
                          GetConfigReply* reply) override;
+  // Creates the step on the owner thread, then waits (on this RPC thread) until every
+  // node agent of the step answered its LaunchTasks.
+  grpc::Status LaunchStep(grpc::ServerContext* ctx, const StepRequest* req,
+                          StepReply* reply) override;
+  grpc::Status ReleaseAllocation(grpc::ServerContext* ctx, const ReleaseAllocationRequest* req,
+                                 ReleaseAllocationReply* reply) override;
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;

@@ -177,6 +177,12 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
 }
 
 void Controller::StartCancel(JobInfo* job, JobState state) {
+  if (job->spec().interactive()) {  // no batch supervisor to report the end
+    SendSignal(*job, SIGNAL_CANCEL, 0, true);  // the agents end its steps
+    FinishJob(job, state, 0, 0);
+    job->set_reason("None");
+    return;
+  }
   job->set_state(state);
   job->set_end_time(Now());
   job->set_reason("None");
@@ -194,7 +200,7 @@ void Controller::LoseJob(JobInfo* job) {
     RequeueNow(job, "None");
   } else if (job->completing()) {
     ReleaseResources(job);
-  } else if (RequeueAllowed(*job)) {
+  } else if (RequeueAllowed(*job) && !job->spec().interactive()) {
     std::cerr << fmt::format("sluicectld: job {} lost with its node, requeued\n", job->job_id());
     RequeueNow(job, "None");
   } else {

@@ -25,6 +25,7 @@
 #include "ctld/agent_link.h"
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
+#include "ctld/step_launch.h"
 #include "node.pb.h"
 #include "sched/scheduler.h"
 #include "storage/state_store.h"
@@ -99,6 +100,12 @@ class Controller {
   // messages. On failure the dirty set is kept (retried next time) and nothing is sent.
   Status Commit();
   bool HasUncommitted() const { return !dirty_jobs_.empty() || !dirty_nodes_.empty() || next_id_dirty_; }
+
+  // ---- job steps and interactive allocations (step_ops.cc) ----
+  // Records step JOBID.N, plans its layout and queues one LaunchTasks per node (sent
+  // after commit, in parallel); `latch` of the result completes when all answered.
+  Expected<StepStart> CreateStep(const Caller& caller, const StepRequest& req);
+  Status ReleaseAllocation(const Caller& caller, const ReleaseAllocationRequest& req);
 
   // ---- read access for tests ----
   const JobTable& jobs() const { return jobs_; }
@@ -186,6 +193,7 @@ class Controller {
   int64_t last_sched_ms_ = 0;
   std::map<int64_t, int> launching_;             // job -> LaunchJob calls not answered yet
   std::set<int64_t> backstop_sent_;              // time-limit backstop cancel sent
+  uint64_t step_seed_ = 0;                       // MASTER_PORT choice
 };
 
 }  // namespace sluice::ctld

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common/slurm_format.h"
+#include "ctld/step_layout.h"
 #include "ctld/test_fakes.h"
 #include "ctld/validate.h"
 
@@ -486,6 +487,117 @@ TEST_F(ControllerTest, FinishedJobsArePurgedToHistory) {
   EXPECT_EQ(ctl_->jobs().Find(id), nullptr);
   EXPECT_TRUE(store_->LoadHistoryJob(id)->has_value());
   EXPECT_FALSE(ctl_->GetJobs([&] { GetJobsRequest g; g.add_job_ids(id); return g; }()).ok());
+}
+
+// ---- job steps and interactive allocations (step_ops.cc) ----
+
+StepRequest StepReq(int64_t job_id) {
+  StepRequest r;
+  r.set_job_id(job_id);
+  r.add_argv("hostname");
+  r.set_io_host("10.0.0.9");
+  r.set_io_port(4000);
+  r.set_io_key("k");
+  return r;
+}
+
+TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
+  RegisterAll();
+  SubmitRequest r = Req(2);
+  r.mutable_spec()->set_min_nodes(2);
+  r.mutable_spec()->set_ntasks_per_node(2);
+  int64_t id = Submit(kAlice, r);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(Job(id).state(), JOB_RUNNING);
+  EXPECT_EQ(link_.launches.size(), 1u);  // the batch script runs on the batch host only
+
+  auto s0 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
+  ASSERT_TRUE(s0.ok()) << s0.status().message();
+  EXPECT_TRUE(link_.tasks.empty());  // sent only after the commit
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(s0->reply.step_id(), 0);
+  EXPECT_EQ(s0->reply.ntasks(), 4);
+  EXPECT_GE(s0->reply.master_port(), 20000);
+  EXPECT_LT(s0->reply.master_port(), 30000);
+  EXPECT_TRUE(s0->latch->Wait(0).empty());
+  ASSERT_EQ(link_.tasks.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const StepLaunch& l = link_.tasks[i].launch();
+    EXPECT_EQ(l.node_index(), i);
+    EXPECT_EQ(l.local().node(), i == 0 ? "node01" : "node02");
+    EXPECT_EQ(l.task_ids(0), 2 * i);
+    EXPECT_EQ(l.task_ids(1), 2 * i + 1);
+    EXPECT_EQ(l.master_port(), s0->reply.master_port());
+    EXPECT_EQ(l.launch_node_ipaddr(), "10.0.0.9");
+    EXPECT_EQ(l.ntasks_per_node(), 2);
+    EXPECT_TRUE(l.pytorch_env());
+  }
+  auto s1 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
+  ASSERT_TRUE(s1.ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(s1->reply.step_id(), 1);
+  Reopen();  // the step counter is durable
+  EXPECT_EQ(Job(id).next_step_id(), 2);
+}
+
+TEST_F(ControllerTest, StepsAreRefusedForOthersPendingOrFinishedJobs) {
+  RegisterAll();
+  int64_t id = Submit();
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(),
+            Code::kFailedPrecondition);  // still pending
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->CreateStep({kBob, kBob}, StepReq(id)).status().message(), kMsgAccessDenied);
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(999)).status().message(), kMsgInvalidJobId);
+  StepRequest no_cmd = StepReq(id);
+  no_cmd.clear_argv();
+  EXPECT_FALSE(ctl_->CreateStep({kAlice, kAlice}, no_cmd).ok());
+  StepRequest too_big = StepReq(id);
+  too_big.set_nodes(2);
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, too_big).status().message(), kMsgStepNodeConfig);
+  EndJob(id, 0);
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().message(), kMsgAlreadyDone);
+}
+
+TEST_F(ControllerTest, InteractiveAllocationRunsNoScriptAndEndsOnRelease) {
+  RegisterAll();
+  SubmitRequest r;
+  r.mutable_spec()->set_interactive(true);
+  r.mutable_spec()->set_work_dir("/home/alice");
+  int64_t id = Submit(kAlice, r);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+  EXPECT_TRUE(link_.launches.empty());
+  ReleaseAllocationRequest rel;
+  rel.set_job_id(id);
+  rel.set_exit_code(3);
+  EXPECT_EQ(ctl_->ReleaseAllocation({kBob, kBob}, rel).message(), kMsgAccessDenied);
+  ASSERT_TRUE(ctl_->ReleaseAllocation({kAlice, kAlice}, rel).ok());
+  EXPECT_EQ(Job(id).state(), JOB_FAILED);
+  EXPECT_EQ(Job(id).exit_code(), 3);
+  EXPECT_FALSE(Job(id).completing());
+  EXPECT_TRUE(ctl_->ReleaseAllocation({kAlice, kAlice}, rel).ok());  // idempotent
+}
+
+TEST_F(ControllerTest, CancellingAnInteractiveAllocationEndsItAtOnce) {
+  RegisterAll();
+  SubmitRequest r;
+  r.mutable_spec()->set_interactive(true);
+  int64_t id = Submit(kAlice, r);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  CancelRequest c;
+  c.add_job_ids(id);
+  ctl_->Cancel({kAlice, kAlice}, c);
+  EXPECT_EQ(Job(id).state(), JOB_CANCELLED);
+  EXPECT_FALSE(Job(id).completing());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_FALSE(link_.signals.empty());  // the nodes kill the allocation's steps
+  EXPECT_EQ(link_.signals.back().second.kind(), SIGNAL_CANCEL);
+  SubmitRequest batch = Req();
+  EXPECT_TRUE(Submit(kAlice, batch) > 0);  // resources were released
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req
   for (int64_t id : held) {
     if (reported.count(id) || launching_.count(id)) continue;
     JobInfo* job = jobs_.Find(id);
-    if (job && IsBatchHost(*job, name)) LoseJob(job);
+    if (job && IsBatchHost(*job, name) && !job->spec().interactive()) LoseJob(job);
   }
 }
 
@@ -160,11 +160,13 @@ void Controller::CheckTimeLimits() {
   int64_t now = Now();
   for (auto& [id, job] : jobs_.jobs()) {
     if (job.state() != JOB_RUNNING || job.completing() || job.time_limit_min() <= 0) continue;
-    int64_t deadline = job.start_time() + job.time_limit_min() * 60 + config_.kill_wait_s +
-                       options_.timeout_grace_s;
+    int64_t deadline = job.start_time() + job.time_limit_min() * 60;
+    if (!job.spec().interactive()) deadline += config_.kill_wait_s + options_.timeout_grace_s;
     if (now <= deadline || backstop_sent_.count(id)) continue;
     backstop_sent_.insert(id);
-    std::cerr << fmt::format("sluicectld: job {} far past its time limit, cancelling\n", id);
+    if (!job.spec().interactive()) {
+      std::cerr << fmt::format("sluicectld: job {} far past its time limit, cancelling\n", id);
+    }
     StartCancel(&job, JOB_TIMEOUT);
   }
 }

@@ -111,9 +111,9 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
                                               spec.work_dir()));
   nodes_.Allocate(*job, spec.exclusive());
   MarkJob(job->job_id());
-  // The batch script runs on the first node only; the others hold the resources for
-  // the job's steps.
-  if (job->alloc_size() > 0) LaunchOn(*job, 0);
+  // The batch script runs on the batch host only (alloc[0]); steps (srun) use the
+  // other nodes. Interactive allocations (salloc, srun) have no script at all.
+  if (!job->spec().interactive() && job->alloc_size() > 0) LaunchOn(*job, 0);
 }
 
 void Controller::LaunchOn(const JobInfo& job, int node_index) {

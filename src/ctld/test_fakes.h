@@ -17,6 +17,7 @@ struct FakeAgentLink : AgentLink {
   std::vector<LaunchCall> launches;
   std::vector<std::pair<AgentAddress, SignalJobRequest>> signals;
   std::vector<std::pair<AgentAddress, UpdateJobLimitRequest>> limits;
+  std::vector<LaunchTasksRequest> tasks;
 
   void Launch(const AgentAddress& to, LaunchJobRequest req,
               std::function<void(Status)> done) override {
@@ -27,6 +28,11 @@ struct FakeAgentLink : AgentLink {
   }
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override {
     limits.emplace_back(to, std::move(req));
+  }
+  void LaunchTasks(const AgentAddress&, LaunchTasksRequest req,
+                   std::function<void(Status)> done) override {
+    tasks.push_back(std::move(req));
+    if (done) done(Status::Ok());
   }
 };
 

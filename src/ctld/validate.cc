@@ -130,6 +130,7 @@ Status ComputeMemory(const Config& config, const PartitionConfig& part, const Sh
 }
 
 Status CheckScript(const JobSpec& spec) {
+  if (spec.interactive()) return Status::Ok();  // salloc / srun: no script
   if (spec.script().empty()) return InvalidArgument("Batch script is empty");
   if (spec.script().rfind("#!", 0) != 0) {
     return InvalidArgument(

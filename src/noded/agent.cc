@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 
 #include "stepd/job_dir.h"
@@ -110,6 +111,9 @@ Status Agent::SendToStepd(int64_t job_id, const StepdRequest& req) {
 
 SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   SignalJobReply reply;
+  if (req.kind() == SIGNAL_CANCEL || req.kind() == SIGNAL_KILL_STALE) {
+    SignalSteps(req.job_id(), req.kind() == SIGNAL_CANCEL ? SIGTERM : SIGKILL);
+  }
   auto job = jobs_->Inspect(req.job_id());
   reply.set_found(job.ok());
   if (!job.ok()) return reply;

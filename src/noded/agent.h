@@ -57,6 +57,9 @@ class Agent {
   LaunchJobReply Launch(BatchLaunch launch);
   SignalJobReply Signal(const SignalJobRequest& req);
   Status UpdateLimit(const UpdateJobLimitRequest& req);
+  // Job steps (agent_steps.cc): writes <spool>/step.<job>.<step>/launch.pb and starts
+  // `sluice-stepd --step` on it; a step already present is acknowledged, not rerun.
+  LaunchTasksReply LaunchTasks(StepLaunch launch);
 
   void Tick();
   void Run(const std::atomic<bool>& stop);
@@ -74,6 +77,8 @@ class Agent {
   void KillStale(int64_t job_id);
   Status SendToStepd(int64_t job_id, const StepdRequest& req);
   std::vector<TrackedJob> ScanAndSettle();
+  // SIGTERM to the step supervisors of `job_id` (they TERM, then KILL, their tasks).
+  void SignalSteps(int64_t job_id, int sig);
 
   AgentOptions options_;
   const Clock* clock_;
@@ -89,6 +94,11 @@ class Agent {
   static constexpr int64_t kLostConfirmMs = 2000;
   std::atomic<bool> registered_{false};
   int64_t next_heartbeat_ms_ = 0;
+  struct StepProc {
+    pid_t pid;
+    std::string dir;
+  };
+  std::multimap<int64_t, StepProc> steps_;  // job id -> step supervisors (guarded by mu_)
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
   bool woken_ = false;

@@ -37,4 +37,11 @@ grpc::Status AgentService::UpdateJobLimit(grpc::ServerContext*, const UpdateJobL
   return s.ok() ? grpc::Status::OK : grpc::Status(grpc::StatusCode::UNAVAILABLE, s.message());
 }
 
+grpc::Status AgentService::LaunchTasks(grpc::ServerContext*, const LaunchTasksRequest* req,
+                                       LaunchTasksReply* reply) {
+  grpc::Status st = Check("LaunchTasks", *req);
+  if (st.ok()) *reply = agent_->LaunchTasks(req->launch());
+  return st;
+}
+
 }  // namespace sluice

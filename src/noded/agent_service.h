@@ -21,6 +21,8 @@ class AgentService final : public AgentApi::Service {
                          SignalJobReply* reply) override;
   grpc::Status UpdateJobLimit(grpc::ServerContext* ctx, const UpdateJobLimitRequest* req,
                               UpdateJobLimitReply* reply) override;
+  grpc::Status LaunchTasks(grpc::ServerContext* ctx, const LaunchTasksRequest* req,
+                           LaunchTasksReply* reply) override;
 
  private:
   template <typename M>

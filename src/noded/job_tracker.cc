@@ -1,5 +1,7 @@
 #include "noded/job_tracker.h"
 
+#include <signal.h>
+
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -50,6 +52,11 @@ std::vector<TrackedJob> JobTracker::Scan() const {
   return out;
 }
 
+bool JobTracker::YoungLaunch(const JobDir& dir) const {
+  struct stat ls;
+  return ::stat(dir.Launch().c_str(), &ls) == 0 && clock_->Now() - ls.st_mtime < kStartGraceS;
+}
+
 Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
   JobDir dir(DirFor(job_id));
   struct stat st;
@@ -81,9 +88,7 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
     job.phase = TrackedJob::Phase::kLost;
     return job;
   }
-  struct stat ls;
-  bool young = ::stat(dir.Launch().c_str(), &ls) == 0 && clock_->Now() - ls.st_mtime < kStartGraceS;
-  job.phase = young ? TrackedJob::Phase::kRunning : TrackedJob::Phase::kLost;
+  job.phase = YoungLaunch(dir) ? TrackedJob::Phase::kRunning : TrackedJob::Phase::kLost;
   return job;
 }
 

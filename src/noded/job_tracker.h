@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "node.pb.h"
+#include "stepd/job_dir.h"
 
 namespace sluice {
 
@@ -57,6 +58,7 @@ class JobTracker {
   Status Remove(int64_t job_id) const;
 
  private:
+  bool YoungLaunch(const JobDir& dir) const;  // launch.pb written < kStartGraceS ago
   std::string spool_;
   const Clock* clock_;
 };

@@ -21,7 +21,13 @@ std::string StepdLauncher::DefaultStepdPath() {
   return (exe.parent_path() / "sluice-stepd").string();
 }
 
-Expected<pid_t> StepdLauncher::Spawn(const std::string& job_dir) {
+Expected<pid_t> StepdLauncher::Spawn(const std::string& job_dir) { return SpawnArgs({job_dir}); }
+
+Expected<pid_t> StepdLauncher::SpawnStep(const std::string& step_dir) {
+  return SpawnArgs({"--step", step_dir});
+}
+
+Expected<pid_t> StepdLauncher::SpawnArgs(std::vector<std::string> args) {
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, all;
@@ -34,10 +40,12 @@ Expected<pid_t> StepdLauncher::Spawn(const std::string& job_dir) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::string path = stepd_path_, dir = job_dir;
-  char* argv[] = {path.data(), dir.data(), nullptr};
+  std::string path = stepd_path_;
+  std::vector<char*> argv{path.data()};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, path.c_str(), &fa, &attr, argv, environ);
+  int rc = posix_spawn(&pid, path.c_str(), &fa, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) return Internal("cannot start " + path + ": " + std::strerror(rc));

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -24,9 +25,12 @@ class StepdLauncher {
 
   const std::string& stepd_path() const { return stepd_path_; }
   Expected<pid_t> Spawn(const std::string& job_dir);
+  // `sluice-stepd --step <step_dir>` (job steps, see stepd/step_supervisor.h).
+  Expected<pid_t> SpawnStep(const std::string& step_dir);
   void Reap();
 
  private:
+  Expected<pid_t> SpawnArgs(std::vector<std::string> args);
   std::string stepd_path_;
   std::mutex mu_;
   std::set<pid_t> children_;

@@ -5,34 +5,10 @@
 #include <unordered_map>
 
 #include "common/hostlist.h"
+#include "stepd/env_list.h"
 
 namespace sluice {
 namespace {
-
-// Ordered "KEY=VALUE" list where Set() replaces an existing key in place.
-class EnvList {
- public:
-  void Add(const std::string& entry) {
-    size_t eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0) return;  // malformed entries are dropped
-    Set(entry.substr(0, eq), entry.substr(eq + 1));
-  }
-  void Set(const std::string& key, const std::string& value) {
-    auto it = index_.find(key);
-    if (it != index_.end()) {
-      entries_[it->second] = key + "=" + value;
-      return;
-    }
-    index_[key] = entries_.size();
-    entries_.push_back(key + "=" + value);
-  }
-  bool Has(const std::string& key) const { return index_.count(key) > 0; }
-  std::vector<std::string> Take() { return std::move(entries_); }
-
- private:
-  std::vector<std::string> entries_;
-  std::unordered_map<std::string, size_t> index_;
-};
 
 std::string JoinInts(const google::protobuf::RepeatedField<int32_t>& v) {
   std::string out;

@@ -17,11 +17,14 @@
 namespace sluice {
 namespace {
 
-struct UserIds {
-  uid_t uid;
-  gid_t gid;
-  std::string name;  // empty when the uid has no passwd entry
-};
+[[noreturn]] void Fail(const std::string& what) {
+  std::string msg = "sluice-stepd: error: " + what + ": " + std::strerror(errno) + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, msg.data(), msg.size());
+  (void)ignored;
+  ::_exit(kSetupFailedExit);
+}
+
+}  // namespace
 
 UserIds ResolveUser(const JobInfo& job) {
   UserIds u{job.uid(), job.gid(), ""};
@@ -31,13 +34,6 @@ UserIds ResolveUser(const JobInfo& job) {
     u.name = res->pw_name;
   }
   return u;
-}
-
-[[noreturn]] void Fail(const std::string& what) {
-  std::string msg = "sluice-stepd: error: " + what + ": " + std::strerror(errno) + "\n";
-  ssize_t ignored = ::write(STDERR_FILENO, msg.data(), msg.size());
-  (void)ignored;
-  ::_exit(kSetupFailedExit);
 }
 
 void DropPrivileges(const UserIds& u) {
@@ -54,6 +50,8 @@ void DropPrivileges(const UserIds& u) {
   if (::setgid(u.gid) != 0) Fail("setgid");
   if (::setuid(u.uid) != 0) Fail("setuid");
 }
+
+namespace {
 
 std::string ChangeToWorkDir(const std::string& work_dir) {
   if (!work_dir.empty() && ::chdir(work_dir.c_str()) == 0) return work_dir;

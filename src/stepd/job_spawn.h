@@ -22,6 +22,17 @@ namespace sluice {
 
 inline constexpr int kSetupFailedExit = 1;
 
+struct UserIds {
+  uid_t uid;
+  gid_t gid;
+  std::string name;  // empty when the uid has no passwd entry
+};
+// The job's uid/gid and user name (getpwuid_r).
+UserIds ResolveUser(const JobInfo& job);
+// In a forked child: initgroups/setgid/setuid when root; otherwise the uid must be our
+// own. On failure writes "sluice-stepd: error: ..." to stderr and _exits.
+void DropPrivileges(const UserIds& u);
+
 // Writes <jobdir>/script (mode 0700, owned by the job's user).
 Status WriteJobScript(const JobDir& dir, const BatchLaunch& launch);
 

@@ -1,5 +1,6 @@
-// sluice-stepd <jobdir>: supervises one batch job (see supervisor.h). Started detached
-// by the node agent; its stdio goes to <jobdir>/stepd.log.
+// sluice-stepd <jobdir>: supervises one batch job (see supervisor.h).
+// sluice-stepd --step <stepdir>: runs this node's tasks of one job step (step_supervisor.h).
+// Started detached by the node agent; its stdio goes to <dir>/stepd.log.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 
 #include "common/clock.h"
 #include "stepd/job_dir.h"
+#include "stepd/step_supervisor.h"
 #include "stepd/supervisor.h"
 
 namespace {
@@ -28,8 +30,15 @@ void Detach(const sluice::JobDir& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--step" && argv[2][0] == '/') {
+    Detach(sluice::JobDir(argv[2]));
+    sluice::StepSupervisorOptions options;
+    const char* cg = std::getenv("SLUICE_STEPD_CGROUPS");
+    if (cg != nullptr && std::string(cg) == "none") options.cgroup_v2_root.clear();
+    return sluice::StepSupervisor(argv[2], options).Run();
+  }
   if (argc != 2 || argv[1][0] != '/') {
-    std::fprintf(stderr, "usage: sluice-stepd <absolute job directory>\n");
+    std::fprintf(stderr, "usage: sluice-stepd <absolute job directory> | --step <absolute step directory>\n");
     return 2;
   }
   sluice::JobDir dir(argv[1]);

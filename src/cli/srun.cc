@@ -1,0 +1,204 @@
+#include "cli/srun.h"
+
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "cli/allocation.h"
+#include "cli/srun_options.h"
+#include "cli/step_io_server.h"
+#include "common/config.h"
+
+extern char** environ;
+
+namespace sluice {
+namespace {
+
+constexpr int kOptionError = 255;
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string RandomKey() {
+  std::random_device rd;
+  std::string key;
+  const char* hex = "0123456789abcdef";
+  for (int i = 0; i < 32; ++i) key.push_back(hex[rd() % 16]);
+  return key;
+}
+
+std::string CurrentUmask() {
+  mode_t m = ::umask(022);
+  ::umask(m);
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", m & 0777);
+  return buf;
+}
+
+Config LoadOwnConfig(const CliEnv& env) {
+  std::string path = env.Getenv("SLUICE_CONF");
+  auto cfg = LoadConfigFile(path.empty() ? DefaultConfigPath() : path);
+  return cfg.ok() ? *cfg : Config();
+}
+
+int64_t JobIdFromEnv(const CliEnv& env) {
+  for (const char* key : {"SLURM_JOB_ID", "SLURM_JOBID"}) {
+    std::string v = env.Getenv(key);
+    if (!v.empty()) return std::atoll(v.c_str());
+  }
+  return 0;
+}
+
+int OptionFailure(const std::string& prog, const SrunOptions& o, const Status& st, CliEnv& env) {
+  if (o.getopt_error) {
+    *env.err << st.message() << "\nTry \"" << prog << " --help\" for more information\n";
+    return kOptionError;
+  }
+  *env.err << prog << ": error: " << st.message() << "\n";
+  return 1;
+}
+
+Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
+                                       CliEnv& env) {
+  const JobSpec& spec = o.alloc.spec;
+  StepRequest req;
+  req.set_job_id(job_id);
+  if (o.nodes_set) req.set_nodes(spec.min_nodes());
+  if (o.ntasks_set) req.set_ntasks(spec.ntasks());
+  if (o.npn_set) req.set_ntasks_per_node(spec.ntasks_per_node());
+  req.set_cpus_per_task(spec.cpus_per_task());
+  req.set_gpus_per_task(static_cast<int32_t>(spec.gpus_per_task()));
+  req.set_distribution(o.distribution);
+  req.set_nodelist(spec.nodelist());
+  for (const std::string& a : o.command) req.add_argv(a);
+  ASSIGN_OR_RETURN(std::vector<std::string> vars, ResolveExport(o.alloc.export_spec, env.environ));
+  for (auto& v : vars) {
+    if (v.rfind("SLURM_UMASK=", 0) != 0) req.add_env(std::move(v));
+  }
+  req.add_env("SLURM_UMASK=" + CurrentUmask());
+  std::string dir = o.alloc.chdir.empty() ? env.cwd : o.alloc.chdir;
+  if (!dir.empty() && dir[0] != '/') dir = env.cwd + "/" + dir;
+  req.set_work_dir(dir);
+  req.set_name(BaseName(o.command[0]));
+  req.set_label(o.label);
+  return req;
+}
+
+int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
+            CliEnv& env, int signal_fd) {
+  Expected<StepRequest> req = BuildStepRequest(o, job_id, env);
+  if (!req.ok()) return OptionFailure("srun", o, req.status(), env);
+  auto io = StepIoServer::Listen();
+  if (!io.ok()) {
+    *env.err << "srun: error: " << io.status().message() << "\n";
+    return 1;
+  }
+  req->set_io_host(LocalAddressToward(LoadOwnConfig(env).ctld_host));
+  req->set_io_port((*io)->port());
+  req->set_io_key(RandomKey());
+  Expected<StepReply> rep = api->LaunchStep(*req);
+  if (!rep.ok()) {
+    *env.err << "srun: error: Unable to create step for job " << job_id << ": "
+             << rep.status().message() << "\n";
+    return 1;
+  }
+  std::string step = "StepId=" + std::to_string(job_id) + "." + std::to_string(rep->step_id());
+  if (rep->launch_errors_size() > 0) {
+    for (const std::string& e : rep->launch_errors()) {
+      *env.err << "srun: error: Task launch for " << step << " failed on node " << e << "\n";
+    }
+    return 1;
+  }
+  StepIoConfig cfg;
+  cfg.step_name = step;
+  cfg.nodes.assign(rep->nodes().begin(), rep->nodes().end());
+  cfg.task_nodes.assign(rep->task_nodes().begin(), rep->task_nodes().end());
+  cfg.key = req->io_key();
+  cfg.label = o.label;
+  cfg.unbuffered = o.unbuffered;
+  cfg.kill_on_bad_exit = o.kill_on_bad_exit > 0;
+  cfg.wait_s = o.wait_s;
+  cfg.signal_fd = signal_fd;
+  std::vector<TaskOutcome> outcomes = (*io)->Run(cfg, env.out, env.err);
+  int rc = ReportTaskOutcomes(outcomes, cfg.nodes, cfg.task_nodes, env.err);
+  env.err->flush();
+  return rc;
+}
+
+void PrintHelp(const std::string& prog, CliEnv& env) {
+  *env.out << "Usage: " << prog << " [OPTIONS(0)...] [ : [OPTIONS(N)...]] executable(0) [args(0)...]\n"
+           << "  -N, --nodes=N               number of nodes on which to run\n"
+              "  -n, --ntasks=ntasks         number of tasks to run\n"
+              "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
+              "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+              "      --gpus-per-task=n       number of GPUs required per task\n"
+              "      --gres=list             required generic resources per node\n"
+              "  -l, --label                 prepend task number to lines of stdout/err\n"
+              "  -u, --unbuffered            do not line-buffer stdout/err\n"
+              "  -m, --distribution=type     block or cyclic task distribution\n"
+              "  -K, --kill-on-bad-exit      kill the step if any task exits non-zero\n"
+              "  -W, --wait=sec              seconds to wait after the first task exits\n"
+              "      --jobid=id              run under an already allocated job\n"
+              "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+              "  -p, --partition=partition   partition requested\n"
+              "  -t, --time=minutes          time limit\n";
+}
+
+// Common front of srun and salloc: options, --help/--version, connection.
+int Prepare(const std::string& prog, const std::vector<std::string>& args, SrunOptions* o,
+            ClientApiInterface** api, CliEnv& env) {
+  Status st = ParseSrunArgs(prog, args, o);
+  if (!st.ok()) return OptionFailure(prog, *o, st, env);
+  if (o->alloc.help || o->alloc.usage) {
+    PrintHelp(prog, env);
+    return -1;
+  }
+  if (o->alloc.version) {
+    *env.out << "slurm " << kSlurmVersion << "\n";
+    return -1;
+  }
+  Expected<ClientApiInterface*> conn = env.connect();
+  if (!conn.ok()) {
+    *env.err << prog << ": error: " << conn.status().message() << "\n";
+    return 1;
+  }
+  *api = *conn;
+  return 0;
+}
+
+}  // namespace
+
+int PrepareAllocCommand(const std::string& prog, const std::vector<std::string>& args,
+                        SrunOptions* o, ClientApiInterface** api, CliEnv& env) {
+  return Prepare(prog, args, o, api, env);
+}
+
+int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
+  SrunOptions o;
+  ClientApiInterface* api = nullptr;
+  if (int rc = Prepare("srun", args, &o, &api, env); rc != 0) return rc < 0 ? 0 : rc;
+  if (o.command.empty()) {
+    *env.err << "srun: fatal: No command given to execute.\n";
+    return 1;
+  }
+  SignalWatch signals;
+  int64_t job_id = o.jobid > 0 ? o.jobid : JobIdFromEnv(env);
+  if (job_id > 0) return RunStep(o, job_id, api, env, signals.fd());
+  Expected<JobSpec> spec = AllocationSpec(o, BaseName(o.command[0]), env);
+  if (!spec.ok()) return OptionFailure("srun", o, spec.status(), env);
+  Expected<JobInfo> job = Allocate("srun", std::move(*spec), api, env, signals.fd());
+  if (!job.ok()) return 1;
+  int rc = RunStep(o, job->job_id(), api, env, signals.fd());
+  Release("srun", job->job_id(), rc, api, env);
+  return rc;
+}
+
+}  // namespace sluice

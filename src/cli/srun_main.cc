@@ -1,0 +1,3 @@
+#include "cli/process_env.h"
+
+int main(int argc, char** argv) { return sluice::SrunMain(argc, argv); }

@@ -1,0 +1,135 @@
+#include "cli/srun_options.h"
+
+#include <charconv>
+#include <set>
+
+namespace sluice {
+namespace {
+
+enum SrunOpt {
+  kLabel = 1000, kUnbuffered, kKillOnBadExit, kWaitSecs, kDistribution, kMpi, kJobId,
+  kAccepted, kRejected, kNotYet,
+};
+
+// sbatch options srun/salloc do not have, or whose letters srun uses differently.
+const std::set<std::string> kDropped = {
+    "wrap", "parsable", "test-only", "hold", "requeue", "no-requeue", "open-mode", "usage",
+    "wait", "output", "error", "input", "distribution", "batch",
+};
+
+std::vector<OptionDef> BuildDefs() {
+  std::vector<OptionDef> d;
+  for (const OptionDef& o : SbatchOptionDefs()) {
+    if (o.long_name && kDropped.count(o.long_name)) continue;
+    d.push_back(o);
+  }
+  std::vector<OptionDef> mine = {
+      {"label", 'l', ArgKind::kNone, kLabel},
+      {"unbuffered", 'u', ArgKind::kNone, kUnbuffered},
+      {"kill-on-bad-exit", 'K', ArgKind::kOptional, kKillOnBadExit},
+      {"wait", 'W', ArgKind::kRequired, kWaitSecs},
+      {"distribution", 'm', ArgKind::kRequired, kDistribution},
+      {"mpi", 0, ArgKind::kRequired, kMpi},
+      {"jobid", 0, ArgKind::kRequired, kJobId},
+      {"overlap", 0, ArgKind::kNone, kAccepted},
+      {"exact", 0, ArgKind::kNone, kAccepted},
+      {"cpu-bind", 0, ArgKind::kRequired, kAccepted},
+      {"gpu-bind", 0, ArgKind::kRequired, kAccepted},
+      {"whole", 0, ArgKind::kNone, kAccepted},
+      {"container-image", 0, ArgKind::kRequired, kRejected},
+      {"container-mounts", 0, ArgKind::kRequired, kRejected},
+      {"container-workdir", 0, ArgKind::kRequired, kRejected},
+      {"container-name", 0, ArgKind::kRequired, kRejected},
+      {"output", 'o', ArgKind::kRequired, kNotYet},
+      {"error", 'e', ArgKind::kRequired, kNotYet},
+      {"input", 'i', ArgKind::kRequired, kNotYet},
+      {"pty", 0, ArgKind::kNone, kNotYet},
+      {"het-group", 0, ArgKind::kRequired, kNotYet},
+  };
+  // sbatch lists --gpu-bind as "later": srun accepts it.
+  std::erase_if(d, [](const OptionDef& o) { return o.long_name && std::string(o.long_name) == "gpu-bind"; });
+  d.insert(d.end(), mine.begin(), mine.end());
+  return d;
+}
+
+const std::vector<OptionDef>& SrunDefs() {
+  static const std::vector<OptionDef> defs = BuildDefs();
+  return defs;
+}
+
+Expected<int> NonNegative(const std::string& v, const std::string& what) {
+  int out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || out < 0) {
+    return InvalidArgument("Invalid " + what + " value: " + v);
+  }
+  return out;
+}
+
+Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOptions* o) {
+  switch (opt.id) {
+    case kLabel: o->label = true; return Status::Ok();
+    case kUnbuffered: o->unbuffered = true; return Status::Ok();
+    case kKillOnBadExit: {
+      if (!opt.has_value) {
+        o->kill_on_bad_exit = 1;
+        return Status::Ok();
+      }
+      ASSIGN_OR_RETURN(o->kill_on_bad_exit, NonNegative(opt.value, "--kill-on-bad-exit"));
+      return Status::Ok();
+    }
+    case kWaitSecs: {
+      ASSIGN_OR_RETURN(o->wait_s, NonNegative(opt.value, "--wait"));
+      return Status::Ok();
+    }
+    case kDistribution: {
+      std::string kind = opt.value.substr(0, opt.value.find_first_of(":,"));
+      if (kind != "block" && kind != "cyclic" && kind != "*") {
+        return InvalidArgument("invalid distribution `" + opt.value + "'");
+      }
+      o->distribution = kind == "*" ? "block" : kind;
+      return Status::Ok();
+    }
+    case kMpi:
+      if (opt.value == "none" || opt.value == "pmi2" || opt.value == "list") return Status::Ok();
+      return FailedPrecondition("MPI plugin '" + opt.value + "' is not supported (use --mpi=none)");
+    case kJobId: {
+      ASSIGN_OR_RETURN(int id, NonNegative(opt.value, "--jobid"));
+      o->jobid = id;
+      return Status::Ok();
+    }
+    case kAccepted: return Status::Ok();
+    case kRejected:
+      return FailedPrecondition(opt.spelled + ": containers are not supported by this cluster");
+    case kNotYet:
+      return FailedPrecondition(opt.spelled + " is not supported by " + prog + " yet");
+    default: break;
+  }
+  if (opt.id == 0) return Status::Ok();
+  Status st = ApplySbatchOption(opt, &o->alloc);
+  return st;
+}
+
+}  // namespace
+
+Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& args,
+                     SrunOptions* o) {
+  ParseSettings settings;
+  settings.stop_at_first_positional = true;
+  Expected<ParsedArgs> cmdline = ParseCommandLine(prog, args, SrunDefs(), settings);
+  if (!cmdline.ok()) {
+    o->getopt_error = true;
+    return cmdline.status();
+  }
+  for (const ParsedOption& opt : cmdline->options) {
+    RETURN_IF_ERROR(ApplySrunOption(prog, opt, o));
+  }
+  const JobSpec& spec = o->alloc.spec;
+  o->nodes_set = spec.min_nodes() > 0;
+  o->ntasks_set = spec.ntasks_set();
+  o->npn_set = spec.ntasks_per_node() > 0;
+  o->command = cmdline->positionals;
+  return Status::Ok();
+}
+
+}  // namespace sluice

@@ -1,0 +1,97 @@
+// StepIoServer: srun's end of a job step's I/O (framing in common/step_io.h). It listens
+// on TCP (all addresses, a free port), accepts one connection per step node (kHello
+// with the step's key; anything else is dropped), and multiplexes the tasks' output
+// onto srun's stdout/stderr: line-buffered per task and stream (a partial last line is
+// flushed when the task ends), `-l` prefixes "N: " (padded to the widest rank), `-u`
+// writes bytes as they come. Signals arriving on `signal_fd` (a signalfd) are handled
+// as Slurm's srun does: SIGINT once prints the step's status, twice within a second
+// forwards SIGINT to every task; SIGTERM/SIGHUP/SIGQUIT are forwarded.
+// Run() returns when every node sent kNodeDone or its connection dropped, when no node
+// connected within connect_timeout_ms, or when kill-on-bad-exit / --wait ended it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "common/step_io.h"
+
+namespace sluice {
+
+struct StepIoConfig {
+  std::string step_name;                 // "StepId=12.0" for messages
+  std::vector<std::string> nodes;        // by node index
+  std::vector<int> task_nodes;           // rank -> node index
+  std::string key;
+  bool label = false;
+  bool unbuffered = false;
+  bool kill_on_bad_exit = false;
+  int wait_s = 0;
+  int connect_timeout_ms = 30'000;
+  int signal_fd = -1;
+};
+
+struct TaskOutcome {
+  bool ended = false;
+  int wait_status = 0;                  // raw waitpid status
+};
+
+class StepIoServer {
+ public:
+  static Expected<std::unique_ptr<StepIoServer>> Listen();
+  ~StepIoServer();
+  int port() const { return port_; }
+
+  // Streams output to `out`/`err` and returns each task's outcome (by rank).
+  std::vector<TaskOutcome> Run(const StepIoConfig& config, std::ostream* out, std::ostream* err);
+
+ private:
+  struct Conn {
+    int fd = -1;
+    int node = -1;                       // -1 until kHello
+    bool done = false;
+    FrameReader reader;
+  };
+  explicit StepIoServer(int fd, int port) : listen_fd_(fd), port_(port) {}
+  void Accept();
+  bool ReadConn(Conn* c);
+  void HandleFrame(Conn* c, const Frame& f);
+  void Output(uint32_t rank, bool is_err, std::string_view data);
+  void FlushTask(uint32_t rank);
+  void Broadcast(int sig);
+  void HandleSignal(int sig);
+  bool Finished() const;
+  void CloseAll();
+
+  int listen_fd_ = -1;
+  int port_ = 0;
+  const StepIoConfig* cfg_ = nullptr;
+  std::ostream* out_ = nullptr;
+  std::ostream* err_ = nullptr;
+  std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<bool> node_seen_;
+  std::vector<TaskOutcome> tasks_;
+  std::map<std::pair<uint32_t, bool>, std::string> partial_;
+  int label_width_ = 1;
+  int64_t last_sigint_ms_ = 0;
+  int64_t first_end_ms_ = 0;
+  bool aborted_ = false;
+};
+
+// Slurm's srun messages and exit code for finished tasks:
+//   "srun: error: node01: task 1: Exited with exit code 1" (grouped: "tasks 0-1")
+//   "srun: error: node01: task 0: Killed" for signals; exit = max(code, 128+signal).
+int ReportTaskOutcomes(const std::vector<TaskOutcome>& tasks, const std::vector<std::string>& nodes,
+                       const std::vector<int>& task_nodes, std::ostream* err);
+
+// The local address this host uses to reach `host` (for SLURM_LAUNCH_NODE_IPADDR and
+// the step's I/O address); "127.0.0.1" when it cannot be determined.
+std::string LocalAddressToward(const std::string& host);
+
+}  // namespace sluice

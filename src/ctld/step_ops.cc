@@ -1,0 +1,122 @@
+// Job steps (srun) and interactive allocations (salloc, standalone srun) of the
+// Controller: CreateStep records step JOBID.N (the job's next_step_id is journaled with
+// the job), plans the task layout (step_layout.h), picks MASTER_PORT and queues one
+// LaunchTasks per step node, sent in parallel after the commit; ReleaseAllocation ends
+// an interactive allocation when its salloc/srun exits.
+#include <fmt/format.h>
+
+#include <random>
+
+#include "common/text_util.h"
+#include "ctld/controller.h"
+#include "ctld/step_layout.h"
+
+namespace sluice::ctld {
+namespace {
+
+constexpr int kMasterPortBase = 20000;  // below the usual ephemeral range
+constexpr int kMasterPortSpan = 10000;
+
+bool TorchEnvEnabled(const Config& config) {
+  auto it = config.raw.find("SrunTorchEnv");
+  if (it == config.raw.end()) return true;
+  std::string v = ToLower(it->second);
+  return !(v == "no" || v == "0" || v == "false" || v == "off");
+}
+
+void FillLaunch(const JobInfo& job, const StepRequest& req, const StepLayout& l, int step_id,
+                StepLaunch* s) {
+  s->set_job_id(job.job_id());
+  s->set_step_id(step_id);
+  *s->mutable_job() = job;
+  for (const std::string& n : l.nodes) s->add_step_nodes(n);
+  for (int c : l.tasks_per_node) s->add_tasks_per_node(c);
+  s->set_ntasks(l.ntasks);
+  for (const auto& a : req.argv()) s->add_argv(a);
+  for (const auto& e : req.env()) s->add_env(e);
+  s->set_work_dir(req.work_dir());
+  s->set_io_host(req.io_host());
+  s->set_io_port(req.io_port());
+  s->set_io_key(req.io_key());
+  s->set_launch_node_ipaddr(req.io_host());
+  s->set_cpus_per_task(req.cpus_per_task());
+  s->set_gpus_per_task(req.gpus_per_task());
+  s->set_distribution(req.distribution());
+  s->set_ntasks_per_node(l.ntasks_per_node);
+}
+
+}  // namespace
+
+Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepRequest& req) {
+  JobInfo* job = jobs_.Find(req.job_id());
+  RETURN_IF_ERROR(CheckOwner(caller, job));
+  if (job->state() == JOB_PENDING) {
+    return FailedPrecondition(fmt::format("Job {} is pending execution", req.job_id()));
+  }
+  if (job->state() != JOB_RUNNING || job->completing()) {
+    return FailedPrecondition(kMsgAlreadyDone);
+  }
+  if (req.argv_size() == 0) return InvalidArgument("No command given to execute");
+  if (req.io_port() <= 0 || req.io_host().empty()) return InvalidArgument("No I/O address for the step");
+  ASSIGN_OR_RETURN(StepLayout layout, PlanStepLayout(*job, req));
+  int step_id = job->next_step_id();
+  job->set_next_step_id(step_id + 1);
+  MarkJob(job->job_id());
+
+  if (step_seed_ == 0) step_seed_ = std::random_device{}() | 1;
+  step_seed_ = step_seed_ * 6364136223846793005ULL + 1442695040888963407ULL;
+  int master_port = kMasterPortBase + static_cast<int>((step_seed_ >> 33) % kMasterPortSpan);
+  std::vector<std::string> addrs;
+  for (const std::string& n : layout.nodes) addrs.push_back(AddressOf(n).host);
+
+  StepStart start;
+  StepReply& reply = start.reply;
+  reply.set_step_id(step_id);
+  for (const std::string& n : layout.nodes) reply.add_nodes(n);
+  for (int c : layout.tasks_per_node) reply.add_tasks_per_node(c);
+  for (int n : layout.task_node) reply.add_task_nodes(n);
+  reply.set_ntasks(layout.ntasks);
+  reply.set_master_addr(addrs.front());
+  reply.set_master_port(master_port);
+  start.latch = std::make_shared<LaunchLatch>(static_cast<int>(layout.nodes.size()));
+
+  bool torch = TorchEnvEnabled(config_);
+  for (size_t i = 0; i < layout.nodes.size(); ++i) {
+    LaunchTasksRequest lreq;
+    StepLaunch* s = lreq.mutable_launch();
+    FillLaunch(*job, req, layout, step_id, s);
+    *s->mutable_local() = job->alloc(layout.alloc_index[i]);
+    s->set_node_index(static_cast<int>(i));
+    for (int t : layout.task_ids[i]) s->add_task_ids(t);
+    s->set_master_addr(addrs.front());
+    s->set_master_port(master_port);
+    s->set_pytorch_env(torch);
+    for (const std::string& a : addrs) s->add_step_node_addrs(a);
+    AgentAddress to = AddressOf(layout.nodes[i]);
+    std::shared_ptr<LaunchLatch> latch = start.latch;
+    SendAfterCommit([this, to, lreq = std::move(lreq), latch]() mutable {
+      agents_->LaunchTasks(to, std::move(lreq), [latch, node = to.node](Status st) {
+        latch->Done(node, st.ok() ? "" : st.message());
+      });
+    });
+  }
+  return start;
+}
+
+Status Controller::ReleaseAllocation(const Caller& caller, const ReleaseAllocationRequest& req) {
+  JobInfo* job = jobs_.Find(req.job_id());
+  RETURN_IF_ERROR(CheckOwner(caller, job));
+  if (!job->spec().interactive()) {
+    return InvalidArgument(fmt::format("Job {} is not an interactive allocation", req.job_id()));
+  }
+  if (job->state() == JOB_PENDING) {
+    FinishJob(job, JOB_CANCELLED, 0, 0);
+    return Status::Ok();
+  }
+  if (job->state() != JOB_RUNNING) return Status::Ok();  // already ended (cancel, time limit)
+  SendSignal(*job, SIGNAL_CANCEL, 0, true);  // steps left behind (salloc's background srun)
+  FinishJob(job, req.exit_code() == 0 ? JOB_COMPLETED : JOB_FAILED, req.exit_code(), 0);
+  return Status::Ok();
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,76 @@
+// Job steps on the node agent: LaunchTasks starts one `sluice-stepd --step` per step
+// (see stepd/step_supervisor.h); SignalSteps relays job cancels to them.
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "noded/agent.h"
+#include "stepd/job_dir.h"
+
+namespace sluice {
+namespace {
+
+bool IsStepSupervisor(pid_t pid, const std::string& dir) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  auto cmdline = ReadSmallFile("/proc/" + std::to_string(pid) + "/cmdline");
+  return cmdline.ok() && cmdline->find(std::string("--step") + '\0' + dir) != std::string::npos;
+}
+
+Status ValidateStep(const StepLaunch& l, const std::string& node) {
+  if (l.job_id() <= 0 || l.step_id() < 0) return InvalidArgument("step launch has no job/step id");
+  if (l.argv_size() == 0) return InvalidArgument("step launch has no command");
+  if (l.task_ids_size() == 0) return InvalidArgument("step launch has no tasks for this node");
+  if (!l.local().node().empty() && l.local().node() != node) {
+    return InvalidArgument(fmt::format("step for node {} sent to node {}", l.local().node(), node));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
+  LaunchTasksReply reply;
+  Status st = ValidateStep(launch, options_.node_name);
+  if (st.ok()) {
+    launch.mutable_local()->set_node(options_.node_name);
+    launch.set_cluster_name(options_.cluster_name);
+    launch.set_conf_path(options_.conf_path);
+    launch.set_ctld_host(options_.ctld_host);
+    launch.set_ctld_port(options_.ctld_port);
+    std::string dir = fmt::format("{}/step.{}.{}", jobs_->spool(), launch.job_id(), launch.step_id());
+    std::lock_guard<std::mutex> lock(mu_);
+    if (::mkdir(dir.c_str(), 0700) != 0) {
+      // Already there: a retried launch of a running step is acknowledged.
+      if (errno != EEXIST) st = Internal(fmt::format("mkdir {}: {}", dir, std::strerror(errno)));
+    } else {
+      st = WriteProtoFile(dir + "/launch.pb", launch, 0600, false);
+      if (st.ok()) {
+        auto pid = launcher_->SpawnStep(dir);
+        if (pid.ok()) steps_.emplace(launch.job_id(), StepProc{*pid, dir});
+        st = pid.status();
+      }
+      if (!st.ok()) RemoveTree(dir);
+    }
+  }
+  reply.set_ok(st.ok());
+  if (!st.ok()) reply.set_error(st.message());
+  return reply;
+}
+
+void Agent::SignalSteps(int64_t job_id, int sig) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [begin, end] = steps_.equal_range(job_id);
+  for (auto it = begin; it != end;) {
+    if (IsStepSupervisor(it->second.pid, it->second.dir)) {
+      ::kill(it->second.pid, sig);
+      ++it;
+    } else {
+      it = steps_.erase(it);
+    }
+  }
+}
+
+}  // namespace sluice

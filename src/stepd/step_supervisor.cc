@@ -1,0 +1,263 @@
+#include "stepd/step_supervisor.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/clock.h"
+#include "common/step_io.h"
+#include "stepd/job_dir.h"
+#include "stepd/process_tracker.h"
+#include "stepd/task_spawn.h"
+
+namespace sluice {
+namespace {
+
+int64_t MonoMs() { return RealClock::MonotonicMs(); }
+
+void Log(const std::string& msg) { std::fprintf(stderr, "sluice-stepd: step: %s\n", msg.c_str()); }
+
+Expected<int> ConnectTcp(const std::string& host, int port, int timeout_ms) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+  if (rc != 0) return Unavailable("cannot resolve " + host + ": " + gai_strerror(rc));
+  int64_t deadline = MonoMs() + timeout_ms;
+  std::string last = "no address";
+  while (MonoMs() < deadline) {
+    for (addrinfo* a = res; a; a = a->ai_next) {
+      int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+      if (fd < 0) continue;
+      if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+        int one = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        ::freeaddrinfo(res);
+        return fd;
+      }
+      last = std::strerror(errno);
+      ::close(fd);
+    }
+    ::usleep(50'000);
+  }
+  ::freeaddrinfo(res);
+  return Unavailable("cannot connect to srun at " + host + ":" + std::to_string(port) + ": " + last);
+}
+
+}  // namespace
+
+StepSupervisor::StepSupervisor(std::string step_dir, StepSupervisorOptions options)
+    : dir_(std::move(step_dir)), options_(std::move(options)) {}
+
+StepSupervisor::~StepSupervisor() {
+  for (Task& t : tasks_) {
+    if (t.out_fd >= 0) ::close(t.out_fd);
+    if (t.err_fd >= 0) ::close(t.err_fd);
+  }
+  if (sock_ >= 0) ::close(sock_);
+  if (sigfd_ >= 0) ::close(sigfd_);
+}
+
+int StepSupervisor::Run() {
+  Status st = Start();
+  if (!st.ok()) {
+    Log(st.message());
+    if (sock_ >= 0) {
+      for (int rank : launch_.task_ids()) {
+        Send(FrameType::kStderr, rank, "slurmstepd: error: " + st.message() + "\n");
+        Send(FrameType::kExit, rank, EncodeU32(1 << 8));
+      }
+      Send(FrameType::kNodeDone, launch_.node_index(), "");
+    }
+    KillAll();
+    return 1;
+  }
+  Loop();
+  KillAll();
+  if (!srun_gone_) Send(FrameType::kNodeDone, launch_.node_index(), "");
+  RemoveTree(dir_);
+  return 0;
+}
+
+Status StepSupervisor::Start() {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  ::signal(SIGPIPE, SIG_IGN);
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, s);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  sigfd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd_ < 0) return Internal(std::string("signalfd: ") + std::strerror(errno));
+  RETURN_IF_ERROR(ReadProtoFile(dir_ + "/launch.pb", &launch_));
+  RETURN_IF_ERROR(Connect());
+  std::string procs;
+  if (!options_.cgroup_v2_root.empty()) {
+    procs = options_.cgroup_v2_root + "/sluice/job_" + std::to_string(launch_.job_id()) +
+            "/cgroup.procs";
+  }
+  for (int i = 0; i < launch_.task_ids_size(); ++i) {
+    Task t;
+    t.local_id = i;
+    t.rank = launch_.task_ids(i);
+    TaskPipes pipes;
+    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, procs, &pipes));
+    t.out_fd = pipes.out_read;
+    t.err_fd = pipes.err_read;
+    tasks_.push_back(t);
+  }
+  return Status::Ok();
+}
+
+Status StepSupervisor::Connect() {
+  ASSIGN_OR_RETURN(sock_, ConnectTcp(launch_.io_host(), launch_.io_port(), options_.connect_timeout_ms));
+  if (!Send(FrameType::kHello, launch_.node_index(), launch_.io_key())) {
+    return Unavailable("srun closed the I/O connection");
+  }
+  return Status::Ok();
+}
+
+bool StepSupervisor::Send(FrameType type, uint32_t task, std::string_view payload) {
+  if (sock_ < 0 || srun_gone_) return false;
+  if (!WriteAll(sock_, EncodeFrame(type, task, payload))) {
+    srun_gone_ = true;
+    return false;
+  }
+  return true;
+}
+
+void StepSupervisor::Loop() {
+  while (!AllDone() && !srun_gone_) {
+    std::vector<pollfd> fds{{sigfd_, POLLIN, 0}, {sock_, POLLIN, 0}};
+    for (Task& t : tasks_) {
+      if (t.out_fd >= 0) fds.push_back({t.out_fd, POLLIN, 0});
+      if (t.err_fd >= 0) fds.push_back({t.err_fd, POLLIN, 0});
+    }
+    int timeout = 200;
+    if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
+    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+      if (!ReadSocket()) {
+        srun_gone_ = true;
+        break;
+      }
+    }
+    for (Task& t : tasks_) {
+      Pump(&t.out_fd, FrameType::kStdout, t.rank);
+      Pump(&t.err_fd, FrameType::kStderr, t.rank);
+    }
+    DrainSignals();
+    Reap();
+    SendExits(false);
+    if (kill_at_ms_ > 0 && MonoMs() >= kill_at_ms_) {
+      SignalTasks(SIGKILL);
+      kill_at_ms_ = 0;
+    }
+  }
+  if (srun_gone_) Log("srun went away; killing the step's tasks");
+}
+
+// Forwards what is readable on `*fd`; closes it at EOF. False once closed.
+bool StepSupervisor::Pump(int* fd, FrameType type, uint32_t rank) {
+  if (*fd < 0) return false;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(*fd, buf, sizeof buf);
+    if (n > 0) {
+      Send(type, rank, std::string_view(buf, static_cast<size_t>(n)));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    ::close(*fd);
+    *fd = -1;
+    return false;
+  }
+}
+
+bool StepSupervisor::ReadSocket() {
+  char buf[4096];
+  ssize_t n = ::recv(sock_, buf, sizeof buf, MSG_DONTWAIT);
+  if (n == 0) return false;
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+  reader_.Append(std::string_view(buf, static_cast<size_t>(n)));
+  for (;;) {
+    auto f = reader_.Next();
+    if (!f.ok()) return false;
+    if (!f->has_value()) return true;
+    if ((*f)->type == FrameType::kSignal) SignalTasks(static_cast<int>(DecodeU32((*f)->payload)));
+  }
+}
+
+void StepSupervisor::DrainSignals() {
+  signalfd_siginfo si;
+  while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP) {
+      SignalTasks(SIGTERM);
+      if (kill_at_ms_ == 0) kill_at_ms_ = MonoMs() + options_.kill_wait_ms;
+    }
+  }
+}
+
+void StepSupervisor::Reap() {
+  int status = 0;
+  pid_t p;
+  while ((p = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    for (Task& t : tasks_) {
+      if (t.pid != p) continue;
+      t.exited = true;
+      t.status = status;
+      t.exited_ms = MonoMs();
+    }
+  }
+}
+
+void StepSupervisor::SendExits(bool force_all) {
+  int64_t now = MonoMs();
+  for (Task& t : tasks_) {
+    if (!t.exited || t.exit_sent) continue;
+    bool drained = t.out_fd < 0 && t.err_fd < 0;
+    if (!drained && !force_all && now - t.exited_ms < options_.exit_grace_ms) continue;
+    Send(FrameType::kExit, t.rank, EncodeU32(static_cast<uint32_t>(t.status)));
+    t.exit_sent = true;
+  }
+}
+
+bool StepSupervisor::AllDone() const {
+  for (const Task& t : tasks_) {
+    if (!t.exit_sent) return false;
+  }
+  return true;
+}
+
+void StepSupervisor::SignalTasks(int sig) {
+  for (Task& t : tasks_) {
+    if (!t.exited && t.pid > 0) ::kill(-t.pid, sig);
+  }
+}
+
+void StepSupervisor::KillAll() {
+  for (Task& t : tasks_) {
+    if (t.pid > 0) ::kill(-t.pid, SIGKILL);
+  }
+  for (pid_t p : DescendantsOf(::getpid())) ::kill(p, SIGKILL);
+  for (Task& t : tasks_) {  // what the leftovers wrote before dying
+    Pump(&t.out_fd, FrameType::kStdout, t.rank);
+    Pump(&t.err_fd, FrameType::kStderr, t.rank);
+  }
+  Reap();
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,80 @@
+// StepSupervisor: the body of `sluice-stepd --step <stepdir>`: runs this node's tasks of
+// one job step (srun) and streams their I/O back to srun. <stepdir>
+// (<spool>/step.<job>.<step>) holds launch.pb (StepLaunch, written by the agent) and
+// stepd.log. Flow:
+//   1. connect to srun at io_host:io_port and send kHello (node index + io_key);
+//   2. fork one process per local task (task_spawn.h): own session, the job's user,
+//      the job's cgroup when one exists, stdout/stderr on pipes, env from step_env.h;
+//   3. single-threaded poll loop: pipe data -> kStdout/kStderr frames, task ends ->
+//      kExit (after the task's pipes reached EOF, or 500 ms later when a background
+//      process keeps them open), kSignal from srun -> the signal to every task;
+//      SIGTERM/SIGINT to stepd -> SIGTERM to the tasks, SIGKILL 2 s later;
+//   4. srun closing the connection (srun died) kills every task at once;
+//   5. when all tasks ended: leftover processes are killed, kNodeDone is sent, the
+//      step directory is removed.
+// Returns 0 when the step ran (whatever the tasks' exit codes), 1 on setup failure.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "common/step_io.h"
+#include "node.pb.h"
+
+namespace sluice {
+
+struct StepSupervisorOptions {
+  std::string cgroup_v2_root = "/sys/fs/cgroup";  // tasks join <root>/sluice/job_<id> if present
+  int connect_timeout_ms = 10'000;
+  int exit_grace_ms = 500;                         // pipes held open after a task exited
+  int kill_wait_ms = 2'000;                        // SIGTERM -> SIGKILL
+};
+
+class StepSupervisor {
+ public:
+  StepSupervisor(std::string step_dir, StepSupervisorOptions options);
+  ~StepSupervisor();
+  int Run();
+
+ private:
+  struct Task {
+    int local_id = 0;
+    int rank = 0;
+    pid_t pid = 0;
+    int out_fd = -1;
+    int err_fd = -1;
+    bool exited = false;
+    int status = 0;
+    int64_t exited_ms = 0;
+    bool exit_sent = false;
+  };
+
+  Status Start();
+  Status Connect();
+  void Loop();
+  bool Pump(int* fd, FrameType type, uint32_t rank);
+  bool ReadSocket();
+  void DrainSignals();
+  void Reap();
+  void SendExits(bool force_all);
+  bool AllDone() const;
+  void SignalTasks(int sig);
+  void KillAll();
+  bool Send(FrameType type, uint32_t task, std::string_view payload);
+
+  std::string dir_;
+  StepSupervisorOptions options_;
+  StepLaunch launch_;
+  std::vector<Task> tasks_;
+  int sock_ = -1;
+  FrameReader reader_;  // frames from srun
+  int sigfd_ = -1;
+  bool srun_gone_ = false;
+  int64_t kill_at_ms_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,113 @@
+#include "stepd/task_spawn.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "stepd/job_spawn.h"
+#include "stepd/step_env.h"
+
+extern char** environ;
+
+namespace sluice {
+namespace {
+
+void WriteErr(const std::string& msg) {
+  ssize_t ignored = ::write(STDERR_FILENO, msg.data(), msg.size());
+  (void)ignored;
+}
+
+void ResetSignals() {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int s = 1; s < NSIG; ++s) {
+    if (s != SIGKILL && s != SIGSTOP) ::signal(s, SIG_DFL);
+  }
+}
+
+void JoinCgroup(const std::string& procs) {
+  if (procs.empty()) return;
+  int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: no cgroup for this job on this node
+  ssize_t ignored = ::write(fd, "0", 1);
+  (void)ignored;
+  ::close(fd);
+}
+
+std::string EnterWorkDir(const std::string& dir) {
+  if (!dir.empty() && ::chdir(dir.c_str()) == 0) return dir;
+  WriteErr("slurmstepd: error: couldn't chdir to `" + dir + "': " + std::strerror(errno) +
+           ": going to /tmp instead\n");
+  if (::chdir("/tmp") != 0) ::_exit(1);
+  return "/tmp";
+}
+
+mode_t UmaskOf(const std::vector<std::string>& env) {
+  for (const std::string& e : env) {
+    if (e.rfind("SLURM_UMASK=", 0) == 0) return static_cast<mode_t>(std::strtol(e.c_str() + 12, nullptr, 8));
+  }
+  return 022;
+}
+
+[[noreturn]] void RunTask(const StepLaunch& l, int local_id, const std::string& cgroup_procs,
+                          int out_w, int err_w) {
+  JoinCgroup(cgroup_procs);
+  ::setsid();
+  ResetSignals();
+  if (::dup2(out_w, STDOUT_FILENO) < 0 || ::dup2(err_w, STDERR_FILENO) < 0) ::_exit(1);
+  int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  DropPrivileges(ResolveUser(l.job()));
+  std::string cwd = EnterWorkDir(l.work_dir());
+  std::vector<std::string> env =
+      BuildStepTaskEnv(l, StepTaskContext{l.local().node(), local_id, ::getpid(), cwd});
+  ::umask(UmaskOf(env) & 0777);
+  std::vector<char*> envp, argv;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args(l.argv().begin(), l.argv().end());
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  environ = envp.data();  // execvp searches the task's own PATH
+  ::execvp(argv[0], argv.data());
+  WriteErr(std::string("slurmstepd: error: execve(): ") + args[0] + ": " + std::strerror(errno) + "\n");
+  ::_exit(2);
+}
+
+}  // namespace
+
+Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_procs,
+                          TaskPipes* pipes) {
+  if (launch.argv_size() == 0) return InvalidArgument("no command to run");
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return Internal(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    return Internal(std::string("pipe: ") + std::strerror(errno));
+  }
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+    return Internal(std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) RunTask(launch, local_id, cgroup_procs, out[1], err[1]);
+  ::setpgid(pid, pid);
+  ::close(out[1]);
+  ::close(err[1]);
+  ::fcntl(out[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(err[0], F_SETFL, O_NONBLOCK);
+  pipes->out_read = out[0];
+  pipes->err_read = err[0];
+  return pid;
+}
+
+}  // namespace sluice

@@ -1,0 +1,27 @@
+// Forks one task of a job step (see step_supervisor.h). The child joins the job's cgroup
+// when `cgroup_procs` names an existing cgroup.procs file, starts its own session,
+// resets signals, becomes the job's user, applies SLURM_UMASK, changes to the step's
+// working directory (or /tmp, with an error line), reads /dev/null, writes to the given
+// pipe ends, and execs argv[0] searched on the task's own PATH. An exec failure prints
+// Slurm's "slurmstepd: error: execve(): <cmd>: <reason>" and exits 2.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "common/status.h"
+#include "node.pb.h"
+
+namespace sluice {
+
+struct TaskPipes {
+  int out_read = -1;
+  int err_read = -1;
+};
+
+// Returns the task's pid; `pipes` receives the parent's (non-blocking) read ends.
+Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_procs,
+                          TaskPipes* pipes);
+
+}  // namespace sluice
