@@ -23,6 +23,13 @@ class ClientApiInterface {
   virtual Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest& req) = 0;
   virtual Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest& req) = 0;
   virtual Expected<GetConfigReply> GetConfig(const GetConfigRequest& req) = 0;
+  // sprio / sshare. Not pure so that existing fakes keep compiling.
+  virtual Expected<GetPrioritiesReply> GetPriorities(const GetPrioritiesRequest&) {
+    return Internal("GetPriorities is not supported");
+  }
+  virtual Expected<GetSharesReply> GetShares(const GetSharesRequest&) {
+    return Internal("GetShares is not supported");
+  }
 };
 
 }  // namespace sluice

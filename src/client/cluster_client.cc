@@ -81,4 +81,12 @@ Expected<GetConfigReply> ClusterClient::GetConfig(const GetConfigRequest& req) {
   return Call<GetConfigRequest, GetConfigReply>(&ClientApi::Stub::GetConfig, req);
 }
 
+Expected<GetPrioritiesReply> ClusterClient::GetPriorities(const GetPrioritiesRequest& req) {
+  return Call<GetPrioritiesRequest, GetPrioritiesReply>(&ClientApi::Stub::GetPriorities, req);
+}
+
+Expected<GetSharesReply> ClusterClient::GetShares(const GetSharesRequest& req) {
+  return Call<GetSharesRequest, GetSharesReply>(&ClientApi::Stub::GetShares, req);
+}
+
 }  // namespace sluice

@@ -42,6 +42,8 @@ class ClusterClient : public ClientApiInterface {
   Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest& req) override;
   Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest& req) override;
   Expected<GetConfigReply> GetConfig(const GetConfigRequest& req) override;
+  Expected<GetPrioritiesReply> GetPriorities(const GetPrioritiesRequest& req) override;
+  Expected<GetSharesReply> GetShares(const GetSharesRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

@@ -52,7 +52,7 @@ const WeightKey kWeights[] = {
     {"PriorityWeightQOS", &PriorityConfig::weight_qos},
 };
 
-const char* const kOtherKeys[] = {"PriorityType", "PriorityWeightTRES", "PriorityMaxAge",
+const char* const kOtherKeys[] = {"PriorityType", "PriorityWeightTRES", "PriorityWeightAssoc", "PriorityMaxAge",
                                   "PriorityDecayHalfLife", "PriorityFavorSmall",
                                   "TRESBillingWeights", "PriorityFlags",
                                   "PriorityCalcPeriod", "PriorityUsageResetPeriod"};

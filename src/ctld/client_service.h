@@ -36,6 +36,10 @@ class ClientService final : public ClientApi::Service {
                          UpdateJobReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
                          GetConfigReply* reply) override;
+  grpc::Status GetPriorities(grpc::ServerContext* ctx, const GetPrioritiesRequest* req,
+                             GetPrioritiesReply* reply) override;
+  grpc::Status GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
+                         GetSharesReply* reply) override;
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;

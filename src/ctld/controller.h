@@ -26,6 +26,7 @@
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
 #include "node.pb.h"
+#include "sched/priority.h"
 #include "sched/scheduler.h"
 #include "storage/state_store.h"
 
@@ -82,6 +83,9 @@ class Controller {
   Status UpdateNode(const Caller& caller, const UpdateNodeRequest& req);
   Status UpdateJob(const Caller& caller, const UpdateJobRequest& req);
   GetConfigReply GetConfig() const;
+  // sprio / sshare (priority_ops.cc).
+  GetPrioritiesReply GetPriorities(const GetPrioritiesRequest& req) const;
+  Expected<GetSharesReply> GetShares() const;
 
   // ---- node API (node_ops.cc); `node` is the authenticated sender ----
   Expected<RegisterNodeReply> RegisterNode(const RegisterNodeRequest& req);
@@ -104,6 +108,8 @@ class Controller {
   const JobTable& jobs() const { return jobs_; }
   const NodeTable& nodes() const { return nodes_; }
   int64_t next_job_id() const { return next_job_id_; }
+  // Decayed TRES-billing-seconds charged to (account, user); 0 if none.
+  double UsageOf(const std::string& account, const std::string& user) const;
 
  private:
   friend class ControllerTestPeer;
@@ -169,6 +175,20 @@ class Controller {
   int64_t last_sched_ms_ = 0;
   std::map<int64_t, int> launching_;             // job -> LaunchJob calls not answered yet
   std::set<int64_t> backstop_sent_;              // time-limit backstop cancel sent
+
+  // Priority and fair-share (priority_ops.cc). Usage lives in memory only (lost on
+  // restart) until accounting persists it.
+  using AssocKey = std::pair<std::string, std::string>;  // (account, user)
+  AssocKey AssocOf(const JobInfo& job) const;
+  std::vector<sched::Assoc> Associations() const;
+  void AccrueUsage();                 // decay, then charge jobs' billing since last time
+  void UpdatePriorities();            // multifactor: recompute pending jobs' priorities
+  // Pending requests ordered for the scheduler: partition PriorityTier, then priority
+  // (both descending), then job id.
+  void OrderPending(std::vector<sched::JobRequest>* pending) const;
+  std::map<AssocKey, double> usage_;
+  int64_t usage_time_ = 0;                       // when usage_ was last decayed/charged
+  std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 };
 
 }  // namespace sluice::ctld
