@@ -1,6 +1,7 @@
 #include "cli/sbatch_options.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <charconv>
 
@@ -14,7 +15,7 @@ enum Opt {
   kJobName, kNtasks, kNodes, kOutput, kPartition, kQos, kQuiet, kTime, kUsage, kVerbose,
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
-  kExclusive, kComment, kTestOnly, kOpenMode, kIgnored, kUnsupported,
+  kExclusive, kComment, kTestOnly, kOpenMode, kIgnored, kUnsupported, kNice,
 };
 
 struct Unsupported {
@@ -28,7 +29,7 @@ constexpr Unsupported kUnsupportedOpts[] = {
     {"array", 'a', ArgKind::kRequired},        {"dependency", 'd', ArgKind::kRequired},
     {"reservation", 0, ArgKind::kRequired},    {"switches", 0, ArgKind::kRequired},
     {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
-    {"nice", 0, ArgKind::kOptional},           {"priority", 0, ArgKind::kRequired},
+    {"priority", 0, ArgKind::kRequired},
     {"licenses", 'L', ArgKind::kRequired},     {"cpus-per-gpu", 0, ArgKind::kRequired},
     {"mincpus", 0, ArgKind::kRequired},        {"tmp", 0, ArgKind::kRequired},
     {"bb", 0, ArgKind::kRequired},             {"bbf", 0, ArgKind::kRequired},
@@ -107,6 +108,7 @@ std::vector<OptionDef> BuildDefs() {
       {"comment", 0, ArgKind::kRequired, kComment},
       {"test-only", 0, ArgKind::kNone, kTestOnly},
       {"open-mode", 0, ArgKind::kRequired, kOpenMode},
+      {"nice", 0, ArgKind::kOptional, kNice},
   };
   for (const auto& u : kUnsupportedOpts) d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
   for (const auto& u : kIgnoredOpts) d.push_back({u.long_name, u.short_name, u.arg, kIgnored});
@@ -240,6 +242,16 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
     case kExclusive: s.set_exclusive(true); break;
     case kTestOnly: o->test_only = true; break;
     case kIgnored: break;
+    case kNice: {  // --nice[=adjustment], default 100; negative needs privilege (ctld checks)
+      if (!opt.has_value) return (s.set_nice(100), Status::Ok());
+      char* end = nullptr;
+      long long n = std::strtoll(opt.value.c_str(), &end, 10);
+      if (opt.value.empty() || *end != '\0' || n < -2147483645LL || n > 2147483645LL) {
+        return InvalidArgument("Invalid nice value, must be between -2147483645 and 2147483645");
+      }
+      s.set_nice(n);
+      break;
+    }
     case kUnsupported:
       return FailedPrecondition(LongName(opt) + " is not supported yet");
     default: return ApplyResourceOption(opt, o);

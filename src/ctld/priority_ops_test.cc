@@ -223,5 +223,16 @@ TEST_F(PriorityOpsTest, SharesTreeIncludesImplicitUsers) {
   EXPECT_EQ(Job(id).state(), JOB_RUNNING);
 }
 
+TEST_F(PriorityOpsTest, NegativeNiceNeedsAdmin) {
+  SubmitRequest r;
+  r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+  r.mutable_spec()->set_work_dir("/tmp");
+  r.mutable_spec()->set_nice(-10);
+  auto denied = ctl_->Submit({kAlice, kAlice}, r);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().message(), kMsgAccessDenied);
+  EXPECT_TRUE(ctl_->Submit({0, 0}, r).ok());
+}
+
 }  // namespace
 }  // namespace sluice::ctld
