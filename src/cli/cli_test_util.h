@@ -16,6 +16,9 @@ class FakeApi : public ClientApiInterface {
   GetNodesReply nodes;
   GetPartitionsReply partitions;
   GetConfigReply config;
+  GetPrioritiesReply priorities;
+  GetSharesReply shares;
+  std::vector<GetPrioritiesRequest> priority_queries;
   Status fail;  // when set, every call fails with it
   // Recorded requests.
   std::vector<SubmitRequest> submits;
@@ -67,6 +70,15 @@ class FakeApi : public ClientApiInterface {
   Expected<GetConfigReply> GetConfig(const GetConfigRequest&) override {
     if (!fail.ok()) return fail;
     return config;
+  }
+  Expected<GetPrioritiesReply> GetPriorities(const GetPrioritiesRequest& r) override {
+    priority_queries.push_back(r);
+    if (!fail.ok()) return fail;
+    return priorities;
+  }
+  Expected<GetSharesReply> GetShares(const GetSharesRequest&) override {
+    if (!fail.ok()) return fail;
+    return shares;
   }
 };
 

@@ -1,6 +1,7 @@
 #include "cli/sbatch_options.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <charconv>
 
@@ -16,7 +17,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported,
+  kUnsupported, kNice,
 };
 
 struct Unsupported {
@@ -29,7 +30,7 @@ struct Unsupported {
 constexpr Unsupported kUnsupportedOpts[] = {
     {"reservation", 0, ArgKind::kRequired},    {"switches", 0, ArgKind::kRequired},
     {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
-    {"nice", 0, ArgKind::kOptional},           {"priority", 0, ArgKind::kRequired},
+    {"priority", 0, ArgKind::kRequired},
     {"licenses", 'L', ArgKind::kRequired},     {"cpus-per-gpu", 0, ArgKind::kRequired},
     {"mincpus", 0, ArgKind::kRequired},        {"tmp", 0, ArgKind::kRequired},
     {"bb", 0, ArgKind::kRequired},             {"bbf", 0, ArgKind::kRequired},
@@ -111,6 +112,7 @@ std::vector<OptionDef> BuildDefs() {
       {"array", 'a', ArgKind::kRequired, kArray},
       {"dependency", 'd', ArgKind::kRequired, kDependency},
       {"kill-on-invalid-dep", 0, ArgKind::kRequired, kKillOnInvalidDep},
+      {"nice", 0, ArgKind::kOptional, kNice},
   };
   for (const auto& u : kUnsupportedOpts) d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
   for (const auto& u : kIgnoredOpts) d.push_back({u.long_name, u.short_name, u.arg, kIgnored});
@@ -244,6 +246,16 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
     case kExclusive: s.set_exclusive(true); break;
     case kTestOnly: o->test_only = true; break;
     case kIgnored: break;
+    case kNice: {  // --nice[=adjustment], default 100; negative needs privilege (ctld checks)
+      if (!opt.has_value) return (s.set_nice(100), Status::Ok());
+      char* end = nullptr;
+      long long n = std::strtoll(opt.value.c_str(), &end, 10);
+      if (opt.value.empty() || *end != '\0' || n < -2147483645LL || n > 2147483645LL) {
+        return InvalidArgument("Invalid nice value, must be between -2147483645 and 2147483645");
+      }
+      s.set_nice(n);
+      break;
+    }
     case kUnsupported:
       return FailedPrecondition(LongName(opt) + " is not supported yet");
     default: return ApplyResourceOption(opt, o);

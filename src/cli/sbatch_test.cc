@@ -318,3 +318,21 @@ TEST(SbatchOptions, HelpersDirectly) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(SbatchNice, DefaultExplicitAndInvalid) {
+  TestCli t;
+  EXPECT_EQ(RunSbatch({"--nice", "--wrap", "true"}, t.env), 0);
+  EXPECT_EQ(t.api.submits.back().spec().nice(), 100);
+  EXPECT_EQ(RunSbatch({"--nice=-5", "--wrap", "true"}, t.env), 0);
+  EXPECT_EQ(t.api.submits.back().spec().nice(), -5);
+  EXPECT_EQ(RunSbatch({"--wrap", "true"}, t.env), 0);
+  EXPECT_EQ(t.api.submits.back().spec().nice(), 0);
+  EXPECT_NE(RunSbatch({"--nice=lots", "--wrap", "true"}, t.env), 0);
+  EXPECT_NE(t.err.str().find("Invalid nice value"), std::string::npos) << t.err.str();
+}
+
+}  // namespace
+}  // namespace sluice

@@ -30,6 +30,13 @@ class ClientApiInterface {
   virtual Expected<ReleaseAllocationReply> ReleaseAllocation(const ReleaseAllocationRequest&) {
     return FailedPrecondition("ReleaseAllocation is not supported");
   }
+  // sprio / sshare. Not pure so that existing fakes keep compiling.
+  virtual Expected<GetPrioritiesReply> GetPriorities(const GetPrioritiesRequest&) {
+    return Internal("GetPriorities is not supported");
+  }
+  virtual Expected<GetSharesReply> GetShares(const GetSharesRequest&) {
+    return Internal("GetShares is not supported");
+  }
 };
 
 }  // namespace sluice

@@ -91,4 +91,12 @@ Expected<ReleaseAllocationReply> ClusterClient::ReleaseAllocation(
       &ClientApi::Stub::ReleaseAllocation, req);
 }
 
+Expected<GetPrioritiesReply> ClusterClient::GetPriorities(const GetPrioritiesRequest& req) {
+  return Call<GetPrioritiesRequest, GetPrioritiesReply>(&ClientApi::Stub::GetPriorities, req);
+}
+
+Expected<GetSharesReply> ClusterClient::GetShares(const GetSharesRequest& req) {
+  return Call<GetSharesRequest, GetSharesReply>(&ClientApi::Stub::GetShares, req);
+}
+
 }  // namespace sluice

@@ -44,6 +44,8 @@ class ClusterClient : public ClientApiInterface {
   Expected<GetConfigReply> GetConfig(const GetConfigRequest& req) override;
   Expected<StepReply> LaunchStep(const StepRequest& req) override;
   Expected<ReleaseAllocationReply> ReleaseAllocation(const ReleaseAllocationRequest& req) override;
+  Expected<GetPrioritiesReply> GetPriorities(const GetPrioritiesRequest& req) override;
+  Expected<GetSharesReply> GetShares(const GetSharesRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

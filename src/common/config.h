@@ -26,6 +26,19 @@
 // (the last default wins), MaxTime / DefaultTime (time formats of slurm_format.h;
 // DefaultTime=NONE), State=UP|DOWN|DRAIN|INACTIVE, MaxNodes (number or UNLIMITED).
 // PartitionName=DEFAULT sets defaults. Partitions may name nodes defined later.
+// PriorityJobFactor (0..65533) and PriorityTier (0..65533) feed the priority plugin.
+//
+// Priority keys (priority/multifactor, see src/sched/priority.h): PriorityType
+// (priority/basic [default] or priority/multifactor), PriorityWeightAge/Fairshare/
+// JobSize/Partition/QOS (integers), PriorityWeightTRES (e.g. CPU=100,GRES/gpu=1000,
+// kept as text), PriorityMaxAge and PriorityDecayHalfLife (time formats, default
+// 7-0; a half-life of 0 disables decay), PriorityFavorSmall (YES/NO),
+// TRESBillingWeights (e.g. CPU=1.0,Mem=0.25G,GRES/gpu=4.0; validated here).
+//
+// Interim account tree (until sacctmgr exists; config_accounts.cc):
+//   AccountName=<name> [Parent=<parent|root>] [Fairshare=<shares>]
+//   UserName=<user> Account=<account> [Fairshare=<shares>]
+// Parents must be defined before their children; "root" always exists.
 //
 // gres.conf lines (ApplyGresConf, the GresConf file, a gres.conf beside the config
 // file read by LoadConfigFile, or a NodeName line with a Name= key inside the main
@@ -78,6 +91,34 @@ struct PartitionConfig {
   int64_t default_time_min = 0;   // 0 = NONE (use max_time)
   bool up = true;
   int max_nodes = 0;              // 0 = UNLIMITED
+  int priority_job_factor = 1;    // PriorityJobFactor
+  int priority_tier = 1;          // PriorityTier
+};
+
+struct PriorityConfig {
+  bool multifactor = false;       // PriorityType=priority/multifactor
+  int64_t weight_age = 0;
+  int64_t weight_fairshare = 0;
+  int64_t weight_job_size = 0;
+  int64_t weight_partition = 0;
+  int64_t weight_qos = 0;
+  std::string weight_tres;        // PriorityWeightTRES as written
+  int64_t max_age_s = 7 * 86400;  // PriorityMaxAge
+  int64_t decay_half_life_s = 7 * 86400;  // PriorityDecayHalfLife; 0 = no decay
+  bool favor_small = false;
+  std::string tres_billing_weights;  // TRESBillingWeights as written ("" = CPU count)
+};
+
+struct AccountDef {               // AccountName= line
+  std::string name;
+  std::string parent = "root";
+  int64_t shares = 1;
+};
+
+struct UserAssocDef {             // UserName= line
+  std::string user;
+  std::string account;
+  int64_t shares = 1;
 };
 
 struct Config {
@@ -102,6 +143,9 @@ struct Config {
   std::vector<NodeConfig> nodes;
   std::vector<PartitionConfig> partitions;
   std::map<std::string, std::string> raw;  // global key=value as read, canonical key names
+  PriorityConfig priority;
+  std::vector<AccountDef> accounts;        // interim account tree (config order)
+  std::vector<UserAssocDef> user_assocs;
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;

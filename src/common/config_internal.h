@@ -31,6 +31,14 @@ struct ParseContext {
   int gres_conf_line = 0;
 };
 
+// AccountName= / UserName= lines (config_accounts.cc).
+Status ParseAccountLine(const ConfigLine& line, ParseContext* ctx);
+Status ParseUserAssocLine(const ConfigLine& line, ParseContext* ctx);
+// Priority* and TRESBillingWeights global keys (config_accounts.cc); false if `key` is
+// not one of them.
+bool IsPriorityKey(std::string_view key);
+Status SetPriorityKey(std::string_view key, std::string_view value, PriorityConfig* p);
+
 Status ParseNodeLine(const ConfigLine& line, ParseContext* ctx);
 Status ParsePartitionLine(const ConfigLine& line, ParseContext* ctx);
 // Resolves partition node lists (after every node line was read).

@@ -162,7 +162,7 @@ bool HasKey(const ConfigLine& line, std::string_view key) {
 // ---------------------------------------------------------------- partitions
 
 bool IsIgnoredPartitionKey(std::string_view key) {
-  for (const char* k : {"OverSubscribe", "Shared", "PriorityTier", "PriorityJobFactor",
+  for (const char* k : {"OverSubscribe", "Shared",
                         "AllowAccounts", "AllowGroups", "AllowQos", "DenyAccounts", "DenyQos",
                         "MinNodes", "Hidden", "ExclusiveUser", "PreemptMode", "LLN",
                         "MaxCPUsPerNode", "DefMemPerCPU", "MaxMemPerCPU", "DefMemPerNode",
@@ -205,6 +205,12 @@ Status ApplyPartitionKey(const ConfigPair& kv, PartitionConfig* p) {
       return (p->max_nodes = 0, Status::Ok());
     }
     return ParseIntValue("MaxNodes", v, 0, kMaxCount, &p->max_nodes);
+  }
+  if (EqualsIgnoreCase(k, "PriorityJobFactor")) {
+    return ParseIntValue("PriorityJobFactor", v, 0, 65533, &p->priority_job_factor);
+  }
+  if (EqualsIgnoreCase(k, "PriorityTier")) {
+    return ParseIntValue("PriorityTier", v, 0, 65533, &p->priority_tier);
   }
   if (IsIgnoredPartitionKey(k)) return Status::Ok();
   return InvalidArgument(fmt::format("unknown key '{}'", k));

@@ -107,7 +107,7 @@ const GlobalKey kGlobalKeys[] = {
     {"AuthType", Ignore}, {"AuthAltTypes", Ignore}, {"CredType", Ignore},
     {"SlurmUser", Ignore}, {"SlurmdUser", Ignore}, {"ProctrackType", Ignore},
     {"SchedulerType", Ignore}, {"SelectType", Ignore}, {"SelectTypeParameters", Ignore},
-    {"PriorityType", Ignore}, {"MpiDefault", Ignore}, {"ReturnToService", Ignore},
+{"MpiDefault", Ignore}, {"ReturnToService", Ignore},
     {"SlurmctldDebug", Ignore}, {"SlurmdDebug", Ignore}, {"SlurmctldLogFile", Ignore},
     {"SlurmdLogFile", Ignore}, {"SlurmctldPidFile", Ignore}, {"SlurmdPidFile", Ignore},
     {"SlurmSchedLogFile", Ignore}, {"TaskPlugin", Ignore}, {"SwitchType", Ignore},
@@ -126,6 +126,11 @@ const GlobalKey* FindGlobalKey(std::string_view key) {
 }
 
 Status ParseGlobalPair(const ConfigPair& p, int line_no, ParseContext* ctx) {
+  if (IsPriorityKey(p.key)) {
+    RETURN_IF_ERROR(AtLine(SetPriorityKey(p.key, p.value, &ctx->config->priority), ctx->path, line_no));
+    ctx->config->raw[p.key] = p.value;
+    return Status::Ok();
+  }
   const GlobalKey* k = FindGlobalKey(p.key);
   if (k == nullptr) {
     if (StartsWithIgnoreCase(p.key, "AccountingStorage")) {
@@ -145,6 +150,8 @@ Status ParseLine(const ConfigLine& line, ParseContext* ctx) {
   const std::string& first = line.pairs.front().key;
   if (EqualsIgnoreCase(first, "NodeName")) return ParseNodeLine(line, ctx);
   if (EqualsIgnoreCase(first, "PartitionName")) return ParsePartitionLine(line, ctx);
+  if (EqualsIgnoreCase(first, "AccountName")) return ParseAccountLine(line, ctx);
+  if (EqualsIgnoreCase(first, "UserName")) return ParseUserAssocLine(line, ctx);
   for (const auto& p : line.pairs) {
     if (EqualsIgnoreCase(p.key, "NodeName") || EqualsIgnoreCase(p.key, "PartitionName")) {
       return ConfigError(ctx->path, line.line_no,

@@ -282,7 +282,7 @@ TEST(GlobalKeys, LegacyControlMachine) {
 TEST(GlobalKeys, IgnoredSlurmKeysAccepted) {
   Config c = Parse(
       "AuthType=auth/munge\nSlurmUser=slurm\nProctrackType=x\nSchedulerType=x\nSelectType=x\n"
-      "SelectTypeParameters=x\nPriorityType=x\nMpiDefault=none\nReturnToService=2\n"
+      "SelectTypeParameters=x\nPriorityType=priority/basic\nMpiDefault=none\nReturnToService=2\n"
       "SlurmctldDebug=info\nSlurmdDebug=info\nSlurmctldLogFile=/l\nSlurmdLogFile=/l\n"
       "SlurmctldPidFile=/p\nSlurmdPidFile=/p\nTaskPlugin=x\nSwitchType=x\nMaxJobCount=5\n"
       "InactiveLimit=0\nWaittime=0\nJobAcctGatherType=x\nJobCompType=x\nMailProg=/bin/true\n"

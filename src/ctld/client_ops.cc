@@ -32,6 +32,7 @@ std::string Upper(std::string s) {
 Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitRequest& req) {
   JobInfo job;
   *job.mutable_spec() = req.spec();
+  if (job.spec().nice() < 0 && !IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
   RETURN_IF_ERROR(NormalizeJob(config_, &job));
   job.set_uid(caller.uid);
   job.set_gid(caller.gid);

@@ -143,4 +143,19 @@ grpc::Status ClientService::ReleaseAllocation(grpc::ServerContext* ctx,
              reply);
 }
 
+grpc::Status ClientService::GetPriorities(grpc::ServerContext* ctx,
+                                          const GetPrioritiesRequest* req,
+                                          GetPrioritiesReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<GetPrioritiesReply> { return c->GetPriorities(*req); },
+             reply);
+}
+
+grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
+                                      GetSharesReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) { return c->GetShares(); }, reply);
+}
+
 }  // namespace sluice::ctld

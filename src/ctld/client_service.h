@@ -42,6 +42,10 @@ class ClientService final : public ClientApi::Service {
                           StepReply* reply) override;
   grpc::Status ReleaseAllocation(grpc::ServerContext* ctx, const ReleaseAllocationRequest* req,
                                  ReleaseAllocationReply* reply) override;
+  grpc::Status GetPriorities(grpc::ServerContext* ctx, const GetPrioritiesRequest* req,
+                             GetPrioritiesReply* reply) override;
+  grpc::Status GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
+                         GetSharesReply* reply) override;
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;

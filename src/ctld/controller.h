@@ -27,6 +27,7 @@
 #include "ctld/node_table.h"
 #include "ctld/step_launch.h"
 #include "node.pb.h"
+#include "sched/priority.h"
 #include "sched/scheduler.h"
 #include "storage/state_store.h"
 
@@ -83,6 +84,9 @@ class Controller {
   Status UpdateNode(const Caller& caller, const UpdateNodeRequest& req);
   Status UpdateJob(const Caller& caller, const UpdateJobRequest& req);
   GetConfigReply GetConfig() const;
+  // sprio / sshare (priority_ops.cc).
+  GetPrioritiesReply GetPriorities(const GetPrioritiesRequest& req) const;
+  Expected<GetSharesReply> GetShares() const;
 
   // ---- node API (node_ops.cc); `node` is the authenticated sender ----
   Expected<RegisterNodeReply> RegisterNode(const RegisterNodeRequest& req);
@@ -111,6 +115,8 @@ class Controller {
   const JobTable& jobs() const { return jobs_; }
   const NodeTable& nodes() const { return nodes_; }
   int64_t next_job_id() const { return next_job_id_; }
+  // Decayed TRES-billing-seconds charged to (account, user); 0 if none.
+  double UsageOf(const std::string& account, const std::string& user) const;
 
  private:
   friend class ControllerTestPeer;
@@ -194,6 +200,20 @@ class Controller {
   std::map<int64_t, int> launching_;             // job -> LaunchJob calls not answered yet
   std::set<int64_t> backstop_sent_;              // time-limit backstop cancel sent
   uint64_t step_seed_ = 0;                       // MASTER_PORT choice
+
+  // Priority and fair-share (priority_ops.cc). Usage lives in memory only (lost on
+  // restart) until accounting persists it.
+  using AssocKey = std::pair<std::string, std::string>;  // (account, user)
+  AssocKey AssocOf(const JobInfo& job) const;
+  std::vector<sched::Assoc> Associations() const;
+  void AccrueUsage();                 // decay, then charge jobs' billing since last time
+  void UpdatePriorities();            // multifactor: recompute pending jobs' priorities
+  // Pending requests ordered for the scheduler: partition PriorityTier, then priority
+  // (both descending), then job id.
+  void OrderPending(std::vector<sched::JobRequest>* pending) const;
+  std::map<AssocKey, double> usage_;
+  int64_t usage_time_ = 0;                       // when usage_ was last decayed/charged
+  std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 };
 
 }  // namespace sluice::ctld

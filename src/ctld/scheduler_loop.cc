@@ -1,5 +1,7 @@
-// Scheduling passes of the Controller: pending jobs (FIFO by job id, held jobs and
-// jobs of DOWN partitions left out) + a snapshot go to the injected Scheduler; starts
+// Scheduling passes of the Controller: usage is accrued and priorities recomputed
+// (priority_ops.cc); pending jobs (by partition PriorityTier, priority, then job id;
+// held jobs and jobs of DOWN partitions left out) + a snapshot go to the injected
+// Scheduler; starts
 // are applied (state RUNNING, allocation, output paths), committed, and only then
 // launched on the batch host (the allocation's first node).
 #include <fmt/format.h>
@@ -30,6 +32,8 @@ bool Controller::SchedulePass() {
   last_sched_ms_ = clock_->NowMs();
   sched_wanted_ = false;
   if (!sched_.scheduler) return false;
+  AccrueUsage();
+  UpdatePriorities();
   std::vector<sched::JobRequest> pending;
   std::map<int64_t, int> array_slots;  // array job id -> tasks it may still start
   for (auto& [id, job] : jobs_.jobs()) {
@@ -48,6 +52,7 @@ bool Controller::SchedulePass() {
     pending.push_back(*req);
   }
   if (pending.empty()) return false;
+  OrderPending(&pending);
   sched::ClusterSnapshot snap = nodes_.Snapshot(false);
   for (const auto& [id, job] : jobs_.jobs()) {
     if (!HoldsResources(job)) continue;

@@ -1,0 +1,227 @@
+// Priority and fair-share in the Controller: usage accrual (TRES-billing-seconds,
+// decayed by PriorityDecayHalfLife), the association tree (interim: config
+// AccountName=/UserName= lines plus an implicit association under "root", or under the
+// requested account, for every user seen without one), multifactor priorities of
+// pending jobs, the scheduler's pending order, and the sprio/sshare replies.
+#include <algorithm>
+#include <cmath>
+
+#include "common/tres_billing.h"
+#include "ctld/controller.h"
+#include "ctld/validate.h"
+
+namespace sluice::ctld {
+namespace {
+
+bool AccountExists(const Config& c, const std::string& name) {
+  if (name == "root") return true;
+  return std::any_of(c.accounts.begin(), c.accounts.end(),
+                     [&](const AccountDef& a) { return a.name == name; });
+}
+
+TresAlloc AllocOf(const JobInfo& job) {
+  TresAlloc a;
+  a.nodes = job.alloc_size();
+  for (const auto& n : job.alloc()) {
+    a.cpus += n.cpu_ids_size();
+    a.mem_mb += n.mem_mb();
+    a.gpus += n.gpu_ids_size();
+    if (!n.gpu_type().empty()) a.gpu_type = n.gpu_type();
+  }
+  return a;
+}
+
+sched::PriorityWeights WeightsOf(const PriorityConfig& p) {
+  sched::PriorityWeights w;
+  w.age = p.weight_age;
+  w.fairshare = p.weight_fairshare;
+  w.job_size = p.weight_job_size;
+  w.partition = p.weight_partition;
+  w.qos = p.weight_qos;
+  w.max_age_s = p.max_age_s;
+  w.favor_small = p.favor_small;
+  return w;
+}
+
+sched::ClusterTotals TotalsOf(const Config& c) {
+  sched::ClusterTotals t;
+  for (const auto& n : c.nodes) {
+    ++t.nodes;
+    t.cpus += n.cpus;
+  }
+  return t;
+}
+
+int64_t MaxJobFactor(const Config& c) {
+  int64_t m = 0;
+  for (const auto& p : c.partitions) m = std::max<int64_t>(m, p.priority_job_factor);
+  return m;
+}
+
+}  // namespace
+
+Controller::AssocKey Controller::AssocOf(const JobInfo& job) const {
+  const std::string& acct = job.spec().account();
+  if (!acct.empty() && AccountExists(config_, acct)) return {acct, job.user()};
+  for (const auto& u : config_.user_assocs) {
+    if (u.user == job.user()) return {u.account, job.user()};
+  }
+  return {"root", job.user()};
+}
+
+std::vector<sched::Assoc> Controller::Associations() const {
+  std::vector<sched::Assoc> out;
+  std::set<AssocKey> have;
+  for (const auto& a : config_.accounts) out.push_back({a.name, "", a.parent, a.shares, 0});
+  for (const auto& u : config_.user_assocs) {
+    have.insert({u.account, u.user});
+    out.push_back({u.account, u.user, "", u.shares, 0});
+  }
+  auto add_implicit = [&](const AssocKey& k) {
+    if (k.second.empty() || !have.insert(k).second) return;
+    out.push_back({k.first, k.second, "", 1, 0});
+  };
+  for (const auto& [k, usage] : usage_) add_implicit(k);
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (!IsTerminal(job.state())) add_implicit(AssocOf(job));
+  }
+  for (auto& a : out) {
+    auto it = usage_.find({a.account, a.user});
+    if (!a.user.empty() && it != usage_.end()) a.usage = it->second;
+  }
+  return out;
+}
+
+void Controller::AccrueUsage() {
+  int64_t now = Now();
+  if (usage_time_ == 0 || now < usage_time_) {
+    usage_time_ = now;
+    return;
+  }
+  double decay = sched::DecayFactor(now - usage_time_, config_.priority.decay_half_life_s);
+  for (auto& [k, u] : usage_) u *= decay;
+  auto weights = ParseTresBillingWeights(config_.priority.tres_billing_weights);
+  if (!weights.ok()) weights = TresBillingWeights{};  // validated at config load
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (job.start_time() <= 0 || job.alloc_size() == 0) continue;
+    int64_t from = std::max(job.start_time(), usage_time_);
+    int64_t to = (HoldsResources(job) || job.end_time() <= 0) ? now : std::min(job.end_time(), now);
+    if (to <= from) continue;
+    usage_[AssocOf(job)] += TresBilling(*weights, AllocOf(job)) * static_cast<double>(to - from);
+  }
+  usage_time_ = now;
+}
+
+void Controller::UpdatePriorities() {
+  factors_.clear();
+  if (!config_.priority.multifactor) return;
+  std::map<AssocKey, double> fairshare;
+  auto rows = sched::ComputeFairTree(Associations());
+  if (rows.ok()) {
+    for (const auto& r : *rows) {
+      if (!r.user.empty()) fairshare[{r.account, r.user}] = r.fairshare;
+    }
+  }
+  sched::PriorityWeights w = WeightsOf(config_.priority);
+  sched::ClusterTotals totals = TotalsOf(config_);
+  int64_t max_factor = MaxJobFactor(config_);
+  for (auto& [id, job] : jobs_.jobs()) {
+    if (job.state() != JOB_PENDING || job.priority() == 0) continue;  // held stays 0
+    sched::PriorityInput in;
+    in.eligible_time = job.eligible_time() > 0 ? job.eligible_time() : job.submit_time();
+    in.num_nodes = std::max(1, job.num_nodes());
+    in.num_cpus = std::max(1, job.num_cpus());
+    in.fairshare = fairshare[AssocOf(job)];
+    const PartitionConfig* part = LookupPartition(config_, job.spec().partition());
+    in.partition_job_factor = part ? part->priority_job_factor : 0;
+    in.max_partition_job_factor = max_factor;
+    in.nice = job.spec().nice();
+    sched::PriorityFactors f = sched::ComputePriority(w, in, totals, Now());
+    job.set_priority(f.priority);  // advisory: recomputed every pass, not journaled
+    if (auto* r = jobs_.MutableRequest(id)) r->priority = f.priority;
+    factors_[id] = f;
+  }
+}
+
+void Controller::OrderPending(std::vector<sched::JobRequest>* pending) const {
+  auto tier = [&](int64_t id) {
+    const JobInfo* j = jobs_.Find(id);
+    const PartitionConfig* p = j ? LookupPartition(config_, j->spec().partition()) : nullptr;
+    return p ? p->priority_tier : 0;
+  };
+  std::vector<std::pair<int, const sched::JobRequest*>> keyed;
+  for (const auto& r : *pending) keyed.push_back({tier(r.job_id), &r});
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    if (a.second->priority != b.second->priority) return a.second->priority > b.second->priority;
+    return a.second->job_id < b.second->job_id;
+  });
+  std::vector<sched::JobRequest> out;
+  out.reserve(keyed.size());
+  for (const auto& k : keyed) out.push_back(*k.second);
+  *pending = std::move(out);
+}
+
+double Controller::UsageOf(const std::string& account, const std::string& user) const {
+  auto it = usage_.find({account, user});
+  return it == usage_.end() ? 0.0 : it->second;
+}
+
+GetPrioritiesReply Controller::GetPriorities(const GetPrioritiesRequest& req) const {
+  GetPrioritiesReply reply;
+  const PriorityConfig& p = config_.priority;
+  reply.set_multifactor(p.multifactor);
+  reply.set_weight_age(p.weight_age);
+  reply.set_weight_fairshare(p.weight_fairshare);
+  reply.set_weight_job_size(p.weight_job_size);
+  reply.set_weight_partition(p.weight_partition);
+  reply.set_weight_qos(p.weight_qos);
+  reply.set_weight_tres(p.weight_tres);
+  std::set<int64_t> wanted(req.job_ids().begin(), req.job_ids().end());
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (job.state() != JOB_PENDING || (!wanted.empty() && wanted.count(id) == 0)) continue;
+    JobPriority* out = reply.add_jobs();
+    out->set_job_id(id);
+    out->set_partition(job.spec().partition());
+    out->set_user(job.user());
+    out->set_uid(job.uid());
+    out->set_account(AssocOf(job).first);
+    out->set_priority(job.priority());
+    out->set_nice(job.spec().nice());
+    auto f = factors_.find(id);
+    if (f == factors_.end()) continue;
+    out->set_age(f->second.w_age);
+    out->set_fairshare(f->second.w_fairshare);
+    out->set_job_size(f->second.w_job_size);
+    out->set_partition_prio(f->second.w_partition);
+    out->set_qos(f->second.w_qos);
+    out->set_age_factor(f->second.age);
+    out->set_fairshare_factor(f->second.fairshare);
+    out->set_job_size_factor(f->second.job_size);
+    out->set_partition_factor(f->second.partition);
+    out->set_qos_factor(f->second.qos);
+  }
+  return reply;
+}
+
+Expected<GetSharesReply> Controller::GetShares() const {
+  ASSIGN_OR_RETURN(auto rows, sched::ComputeFairTree(Associations()));
+  GetSharesReply reply;
+  double total = rows.empty() ? 0 : rows[0].raw_usage;
+  for (const auto& r : rows) {
+    ShareInfo* s = reply.add_rows();
+    s->set_account(r.account);
+    s->set_user(r.user);
+    s->set_depth(r.depth);
+    s->set_raw_shares(r.raw_shares);
+    s->set_norm_shares(r.norm_shares);
+    s->set_raw_usage(r.raw_usage);
+    s->set_norm_usage(total > 0 ? r.raw_usage / total : 0);
+    s->set_effective_usage(r.effective_usage);
+    s->set_level_fs(r.level_fs);
+    s->set_fairshare(r.fairshare);
+  }
+  return reply;
+}
+
+}  // namespace sluice::ctld
