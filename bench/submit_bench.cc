@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -38,14 +37,6 @@ struct Args {
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-std::string CtldAddress(const std::string& conf) {
-  std::ifstream f(conf);
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("SlurmctldPort=", 0) == 0) return "127.0.0.1:" + line.substr(14);
-  return "";
 }
 
 JobSpec TrivialJob(const std::string& dir) {
@@ -103,7 +94,7 @@ double SequentialSbatch(LocalCluster& c, int n, const std::string& dir) {
 
 double ParallelSubmit(LocalCluster& c, int n, int threads, const std::string& dir, bool hold,
                       const std::string& name = "bench") {
-  std::string addr = CtldAddress(c.conf_path());
+  std::string addr = c.CtldAddress();
   std::string sock = c.state_dir() + "/state/ident.sock";
   std::atomic<int> next{0}, failed{0};
   JobSpec spec = TrivialJob(dir);
@@ -125,7 +116,7 @@ double ParallelSubmit(LocalCluster& c, int n, int threads, const std::string& di
 double RunToCompletion(LocalCluster& c, int n, int threads, const std::string& dir) {
   int64_t t0 = RealClock::MonotonicMs();
   ParallelSubmit(c, n, threads, dir, false, "bench-run");
-  Client cl(CtldAddress(c.conf_path()), c.state_dir() + "/state/ident.sock");
+  Client cl(c.CtldAddress(), c.state_dir() + "/state/ident.sock");
   while (cl.Unfinished() != 0) usleep(20'000);
   return (RealClock::MonotonicMs() - t0) / 1000.0;
 }

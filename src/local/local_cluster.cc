@@ -12,6 +12,7 @@
 
 #include "client.grpc.pb.h"
 #include "common/clock.h"
+#include "common/config.h"
 #include "local/process.h"
 #include "rpc/credential.h"
 #include "rpc/ident_server.h"
@@ -39,6 +40,12 @@ std::string LocalCluster::NodeName(int i) const {
 
 std::string LocalCluster::BinPath(const std::string& name) const {
   return opts_.bin_dir + "/" + name;
+}
+
+std::string LocalCluster::CtldAddress() const {
+  auto config = LoadConfigFile(conf_path_);
+  if (!config.ok()) return "";
+  return config->ctld_host + ":" + std::to_string(config->ctld_port);
 }
 
 std::string LocalCluster::PidFile(const std::string& who) const {
@@ -154,11 +161,7 @@ Status LocalCluster::WaitNodesIdle(int timeout_ms) {
   while (RealClock::MonotonicMs() < deadline) {
     auto token = FetchCredentialToken(sock);
     if (token.ok()) {
-      std::ifstream cf(conf_path_);
-      std::string line, port;
-      while (std::getline(cf, line))
-        if (line.rfind("SlurmctldPort=", 0) == 0) port = line.substr(14);
-      auto channel = grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials());
+      auto channel = grpc::CreateChannel(CtldAddress(), grpc::InsecureChannelCredentials());
       auto stub = ClientApi::NewStub(channel);
       grpc::ClientContext ctx;
       ctx.AddMetadata(kCredMetadataKey, *token);

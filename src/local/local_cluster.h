@@ -45,6 +45,8 @@ class LocalCluster {
   const std::string& state_dir() const { return opts_.state_dir; }
   std::string NodeName(int i) const;
   std::string BinPath(const std::string& name) const;
+  // host:port of the controller's client API (read from the written config).
+  std::string CtldAddress() const;
   // Environment entries that point the commands at this cluster.
   std::vector<std::string> Env() const { return {"SLUICE_CONF=" + conf_path_}; }
 

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/hostlist.h"
+#include "common/slurm_format.h"
 #include "stepd/env_list.h"
 
 namespace sluice {
@@ -48,7 +49,7 @@ void SetNodeVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env)
   std::string nodelist;
   std::vector<const NodeAlloc*> nodes = SortedAlloc(job, &nodelist);
   if (nodes.empty()) nodelist = ctx.node_name;
-  std::vector<int> cpus, tasks;
+  std::vector<int64_t> cpus, tasks;
   for (const NodeAlloc* a : nodes) {
     cpus.push_back(std::max(1, a->cpu_ids_size()));
     tasks.push_back(std::max(1, a->ntasks()));
@@ -62,8 +63,8 @@ void SetNodeVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env)
   env->Set("SLURM_NODELIST", nodelist);
   env->Set("SLURM_JOB_NUM_NODES", nnodes);
   env->Set("SLURM_NNODES", nnodes);
-  env->Set("SLURM_JOB_CPUS_PER_NODE", FormatRunLengthCounts(cpus));
-  env->Set("SLURM_TASKS_PER_NODE", FormatRunLengthCounts(tasks));
+  env->Set("SLURM_JOB_CPUS_PER_NODE", FormatRepeatedCounts(cpus));
+  env->Set("SLURM_TASKS_PER_NODE", FormatRepeatedCounts(tasks));
   env->Set("SLURM_CPUS_ON_NODE", std::to_string(std::max(1, l.local().cpu_ids_size())));
   const JobSpec& spec = job.spec();
   if (spec.ntasks_set() || spec.ntasks_per_node() > 0) {
@@ -171,19 +172,6 @@ void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvLis
 }
 
 }  // namespace
-
-std::string FormatRunLengthCounts(const std::vector<int>& counts) {
-  std::string out;
-  for (size_t i = 0; i < counts.size();) {
-    size_t j = i;
-    while (j < counts.size() && counts[j] == counts[i]) ++j;
-    if (!out.empty()) out += ",";
-    out += std::to_string(counts[i]);
-    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
-    i = j;
-  }
-  return out;
-}
 
 std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnvContext& ctx) {
   EnvList env;

@@ -26,7 +26,4 @@ struct BatchEnvContext {
 
 std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnvContext& ctx);
 
-// Slurm's run-length count list: {2,2,1} -> "2(x2),1".
-std::string FormatRunLengthCounts(const std::vector<int>& counts);
-
 }  // namespace sluice

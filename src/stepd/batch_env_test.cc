@@ -270,12 +270,5 @@ TEST(BatchEnvTest, ArrayTaskVariables) {
   for (const auto& e : Build(plain, 1)) EXPECT_NE(e.rfind("SLURM_ARRAY", 0), 0u) << e;
 }
 
-TEST(BatchEnvTest, RunLengthCounts) {
-  EXPECT_EQ(FormatRunLengthCounts({}), "");
-  EXPECT_EQ(FormatRunLengthCounts({1}), "1");
-  EXPECT_EQ(FormatRunLengthCounts({2, 2}), "2(x2)");
-  EXPECT_EQ(FormatRunLengthCounts({2, 2, 1, 4, 4, 4}), "2(x2),1,4(x3)");
-}
-
 }  // namespace
 }  // namespace sluice

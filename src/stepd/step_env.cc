@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/hostlist.h"
+#include "common/slurm_format.h"
 #include "stepd/batch_env.h"
 #include "stepd/env_list.h"
 
@@ -26,7 +27,7 @@ std::string SortedList(const JobInfo& job) {
 }
 
 // CPUs per job node in hostlist order (SLURM_JOB_CPUS_PER_NODE).
-std::vector<int> JobCpus(const JobInfo& job) {
+std::vector<int64_t> JobCpus(const JobInfo& job) {
   std::vector<const NodeAlloc*> nodes;
   for (const NodeAlloc& a : job.alloc()) nodes.push_back(&a);
   auto order = ExpandHostlist(SortedList(job));
@@ -36,7 +37,7 @@ std::vector<int> JobCpus(const JobInfo& job) {
              std::find(order->begin(), order->end(), b->node());
     });
   }
-  std::vector<int> out;
+  std::vector<int64_t> out;
   for (const NodeAlloc* a : nodes) out.push_back(std::max(1, a->cpu_ids_size()));
   return out;
 }
@@ -57,7 +58,7 @@ void SetJobVars(const StepLaunch& l, EnvList* env) {
   std::string list = SortedList(job);
   env->Set("SLURM_JOB_NODELIST", list);
   env->Set("SLURM_JOB_NUM_NODES", std::to_string(job.alloc_size()));
-  env->Set("SLURM_JOB_CPUS_PER_NODE", FormatRunLengthCounts(JobCpus(job)));
+  env->Set("SLURM_JOB_CPUS_PER_NODE", FormatRepeatedCounts(JobCpus(job)));
   env->Set("SLURM_SUBMIT_DIR", spec.work_dir());
   env->Set("SLURM_SUBMIT_HOST", spec.submit_host());
   if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
@@ -75,7 +76,7 @@ void SetJobVars(const StepLaunch& l, EnvList* env) {
 void SetStepVars(const StepLaunch& l, EnvList* env) {
   std::vector<std::string> nodes(l.step_nodes().begin(), l.step_nodes().end());
   std::string list = CompressHostlistSorted(nodes);
-  std::vector<int> tpn(l.tasks_per_node().begin(), l.tasks_per_node().end());
+  std::vector<int64_t> tpn(l.tasks_per_node().begin(), l.tasks_per_node().end());
   std::string nnodes = std::to_string(nodes.size());
   std::string ntasks = std::to_string(l.ntasks());
   std::string step = std::to_string(l.step_id());
@@ -88,8 +89,8 @@ void SetStepVars(const StepLaunch& l, EnvList* env) {
   env->Set("SLURM_NTASKS", ntasks);
   env->Set("SLURM_NPROCS", ntasks);
   env->Set("SLURM_STEP_NUM_TASKS", ntasks);
-  env->Set("SLURM_TASKS_PER_NODE", FormatRunLengthCounts(tpn));
-  env->Set("SLURM_STEP_TASKS_PER_NODE", FormatRunLengthCounts(tpn));
+  env->Set("SLURM_TASKS_PER_NODE", FormatRepeatedCounts(tpn));
+  env->Set("SLURM_STEP_TASKS_PER_NODE", FormatRepeatedCounts(tpn));
   if (l.ntasks_per_node() > 0) env->Set("SLURM_NTASKS_PER_NODE", std::to_string(l.ntasks_per_node()));
   if (l.cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK", std::to_string(l.cpus_per_task()));
   // srun inside a batch allocation also reports these (reference sbatch_*.step.*.env).
