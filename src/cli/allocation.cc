@@ -100,6 +100,9 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
   bool said_waiting = false;
   int64_t delay = 5;
   for (;;) {
+    KeepaliveRequest alive;  // the controller releases allocations whose client went silent
+    alive.set_job_id(id);
+    (void)api->Keepalive(alive);
     GetJobsRequest q;
     q.add_job_ids(id);
     Expected<GetJobsReply> rep = api->GetJobs(q);

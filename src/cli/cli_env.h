@@ -31,6 +31,7 @@ struct CliEnv {
   // uid -> user name and back (getpwuid/getpwnam in the real env).
   std::function<std::string(uint32_t)> user_name;
   std::function<Expected<uint32_t>(const std::string&)> user_id;
+  int stdin_fd = -1;  // the process's stdin for srun to forward (-1 in tests: none)
 
   std::string Getenv(const std::string& key) const {
     auto it = environ.find(key);

@@ -46,6 +46,7 @@ int RunInProcess(int argc, char** argv, CommandFn fn) {
   env.out = &std::cout;
   env.err = &std::cerr;
   env.in = &std::cin;
+  env.stdin_fd = STDIN_FILENO;
   for (char** e = environ; e && *e; ++e) {
     std::string kv(*e);
     size_t eq = kv.find('=');

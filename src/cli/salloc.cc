@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cli/allocation.h"
+#include "cli/keepalive.h"
 #include "cli/srun.h"
 #include "common/clock.h"
 #include "common/config.h"
@@ -98,6 +99,7 @@ int RunSalloc(const std::vector<std::string>& args, CliEnv& env) {
   Expected<pid_t> pid = StartCommand(cmd, vars, signals.old_mask(), env);
   int rc = 1;
   if (pid.ok()) {
+    ClientKeepalive keepalive(api, job->job_id());
     rc = WaitCommand(*pid, job->job_id(), api, signals.fd(), env);
   } else {
     *env.err << "salloc: error: " << pid.status().message() << "\n";

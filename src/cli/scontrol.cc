@@ -1,3 +1,4 @@
+#include "cli/step_view.h"
 #include "cli/scontrol.h"
 
 #include <algorithm>
@@ -189,7 +190,7 @@ int Show(Ctx& c, std::vector<std::string> args) {
   if (Is(e, "nodes", 1)) return ShowNodes(c, rest);
   if (Is(e, "partitions", 1)) return ShowPartitions(c, rest);
   if (Is(e, "config", 1)) return ShowConfig(c, false);
-  if (Is(e, "steps", 2)) return Error(c, "scontrol: error: show steps is not supported yet");
+  if (Is(e, "steps", 2)) return ShowSteps(c.env, rest, c.oneliner);
   return Error(c, "scontrol: error: invalid entity:" + entity + " for keyword:show");
 }
 

@@ -1,6 +1,7 @@
 #include "cli/srun.h"
 
 #include <signal.h>
+#include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,6 +12,8 @@
 #include <random>
 
 #include "cli/allocation.h"
+#include "cli/keepalive.h"
+#include "cli/step_output.h"
 #include "cli/srun_options.h"
 #include "cli/step_io_server.h"
 #include "common/config.h"
@@ -33,6 +36,15 @@ std::string RandomKey() {
   const char* hex = "0123456789abcdef";
   for (int i = 0; i < 32; ++i) key.push_back(hex[rd() % 16]);
   return key;
+}
+
+PatternVars OutputVars(const CliEnv& env, int64_t job_id, int step_id) {
+  PatternVars v;
+  v.job_id = job_id;
+  v.step_id = step_id;
+  v.user = env.Getenv("USER");
+  v.job_name = env.Getenv("SLURM_JOB_NAME");
+  return v;
 }
 
 std::string CurrentUmask() {
@@ -89,11 +101,56 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
   req.set_work_dir(dir);
   req.set_name(BaseName(o.command[0]));
   req.set_label(o.label);
+  req.set_exact(o.exact);
+  req.set_overlap(o.overlap);
+  for (const GresRequest& g : spec.gres_per_node()) {
+    if (g.name() == "gpu") req.set_gpus_per_node(static_cast<int32_t>(g.count()));
+  }
+  req.set_cpu_bind(o.cpu_bind);
+  req.set_gpu_bind(o.gpu_bind);
+  ASSIGN_OR_RETURN(StdinPlan plan, PlanStdin(o.input));
+  for (int r : plan.ranks) req.add_stdin_ranks(r);
+  req.set_input_pattern(plan.file_pattern);
   return req;
+}
+
+// LaunchStep, retried while the allocation's other steps hold what it needs (Slurm's
+// "step creation temporarily disabled" wait). A signal while waiting gives up.
+Expected<StepReply> CreateStep(const StepRequest& req, ClientApiInterface* api, CliEnv& env,
+                               int signal_fd) {
+  bool said_waiting = false;
+  int64_t delay = 20;
+  for (;;) {
+    Expected<StepReply> rep = api->LaunchStep(req);
+    if (rep.ok() || rep.status().code() != Code::kResourceExhausted) {
+      if (rep.ok() && said_waiting) {
+        *env.err << "srun: Step created for job " << req.job_id() << "\n";
+        env.err->flush();
+      }
+      return rep;
+    }
+    if (!said_waiting) {
+      *env.err << "srun: Job " << req.job_id() << " step creation temporarily disabled, retrying ("
+               << rep.status().message() << ")\n";
+      env.err->flush();
+      said_waiting = true;
+    }
+    if (signal_fd >= 0) {
+      pollfd p{signal_fd, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(delay)) > 0) {
+        *env.err << "srun: Cancelled pending job step with signal 2\n";
+        return FailedPrecondition("Job step creation cancelled");
+      }
+    } else {
+      env.sleep_ms(delay);
+    }
+    delay = std::min<int64_t>(delay * 2, 500);
+  }
 }
 
 int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
             CliEnv& env, int signal_fd) {
+  ClientKeepalive keepalive(api, job_id);
   Expected<StepRequest> req = BuildStepRequest(o, job_id, env);
   if (!req.ok()) return OptionFailure("srun", o, req.status(), env);
   auto io = StepIoServer::Listen();
@@ -104,7 +161,9 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   req->set_io_host(LocalAddressToward(LoadOwnConfig(env).ctld_host));
   req->set_io_port((*io)->port());
   req->set_io_key(RandomKey());
-  Expected<StepReply> rep = api->LaunchStep(*req);
+  Expected<StepReply> rep = CreateStep(*req, api, env, signal_fd);
+  if (rep.ok()) keepalive.AddStep(rep->step_id());
+  if (!rep.ok() && rep.status().message() == "Job step creation cancelled") return 1;
   if (!rep.ok()) {
     *env.err << "srun: error: Unable to create step for job " << job_id << ": "
              << rep.status().message() << "\n";
@@ -115,6 +174,7 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
     for (const std::string& e : rep->launch_errors()) {
       *env.err << "srun: error: Task launch for " << step << " failed on node " << e << "\n";
     }
+    keepalive.EndStep(rep->step_id());
     return 1;
   }
   StepIoConfig cfg;
@@ -127,7 +187,26 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   cfg.kill_on_bad_exit = o.kill_on_bad_exit > 0;
   cfg.wait_s = o.wait_s;
   cfg.signal_fd = signal_fd;
+  StepOutputFiles files(o.output, o.error, OutputVars(env, job_id, rep->step_id()), cfg.nodes,
+                        cfg.task_nodes);
+  if (Status st = files.Check(); !st.ok()) {
+    *env.err << "srun: error: " << st.message() << "\n";
+    keepalive.EndStep(rep->step_id());
+    return 1;
+  }
+  if (files.active()) cfg.sink = [&files](uint32_t rank, bool is_err) { return files.For(rank, is_err); };
+  if (req->input_pattern().empty()) {
+    cfg.stdin_fd = env.stdin_fd;
+    for (int r : req->stdin_ranks()) {
+      if (r < 0) {
+        for (int k = 0; k < rep->ntasks(); ++k) cfg.stdin_ranks.push_back(k);
+      } else if (r < rep->ntasks()) {
+        cfg.stdin_ranks.push_back(r);
+      }
+    }
+  }
   std::vector<TaskOutcome> outcomes = (*io)->Run(cfg, env.out, env.err);
+  keepalive.EndStep(rep->step_id());
   int rc = ReportTaskOutcomes(outcomes, cfg.nodes, cfg.task_nodes, env.err);
   env.err->flush();
   return rc;

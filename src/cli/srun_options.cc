@@ -1,5 +1,6 @@
 #include "cli/srun_options.h"
 
+#include <cctype>
 #include <charconv>
 #include <set>
 
@@ -8,7 +9,7 @@ namespace {
 
 enum SrunOpt {
   kLabel = 1000, kUnbuffered, kKillOnBadExit, kWaitSecs, kDistribution, kMpi, kJobId,
-  kAccepted, kRejected, kNotYet,
+  kAccepted, kRejected, kNotYet, kExact, kOverlap, kCpuBind, kGpuBind, kOutput, kError, kInput,
 };
 
 // sbatch options srun/salloc do not have, or whose letters srun uses differently.
@@ -31,18 +32,19 @@ std::vector<OptionDef> BuildDefs() {
       {"distribution", 'm', ArgKind::kRequired, kDistribution},
       {"mpi", 0, ArgKind::kRequired, kMpi},
       {"jobid", 0, ArgKind::kRequired, kJobId},
-      {"overlap", 0, ArgKind::kNone, kAccepted},
-      {"exact", 0, ArgKind::kNone, kAccepted},
-      {"cpu-bind", 0, ArgKind::kRequired, kAccepted},
-      {"gpu-bind", 0, ArgKind::kRequired, kAccepted},
+      {"overlap", 0, ArgKind::kNone, kOverlap},
+      {"exact", 0, ArgKind::kNone, kExact},
+      {"cpu-bind", 0, ArgKind::kRequired, kCpuBind},
+      {"cpu_bind", 0, ArgKind::kRequired, kCpuBind},
+      {"gpu-bind", 0, ArgKind::kRequired, kGpuBind},
       {"whole", 0, ArgKind::kNone, kAccepted},
       {"container-image", 0, ArgKind::kRequired, kRejected},
       {"container-mounts", 0, ArgKind::kRequired, kRejected},
       {"container-workdir", 0, ArgKind::kRequired, kRejected},
       {"container-name", 0, ArgKind::kRequired, kRejected},
-      {"output", 'o', ArgKind::kRequired, kNotYet},
-      {"error", 'e', ArgKind::kRequired, kNotYet},
-      {"input", 'i', ArgKind::kRequired, kNotYet},
+      {"output", 'o', ArgKind::kRequired, kOutput},
+      {"error", 'e', ArgKind::kRequired, kError},
+      {"input", 'i', ArgKind::kRequired, kInput},
       {"pty", 0, ArgKind::kNone, kNotYet},
       {"het-group", 0, ArgKind::kRequired, kNotYet},
   };
@@ -64,6 +66,59 @@ Expected<int> NonNegative(const std::string& v, const std::string& what) {
     return InvalidArgument("Invalid " + what + " value: " + v);
   }
   return out;
+}
+
+std::vector<std::string> SplitComma(const std::string& v) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t comma = v.find(',', start);
+    // map_cpu:0,1 / map_gpu:0,1 lists keep their commas
+    std::string part = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!out.empty() && !part.empty() && std::isdigit(static_cast<unsigned char>(part[0])) &&
+        (out.back().rfind("map_", 0) == 0)) {
+      out.back() += "," + part;
+    } else {
+      out.push_back(part);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool IsIdList(const std::string& v) {
+  if (v.empty()) return false;
+  for (char c : v) {
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != ',') return false;
+  }
+  return true;
+}
+
+// --cpu-bind=[{quiet,verbose},]{none,cores,threads,sockets,map_cpu:<list>,mask_cpu:<list>}
+Status CheckCpuBind(const std::string& v) {
+  std::string bad = "Invalid --cpu-bind argument: " + v;
+  for (const std::string& part : SplitComma(v)) {
+    if (part == "q" || part == "quiet" || part == "v" || part == "verbose" || part == "none" ||
+        part == "no" || part == "cores" || part == "threads" || part == "sockets" ||
+        part == "rank" || part == "ldoms") {
+      continue;
+    }
+    if (part.rfind("map_cpu:", 0) == 0 && IsIdList(part.substr(8))) continue;
+    return InvalidArgument(bad);
+  }
+  return Status::Ok();
+}
+
+// --gpu-bind=[verbose,]{none,closest,single:<n>,map_gpu:<list>}
+Status CheckGpuBind(const std::string& v) {
+  for (const std::string& part : SplitComma(v)) {
+    if (part == "verbose" || part == "none" || part == "closest") continue;
+    if (part.rfind("single:", 0) == 0 && IsIdList(part.substr(7)) && part.find(',') == std::string::npos) continue;
+    if (part.rfind("map_gpu:", 0) == 0 && IsIdList(part.substr(8))) continue;
+    return InvalidArgument("Invalid --gpu-bind argument: " + v);
+  }
+  return Status::Ok();
 }
 
 Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOptions* o) {
@@ -99,6 +154,19 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
       return Status::Ok();
     }
     case kAccepted: return Status::Ok();
+    case kExact: o->exact = true; return Status::Ok();
+    case kOverlap: o->overlap = true; return Status::Ok();
+    case kCpuBind:
+      RETURN_IF_ERROR(CheckCpuBind(opt.value));
+      o->cpu_bind = opt.value;
+      return Status::Ok();
+    case kGpuBind:
+      RETURN_IF_ERROR(CheckGpuBind(opt.value));
+      o->gpu_bind = opt.value;
+      return Status::Ok();
+    case kOutput: o->output = opt.value; return Status::Ok();
+    case kError: o->error = opt.value; return Status::Ok();
+    case kInput: o->input = opt.value; return Status::Ok();
     case kRejected:
       return FailedPrecondition(opt.spelled + ": containers are not supported by this cluster");
     case kNotYet:

@@ -28,6 +28,12 @@ struct SrunOptions {
   int64_t jobid = 0;               // --jobid
   bool nodes_set = false, ntasks_set = false, npn_set = false;
   bool getopt_error = false;
+  // Step resources, binding and I/O (srun only):
+  bool exact = false;              // --exact (-c implies it)
+  bool overlap = false;            // --overlap
+  std::string cpu_bind;            // --cpu-bind as typed
+  std::string gpu_bind;            // --gpu-bind as typed
+  std::string output, error, input;  // -o / -e / -i patterns ("" = srun's own streams)
 };
 
 // `prog` is "srun" or "salloc".

@@ -82,11 +82,16 @@ std::vector<TaskOutcome> StepIoServer::Run(const StepIoConfig& config, std::ostr
   node_seen_.assign(config.nodes.size(), false);
   label_width_ = static_cast<int>(std::to_string(std::max<size_t>(1, tasks_.size()) - 1).size());
   int64_t connect_deadline = MonoMs() + config.connect_timeout_ms;
+  stdin_open_ = config.stdin_fd >= 0 && !config.stdin_ranks.empty();
   while (!Finished() && !aborted_) {
+    bool all_nodes = std::all_of(node_seen_.begin(), node_seen_.end(), [](bool b) { return b; });
+    int in_fd = stdin_open_ && all_nodes ? config.stdin_fd : -1;
     std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}, {config.signal_fd, POLLIN, 0}};
     for (auto& c : conns_) fds.push_back({c->fd, POLLIN, 0});
+    fds.push_back({in_fd, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 100);
-    size_t polled = fds.size() - 2;
+    if (in_fd >= 0 && (fds.back().revents & (POLLIN | POLLHUP | POLLERR))) ForwardStdin();
+    size_t polled = fds.size() - 3;
     if (fds[0].revents & POLLIN) Accept();
     if (config.signal_fd >= 0 && (fds[1].revents & POLLIN)) {
       signalfd_siginfo si;
@@ -182,8 +187,27 @@ void StepIoServer::HandleFrame(Conn* c, const Frame& f) {
   }
 }
 
+// One read of srun's stdin, sent to every stdin task's node; EOF sends an empty kStdin.
+void StepIoServer::ForwardStdin() {
+  char buf[65536];
+  ssize_t n = ::read(cfg_->stdin_fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  std::string_view data(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  if (n <= 0) stdin_open_ = false;
+  for (int rank : cfg_->stdin_ranks) {
+    if (rank < 0 || rank >= static_cast<int>(cfg_->task_nodes.size())) continue;
+    std::string frame = EncodeFrame(FrameType::kStdin, static_cast<uint32_t>(rank), data);
+    for (auto& c : conns_) {
+      if (c->fd >= 0 && c->node == cfg_->task_nodes[rank]) WriteAll(c->fd, frame);
+    }
+  }
+}
+
 void StepIoServer::Output(uint32_t rank, bool is_err, std::string_view data) {
   std::ostream* os = is_err ? err_ : out_;
+  if (cfg_->sink) {
+    if (std::ostream* s = cfg_->sink(rank, is_err)) os = s;
+  }
   std::string prefix;
   if (cfg_->label) {
     std::string r = std::to_string(rank);

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -35,6 +36,10 @@ struct StepIoConfig {
   int wait_s = 0;
   int connect_timeout_ms = 30'000;
   int signal_fd = -1;
+  // -o/-e: the stream a task's output goes to (nullptr: srun's own out/err).
+  std::function<std::ostream*(uint32_t rank, bool is_err)> sink;
+  int stdin_fd = -1;                     // read and forwarded (kStdin) to stdin_ranks
+  std::vector<int> stdin_ranks;
 };
 
 struct TaskOutcome {
@@ -82,6 +87,8 @@ class StepIoServer {
   int64_t last_sigint_ms_ = 0;
   int64_t first_end_ms_ = 0;
   bool aborted_ = false;
+  bool stdin_open_ = false;
+  void ForwardStdin();
 };
 
 // Slurm's srun messages and exit code for finished tasks:

@@ -37,6 +37,13 @@ class ClientApiInterface {
   virtual Expected<GetSharesReply> GetShares(const GetSharesRequest&) {
     return Internal("GetShares is not supported");
   }
+  // srun/salloc keepalive and running steps (scontrol show step, squeue -s).
+  virtual Expected<KeepaliveReply> Keepalive(const KeepaliveRequest&) {
+    return Internal("Keepalive is not supported");
+  }
+  virtual Expected<GetStepsReply> GetSteps(const GetStepsRequest&) {
+    return Internal("GetSteps is not supported");
+  }
 };
 
 }  // namespace sluice

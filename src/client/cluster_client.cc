@@ -99,4 +99,11 @@ Expected<GetSharesReply> ClusterClient::GetShares(const GetSharesRequest& req) {
   return Call<GetSharesRequest, GetSharesReply>(&ClientApi::Stub::GetShares, req);
 }
 
+Expected<KeepaliveReply> ClusterClient::Keepalive(const KeepaliveRequest& req) {
+  return Call<KeepaliveRequest, KeepaliveReply>(&ClientApi::Stub::Keepalive, req);
+}
+Expected<GetStepsReply> ClusterClient::GetSteps(const GetStepsRequest& req) {
+  return Call<GetStepsRequest, GetStepsReply>(&ClientApi::Stub::GetSteps, req);
+}
+
 }  // namespace sluice

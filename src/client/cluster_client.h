@@ -46,6 +46,8 @@ class ClusterClient : public ClientApiInterface {
   Expected<ReleaseAllocationReply> ReleaseAllocation(const ReleaseAllocationRequest& req) override;
   Expected<GetPrioritiesReply> GetPriorities(const GetPrioritiesRequest& req) override;
   Expected<GetSharesReply> GetShares(const GetSharesRequest& req) override;
+  Expected<KeepaliveReply> Keepalive(const KeepaliveRequest& req) override;
+  Expected<GetStepsReply> GetSteps(const GetStepsRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

@@ -5,7 +5,7 @@
 //   kExit              task = rank, payload = 4-byte big-endian wait status
 //   kNodeDone          all tasks of the node ended; the node closes the connection
 // srun -> node: kSignal (payload = 4-byte signal number) delivers a signal to every
-// task of the node. Closing the connection from srun's side kills the node's tasks.
+// task of the node; kStdin feeds a task's stdin. Closing the connection from srun's side kills the node's tasks.
 // Frame = type (1 byte) + task (4 bytes BE) + length (4 bytes BE) + payload.
 #pragma once
 
@@ -25,6 +25,7 @@ enum class FrameType : uint8_t {
   kExit = 4,
   kNodeDone = 5,
   kSignal = 6,
+  kStdin = 7,      // srun -> node: bytes for task `task`'s stdin; empty payload = EOF
 };
 
 inline constexpr uint32_t kMaxFramePayload = 1 << 20;

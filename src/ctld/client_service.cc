@@ -158,4 +158,23 @@ grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesR
   return Run(loop_, [&](Controller* c) { return c->GetShares(); }, reply);
 }
 
+grpc::Status ClientService::Keepalive(grpc::ServerContext* ctx, const KeepaliveRequest* req,
+                                      KeepaliveReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<KeepaliveReply> {
+               Status st = c->Keepalive(caller, *req);
+               if (!st.ok()) return st;
+               return KeepaliveReply();
+             },
+             reply);
+}
+
+grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
+                                     GetStepsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) -> Expected<GetStepsReply> { return c->GetSteps(*req); },
+             reply);
+}
+
 }  // namespace sluice::ctld

@@ -46,6 +46,10 @@ class ClientService final : public ClientApi::Service {
                              GetPrioritiesReply* reply) override;
   grpc::Status GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
                          GetSharesReply* reply) override;
+  grpc::Status Keepalive(grpc::ServerContext* ctx, const KeepaliveRequest* req,
+                         KeepaliveReply* reply) override;
+  grpc::Status GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
+                        GetStepsReply* reply) override;
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;

@@ -97,6 +97,7 @@ void Controller::Tick() {
   CheckLiveness();
   CheckTimeLimits();
   PurgeOldJobs();
+  ExpireClientLeases();
 }
 
 bool Controller::RequeueAllowed(const JobInfo& job) const {

@@ -26,6 +26,7 @@
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
 #include "ctld/step_launch.h"
+#include "ctld/step_resources.h"
 #include "node.pb.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
@@ -62,6 +63,9 @@ struct ControllerOptions {
   // Resolves uid/gid to names; default uses getpwuid_r/getgrgid_r.
   std::function<std::string(uint32_t)> user_name;
   std::function<std::string(uint32_t)> group_name;
+  // srun/salloc keepalive lease: an interactive allocation or a step whose client was
+  // silent this long is released (client killed).
+  int64_t client_lease_ms = 5000;
 };
 
 class Controller {
@@ -214,6 +218,20 @@ class Controller {
   std::map<AssocKey, double> usage_;
   int64_t usage_time_ = 0;                       // when usage_ was last decayed/charged
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
+
+ public:
+  // ---- step resources and client leases (step_ops.cc, step_lease_ops.cc) ----
+  // srun/salloc keepalive: refreshes the leases of the job (interactive) and its steps;
+  // ended_step_ids free their resources at once.
+  Status Keepalive(const Caller& caller, const KeepaliveRequest& req);
+  GetStepsReply GetSteps(const GetStepsRequest& req) const;
+  const std::map<int, ActiveStep>* StepsOf(int64_t job_id) const;
+
+ private:
+  void ExpireClientLeases();         // from Tick: silent clients lose steps/allocations
+  std::vector<ActiveStep> RunningSteps(int64_t job_id) const;
+  std::map<int64_t, std::map<int, ActiveStep>> steps_;   // job -> step id -> step (memory only)
+  std::map<int64_t, int64_t> alloc_seen_ms_;             // interactive job -> last keepalive
 };
 
 }  // namespace sluice::ctld

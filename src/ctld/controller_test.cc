@@ -533,6 +533,12 @@ TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
     EXPECT_EQ(l.ntasks_per_node(), 2);
     EXPECT_TRUE(l.pytorch_env());
   }
+  // Step 0 holds every CPU of the allocation (no --exact): step 1 waits until it ends.
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(), Code::kResourceExhausted);
+  KeepaliveRequest ended;
+  ended.set_job_id(id);
+  ended.add_ended_step_ids(0);
+  ASSERT_TRUE(ctl_->Keepalive({kAlice, kAlice}, ended).ok());
   auto s1 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
   ASSERT_TRUE(s1.ok());
   ASSERT_TRUE(ctl_->Commit().ok());
@@ -598,6 +604,45 @@ TEST_F(ControllerTest, CancellingAnInteractiveAllocationEndsItAtOnce) {
   EXPECT_EQ(link_.signals.back().second.kind(), SIGNAL_CANCEL);
   SubmitRequest batch = Req();
   EXPECT_TRUE(Submit(kAlice, batch) > 0);  // resources were released
+}
+
+}  // namespace
+}  // namespace sluice::ctld
+
+namespace sluice::ctld {
+namespace {
+
+TEST_F(ControllerTest, SilentClientsLoseTheirStepsAndInteractiveAllocations) {
+  RegisterAll();
+  SubmitRequest r;
+  r.mutable_spec()->set_interactive(true);
+  r.mutable_spec()->set_work_dir("/home/alice");
+  int64_t id = Submit(kAlice, r);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(Job(id).state(), JOB_RUNNING);
+  ctl_->Tick();  // arms the allocation's lease
+  auto s0 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
+  ASSERT_TRUE(s0.ok()) << s0.status().message();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  GetStepsReply steps = ctl_->GetSteps({});
+  ASSERT_EQ(steps.steps_size(), 1);
+  EXPECT_EQ(steps.steps(0).step_id(), 0);
+  EXPECT_EQ(steps.steps(0).state(), "RUNNING");
+  KeepaliveRequest alive;
+  alive.set_job_id(id);
+  EXPECT_EQ(ctl_->Keepalive({kBob, kBob}, alive).message(), kMsgAccessDenied);
+  for (int i = 0; i < 3; ++i) {  // the client keeps the allocation but not the step alive
+    clock_.Advance(3);
+    ASSERT_TRUE(ctl_->Keepalive({kAlice, kAlice}, alive).ok());
+    ctl_->Tick();
+  }
+  EXPECT_EQ(ctl_->GetSteps({}).steps_size(), 0);  // step lease (5 s) ran out
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+  clock_.Advance(6);  // now the client is gone too
+  ctl_->Tick();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_CANCELLED);
 }
 
 }  // namespace

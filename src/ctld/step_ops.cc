@@ -43,6 +43,8 @@ void FillLaunch(const JobInfo& job, const StepRequest& req, const StepLayout& l,
   s->set_gpus_per_task(req.gpus_per_task());
   s->set_distribution(req.distribution());
   s->set_ntasks_per_node(l.ntasks_per_node);
+  for (int r : req.stdin_ranks()) s->add_stdin_ranks(r);
+  s->set_input_pattern(req.input_pattern());
 }
 
 }  // namespace
@@ -59,6 +61,8 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   if (req.argv_size() == 0) return InvalidArgument("No command given to execute");
   if (req.io_port() <= 0 || req.io_host().empty()) return InvalidArgument("No I/O address for the step");
   ASSIGN_OR_RETURN(StepLayout layout, PlanStepLayout(*job, req));
+  ASSIGN_OR_RETURN(std::vector<StepNodeUse> use,
+                   PickStepResources(*job, layout, req, RunningSteps(job->job_id())));
   int step_id = job->next_step_id();
   job->set_next_step_id(step_id + 1);
   MarkJob(job->job_id());
@@ -80,6 +84,16 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   reply.set_master_port(master_port);
   start.latch = std::make_shared<LaunchLatch>(static_cast<int>(layout.nodes.size()));
 
+  ActiveStep active;
+  active.step_id = step_id;
+  active.name = req.name();
+  active.start_time = Now();
+  active.last_seen_ms = clock_->NowMs();
+  active.overlap = req.overlap();
+  active.ntasks = layout.ntasks;
+  active.use = use;
+  steps_[job->job_id()][step_id] = std::move(active);
+
   bool torch = TorchEnvEnabled(config_);
   for (size_t i = 0; i < layout.nodes.size(); ++i) {
     LaunchTasksRequest lreq;
@@ -87,6 +101,11 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
     FillLaunch(*job, req, layout, step_id, s);
     *s->mutable_local() = job->alloc(layout.alloc_index[i]);
     s->set_node_index(static_cast<int>(i));
+    s->set_step_resources(true);
+    for (int c : use[i].cpu_ids) s->add_step_cpu_ids(c);
+    for (int g : use[i].gpu_ids) s->add_step_gpu_ids(g);
+    s->set_cpu_bind(req.cpu_bind());
+    s->set_gpu_bind(req.gpu_bind());
     for (int t : layout.task_ids[i]) s->add_task_ids(t);
     s->set_master_addr(addrs.front());
     s->set_master_port(master_port);

@@ -1,6 +1,7 @@
 #include "stepd/step_env.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
@@ -124,7 +125,7 @@ void SetTaskVars(const StepLaunch& l, const StepTaskContext& ctx, EnvList* env) 
 }
 
 void SetGpuVars(const StepLaunch& l, const StepTaskContext& ctx, EnvList* env) {
-  if (l.local().gpu_ids_size() == 0) return;
+  if (l.local().gpu_ids_size() == 0 || StepGpus(l).empty()) return;
   std::string ids = TaskGpus(l, ctx.local_id);
   env->Set("SLURM_GPUS_ON_NODE", std::to_string(l.local().gpu_ids_size()));
   env->Set("SLURM_STEP_GPUS", ids);
@@ -151,12 +152,51 @@ void SetTorchVars(const StepLaunch& l, const StepTaskContext& ctx, EnvList* env)
 
 }  // namespace
 
+std::vector<int> StepGpus(const StepLaunch& l) {
+  const auto& ids = l.step_resources() ? l.step_gpu_ids() : l.local().gpu_ids();
+  return std::vector<int>(ids.begin(), ids.end());
+}
+
 std::string TaskGpus(const StepLaunch& l, int local_id) {
-  const auto& ids = l.local().gpu_ids();
+  std::vector<int> ids = StepGpus(l);
+  if (ids.empty()) return "";
+  // --gpu-bind: the last of none / closest / single:N / map_gpu:list wins.
+  std::string bind;
+  size_t start = 0;
+  const std::string& spec = l.gpu_bind();
+  while (start <= spec.size() && !spec.empty()) {
+    size_t comma = spec.find(',', start);
+    std::string part = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.rfind("map_gpu:", 0) == 0) {
+      bind = spec.substr(start);  // the list runs to the end
+      break;
+    }
+    if (part != "verbose") bind = part;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (bind == "none") return Join(ids);
+  if (bind.rfind("single:", 0) == 0) {
+    int per_gpu = std::max(1, std::atoi(bind.c_str() + 7));
+    return std::to_string(ids[(local_id / per_gpu) % ids.size()]);
+  }
+  if (bind.rfind("map_gpu:", 0) == 0) {
+    std::vector<int> map;
+    std::string list = bind.substr(8);
+    for (size_t p = 0; p <= list.size();) {
+      size_t c = list.find(',', p);
+      map.push_back(std::atoi(list.substr(p, c == std::string::npos ? std::string::npos : c - p).c_str()));
+      if (c == std::string::npos) break;
+      p = c + 1;
+    }
+    return std::to_string(map[local_id % map.size()]);
+  }
   int per = l.gpus_per_task();
-  if (per <= 0) return Join(ids);
+  if (per <= 0) return Join(ids);  // closest/default: no topology known, all the step's GPUs
   std::vector<int> mine;
-  for (int k = local_id * per; k < (local_id + 1) * per && k < ids.size(); ++k) mine.push_back(ids[k]);
+  for (int k = local_id * per; k < (local_id + 1) * per && k < static_cast<int>(ids.size()); ++k) {
+    mine.push_back(ids[k]);
+  }
   return Join(mine);
 }
 

@@ -37,7 +37,10 @@ struct StepTaskContext {
 
 std::vector<std::string> BuildStepTaskEnv(const StepLaunch& launch, const StepTaskContext& ctx);
 
-// GPU indices task `local_id` gets on this node ("0,1").
+// GPU indices task `local_id` gets on this node ("0,1"): the step's GPUs (step_gpu_ids,
+// else the job's), split per --gpus-per-task, or as --gpu-bind says (none: all of them;
+// single:N: one GPU per N tasks; map_gpu:a,b: the listed ids by local task id).
 std::string TaskGpus(const StepLaunch& launch, int local_id);
+std::vector<int> StepGpus(const StepLaunch& launch);
 
 }  // namespace sluice

@@ -65,6 +65,7 @@ StepSupervisor::~StepSupervisor() {
   for (Task& t : tasks_) {
     if (t.out_fd >= 0) ::close(t.out_fd);
     if (t.err_fd >= 0) ::close(t.err_fd);
+    if (t.in_fd >= 0) ::close(t.in_fd);
   }
   if (sock_ >= 0) ::close(sock_);
   if (sigfd_ >= 0) ::close(sigfd_);
@@ -115,6 +116,7 @@ Status StepSupervisor::Start() {
     ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, procs, &pipes));
     t.out_fd = pipes.out_read;
     t.err_fd = pipes.err_read;
+    t.in_fd = pipes.in_write;
     tasks_.push_back(t);
   }
   return Status::Ok();
@@ -143,6 +145,7 @@ void StepSupervisor::Loop() {
     for (Task& t : tasks_) {
       if (t.out_fd >= 0) fds.push_back({t.out_fd, POLLIN, 0});
       if (t.err_fd >= 0) fds.push_back({t.err_fd, POLLIN, 0});
+      if (t.in_fd >= 0 && !t.in_buf.empty()) fds.push_back({t.in_fd, POLLOUT, 0});
     }
     int timeout = 200;
     if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
@@ -156,6 +159,7 @@ void StepSupervisor::Loop() {
       Pump(&t.out_fd, FrameType::kStdout, t.rank);
       Pump(&t.err_fd, FrameType::kStderr, t.rank);
     }
+    for (Task& t : tasks_) FeedStdin(&t);
     DrainSignals();
     Reap();
     SendExits(false);
@@ -196,6 +200,34 @@ bool StepSupervisor::ReadSocket() {
     if (!f.ok()) return false;
     if (!f->has_value()) return true;
     if ((*f)->type == FrameType::kSignal) SignalTasks(static_cast<int>(DecodeU32((*f)->payload)));
+    if ((*f)->type == FrameType::kStdin) {
+      for (Task& t : tasks_) {
+        if (t.rank != static_cast<int>((*f)->task) || t.in_fd < 0) continue;
+        if ((*f)->payload.empty()) t.in_eof = true;
+        t.in_buf.append((*f)->payload);
+        FeedStdin(&t);
+      }
+    }
+  }
+}
+
+// Writes what the task's stdin pipe takes now; closes it after EOF (or once it exited).
+void StepSupervisor::FeedStdin(Task* t) {
+  if (t->in_fd < 0) return;
+  while (!t->in_buf.empty()) {
+    ssize_t n = ::write(t->in_fd, t->in_buf.data(), t->in_buf.size());
+    if (n > 0) {
+      t->in_buf.erase(0, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    t->in_buf.clear();  // EPIPE: the task closed its stdin
+    t->in_eof = true;
+  }
+  if (t->in_eof || t->exited) {
+    ::close(t->in_fd);
+    t->in_fd = -1;
   }
 }
 

@@ -9,6 +9,7 @@
 //      kExit (after the task's pipes reached EOF, or 500 ms later when a background
 //      process keeps them open), kSignal from srun -> the signal to every task;
 //      SIGTERM/SIGINT to stepd -> SIGTERM to the tasks, SIGKILL 2 s later;
+//      kStdin from srun -> the task's stdin pipe (empty payload closes it);
 //   4. srun closing the connection (srun died) kills every task at once;
 //   5. when all tasks ended: leftover processes are killed, kNodeDone is sent, the
 //      step directory is removed.
@@ -51,6 +52,9 @@ class StepSupervisor {
     int status = 0;
     int64_t exited_ms = 0;
     bool exit_sent = false;
+    int in_fd = -1;          // stdin pipe when srun forwards stdin to this task
+    std::string in_buf;      // forwarded bytes not yet written
+    bool in_eof = false;
   };
 
   Status Start();
@@ -65,6 +69,7 @@ class StepSupervisor {
   void SignalTasks(int sig);
   void KillAll();
   bool Send(FrameType type, uint32_t task, std::string_view payload);
+  void FeedStdin(Task* t);
 
   std::string dir_;
   StepSupervisorOptions options_;

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "common/slurm_format.h"
+#include "stepd/cpu_bind.h"
 #include "stepd/job_spawn.h"
 #include "stepd/step_env.h"
 
@@ -56,16 +58,51 @@ mode_t UmaskOf(const std::vector<std::string>& env) {
   return 022;
 }
 
+bool GetsStdin(const StepLaunch& l, int local_id) {
+  int rank = local_id < l.task_ids_size() ? l.task_ids(local_id) : -2;
+  for (int r : l.stdin_ranks()) {
+    if (r == -1 || r == rank) return true;
+  }
+  return false;
+}
+
 [[noreturn]] void RunTask(const StepLaunch& l, int local_id, const std::string& cgroup_procs,
-                          int out_w, int err_w) {
+                          int out_w, int err_w, int in_r) {
   JoinCgroup(cgroup_procs);
   ::setsid();
   ResetSignals();
   if (::dup2(out_w, STDOUT_FILENO) < 0 || ::dup2(err_w, STDERR_FILENO) < 0) ::_exit(1);
-  int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  if (in_r >= 0) {
+    ::dup2(in_r, STDIN_FILENO);
+  } else {
+    int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  }
+  CpuBindPlan bind = PlanCpuBind(l, local_id);
+  std::string mask = ApplyCpuBind(bind);
+  int rank = local_id < l.task_ids_size() ? l.task_ids(local_id) : 0;
+  if (bind.verbose && !mask.empty()) {
+    WriteErr(CpuBindVerboseLine(l.local().node(), rank, local_id, ::getpid(), mask));
+  }
   DropPrivileges(ResolveUser(l.job()));
   std::string cwd = EnterWorkDir(l.work_dir());
+  if (!l.input_pattern().empty()) {
+    PatternVars v;
+    v.job_id = l.job_id();
+    v.step_id = l.step_id();
+    v.job_name = l.job().spec().name();
+    v.user = l.job().user();
+    v.node = l.local().node();
+    v.node_index = l.node_index();
+    v.task_id = rank;
+    std::string path = ExpandOutputPattern(l.input_pattern(), v);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      WriteErr("slurmstepd: error: Could not open stdin file " + path + ": " + std::strerror(errno) + "\n");
+      ::_exit(1);
+    }
+    ::dup2(fd, STDIN_FILENO);
+  }
   std::vector<std::string> env =
       BuildStepTaskEnv(l, StepTaskContext{l.local().node(), local_id, ::getpid(), cwd});
   ::umask(UmaskOf(env) & 0777);
@@ -93,16 +130,28 @@ Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::str
     ::close(out[1]);
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
+  int in[2] = {-1, -1};
+  if (GetsStdin(launch, local_id) && ::pipe2(in, O_CLOEXEC) != 0) {
+    for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+    return Internal(std::string("pipe: ") + std::strerror(errno));
+  }
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) {
-    for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+    for (int fd : {out[0], out[1], err[0], err[1], in[0], in[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
     return Internal(std::string("fork: ") + std::strerror(errno));
   }
-  if (pid == 0) RunTask(launch, local_id, cgroup_procs, out[1], err[1]);
+  if (pid == 0) RunTask(launch, local_id, cgroup_procs, out[1], err[1], in[0]);
   ::setpgid(pid, pid);
   ::close(out[1]);
   ::close(err[1]);
+  if (in[0] >= 0) {
+    ::close(in[0]);
+    ::fcntl(in[1], F_SETFL, O_NONBLOCK);
+    pipes->in_write = in[1];
+  }
   ::fcntl(out[0], F_SETFL, O_NONBLOCK);
   ::fcntl(err[0], F_SETFL, O_NONBLOCK);
   pipes->out_read = out[0];

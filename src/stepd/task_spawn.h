@@ -1,7 +1,8 @@
 // Forks one task of a job step (see step_supervisor.h). The child joins the job's cgroup
 // when `cgroup_procs` names an existing cgroup.procs file, starts its own session,
 // resets signals, becomes the job's user, applies SLURM_UMASK, changes to the step's
-// working directory (or /tmp, with an error line), reads /dev/null, writes to the given
+// working directory (or /tmp, with an error line), applies --cpu-bind (cpu_bind.h),
+// reads srun's forwarded stdin (a pipe), the -i file, or /dev/null, writes to the given
 // pipe ends, and execs argv[0] searched on the task's own PATH. An exec failure prints
 // Slurm's "slurmstepd: error: execve(): <cmd>: <reason>" and exits 2.
 #pragma once
@@ -18,6 +19,7 @@ namespace sluice {
 struct TaskPipes {
   int out_read = -1;
   int err_read = -1;
+  int in_write = -1;  // when the task's stdin is fed by srun (StepLaunch.stdin_ranks)
 };
 
 // Returns the task's pid; `pipes` receives the parent's (non-blocking) read ends.

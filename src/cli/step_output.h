@@ -1,0 +1,48 @@
+// srun's -o/-e/-i handling.
+//   StepOutputFiles: -o/-e patterns (%j %J %s %t %n %N %u %x %% ...; see
+//   ExpandOutputPattern) expanded per task on srun's side; tasks whose expansions are
+//   equal share one file (so "-o out.%j" is one file, "-o out.%t" one per task). The
+//   files are created (truncated) by srun. Without -e, stderr goes where -o sends stdout.
+//   For() returns nullptr for a stream that keeps going to srun's own stdout/stderr.
+//   PlanStdin: -i none | all | <task id> | <file pattern>; default: task 0 only. A file
+//   pattern is opened by each node's stepd for each task (expanded with its rank).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/slurm_format.h"
+#include "common/status.h"
+
+namespace sluice {
+
+class StepOutputFiles {
+ public:
+  StepOutputFiles(std::string out_pattern, std::string err_pattern, PatternVars vars,
+                  std::vector<std::string> nodes, std::vector<int> task_nodes);
+  bool active() const { return !out_.empty() || !err_.empty(); }
+  // Opens every file; the first one that cannot be created is the error.
+  Status Check();
+  std::ostream* For(uint32_t rank, bool is_err);
+  std::string PathFor(uint32_t rank, bool is_err) const;  // "" = srun's own stream
+
+ private:
+  std::string out_, err_;
+  PatternVars vars_;
+  std::vector<std::string> nodes_;
+  std::vector<int> task_nodes_;
+  std::map<std::string, std::unique_ptr<std::ofstream>> files_;
+};
+
+struct StdinPlan {
+  std::vector<int> ranks;        // -1 = every task
+  std::string file_pattern;      // -i <file>
+};
+Expected<StdinPlan> PlanStdin(const std::string& input);
+
+}  // namespace sluice

@@ -1,0 +1,71 @@
+#include "ctld/step_resources.h"
+
+#include <algorithm>
+#include <set>
+
+namespace sluice::ctld {
+namespace {
+
+struct Held {
+  std::set<int> cpus;
+  std::set<int> gpus;
+};
+
+Held HeldOn(const std::string& node, const std::vector<ActiveStep>& running) {
+  Held h;
+  for (const ActiveStep& s : running) {
+    if (s.overlap) continue;
+    for (const StepNodeUse& u : s.use) {
+      if (u.node != node) continue;
+      h.cpus.insert(u.cpu_ids.begin(), u.cpu_ids.end());
+      h.gpus.insert(u.gpu_ids.begin(), u.gpu_ids.end());
+    }
+  }
+  return h;
+}
+
+// The first `want` of `ids` not in `held`; -1 = all of them that are free.
+std::vector<int> Take(const google::protobuf::RepeatedField<int32_t>& ids, const std::set<int>& held,
+                      int want) {
+  std::vector<int> out;
+  for (int id : ids) {
+    if (want >= 0 && static_cast<int>(out.size()) >= want) break;
+    if (!held.count(id)) out.push_back(id);
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const StepLayout& layout,
+                                                     const StepRequest& req,
+                                                     const std::vector<ActiveStep>& running) {
+  bool exact = req.exact() || req.cpus_per_task() > 0;
+  int cpt = std::max(1, req.cpus_per_task());
+  std::vector<StepNodeUse> out;
+  bool busy = false;
+  for (size_t i = 0; i < layout.alloc_index.size(); ++i) {
+    const NodeAlloc& a = job.alloc(layout.alloc_index[i]);
+    int tasks = layout.tasks_per_node[i];
+    int ncpu = a.cpu_ids_size();
+    int want_cpus = exact ? tasks * cpt : ncpu;
+    if (exact && ncpu > 0 && want_cpus > ncpu) return InvalidArgument(kMsgTooManyCpus);
+    int want_gpus = -1;  // implicit: whatever is free
+    if (req.gpus_per_task() > 0) want_gpus = tasks * req.gpus_per_task();
+    else if (req.gpus_per_node() > 0) want_gpus = req.gpus_per_node();
+    if (want_gpus > a.gpu_ids_size()) return InvalidArgument(kMsgStepNodeConfig);
+
+    Held held = req.overlap() ? Held{} : HeldOn(a.node(), running);
+    StepNodeUse use;
+    use.node = a.node();
+    use.cpu_ids = Take(a.cpu_ids(), held.cpus, std::min(want_cpus, ncpu));
+    use.gpu_ids = Take(a.gpu_ids(), held.gpus, want_gpus);
+    if (static_cast<int>(use.cpu_ids.size()) < std::min(want_cpus, ncpu)) busy = true;
+    if (want_gpus >= 0 && static_cast<int>(use.gpu_ids.size()) < want_gpus) busy = true;
+    out.push_back(std::move(use));
+  }
+  if (busy) return Status(Code::kResourceExhausted, kMsgNodesBusy);
+  return out;
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,184 @@
+// End-to-end step resources and step I/O: concurrent steps inside one allocation get
+// disjoint GPUs and a step that does not fit waits ("step creation temporarily
+// disabled") until one ends; scontrol show step; stdin forwarding and -i/-o patterns;
+// --cpu-bind / --gpu-bind; a SIGKILLed standalone srun loses its allocation.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "cluster_fixture.h"
+#include "common/clock.h"
+
+namespace sluice::testing {
+namespace {
+
+class SrunSteps : public ClusterTest {
+ protected:
+  int64_t LastJobId() {
+    auto r = Run({"squeue", "-h", "-t", "all", "-o", "%i"});
+    int64_t best = 0;
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);) {
+      if (!l.empty()) best = std::max<int64_t>(best, std::stoll(l));
+    }
+    return best;
+  }
+  std::string WriteScript(const std::string& name, const std::string& text) {
+    std::string path = work_dir() + "/" + name;
+    FILE* f = fopen(path.c_str(), "w");
+    EXPECT_NE(f, nullptr);
+    if (f) {
+      fputs(text.c_str(), f);
+      fclose(f);
+    }
+    return path;
+  }
+};
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string LineStarting(const std::string& text, const std::string& prefix) {
+  for (const std::string& l : Lines(text)) {
+    if (l.rfind(prefix, 0) == 0) return l;
+  }
+  return "";
+}
+
+TEST_F(SrunSteps, ConcurrentGpuStepsGetDisjointGpusAndAThirdWaits) {
+  std::string srun = cluster_->BinPath("srun");
+  std::string scontrol = cluster_->BinPath("scontrol");
+  // A and B each wait (up to 15 s) for the other to have started: they print "saw"
+  // only if they really ran at the same time. C needs a GPU while both are held.
+  std::string step = " --exact -n1 --gpus-per-task=1 bash -c ";
+  std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -N1 -n2 --gres=gpu:2 -o steps-%j.out\n" +
+      srun + step + "'touch a.started; for i in $(seq 150); do [ -e b.started ] && break; sleep 0.1; done; "
+                    "[ -e b.started ] && echo A saw B; echo A gpu $CUDA_VISIBLE_DEVICES; sleep 3' &\n" +
+      srun + step + "'touch b.started; for i in $(seq 150); do [ -e a.started ] && break; sleep 0.1; done; "
+                    "[ -e a.started ] && echo B saw A; echo B gpu $CUDA_VISIBLE_DEVICES; sleep 3' &\n"
+      "while [ ! -e a.started ] || [ ! -e b.started ]; do sleep 0.1; done\n" +
+      scontrol + " show step $SLURM_JOB_ID | grep -E '^(StepId|   State)' | sort\n" +
+      srun + step + "'echo C gpu $CUDA_VISIBLE_DEVICES'\n"
+      "wait\n";
+  int64_t id = Submit({WriteScript("gpu_steps.sh", script)});
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  std::string out = ReadFile("steps-" + std::to_string(id) + ".out");
+  EXPECT_NE(out.find("A saw B"), std::string::npos) << out;
+  EXPECT_NE(out.find("B saw A"), std::string::npos) << out;
+  std::string a = LineStarting(out, "A gpu "), b = LineStarting(out, "B gpu "), c = LineStarting(out, "C gpu ");
+  ASSERT_FALSE(a.empty()) << out;
+  ASSERT_FALSE(b.empty()) << out;
+  EXPECT_EQ(Lines(a.substr(6) + "\n" + b.substr(6)).size(), 2u);
+  std::vector<std::string> gpus = {a.substr(6), b.substr(6)};
+  std::sort(gpus.begin(), gpus.end());
+  EXPECT_EQ(gpus, (std::vector<std::string>{"0", "1"})) << out;
+  EXPECT_TRUE(c == "C gpu 0" || c == "C gpu 1") << out;
+  std::string sid = std::to_string(id);
+  EXPECT_NE(out.find("srun: Job " + sid +
+                     " step creation temporarily disabled, retrying (Requested nodes are busy)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("srun: Step created for job " + sid), std::string::npos) << out;
+  EXPECT_NE(out.find("StepId=" + sid + ".0 "), std::string::npos) << out;
+  EXPECT_NE(out.find("StepId=" + sid + ".1 "), std::string::npos) << out;
+  EXPECT_NE(out.find("   State=RUNNING"), std::string::npos) << out;
+}
+
+TEST_F(SrunSteps, StdinGoesToTaskZeroAndInputModesWork) {
+  RunOptions in;
+  in.stdin_data = "hi\nthere\n";
+  auto r = Run({"srun", "cat"}, in);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "hi\nthere\n");
+  r = Run({"srun", "-n2", "-l", "bash", "-c", "cat; echo end $SLURM_PROCID"}, in);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: end 0", "0: hi", "0: there", "1: end 1"})) << r.out;
+  r = Run({"srun", "-n2", "-i", "all", "cat"}, in);
+  EXPECT_EQ(r.out.size(), 2 * in.stdin_data.size()) << r.out;
+  r = Run({"srun", "-i", "none", "cat"}, in);
+  EXPECT_EQ(r.out, "");
+  WriteScript("in.1", "from file one\n");
+  r = Run({"srun", "-n2", "-l", "-i", "in.%t", "bash", "-c", "cat 2>/dev/null || echo none"}, in);
+  lines = Lines(r.out);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"1: from file one"})) << r.out << r.err;
+  EXPECT_NE(r.err.find("Could not open stdin file"), std::string::npos) << r.err;  // no in.0
+}
+
+TEST_F(SrunSteps, OutputPatternsWritePerTaskFiles) {
+  auto r = Run({"srun", "-N2", "-n2", "-o", "out-%j-%t-%N.txt", "-e", "err-%J.txt", "bash", "-c",
+                "echo task $SLURM_PROCID; echo oops $SLURM_PROCID >&2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  int64_t id = LastJobId();
+  std::string j = std::to_string(id);
+  EXPECT_EQ(ReadFile("out-" + j + "-0-node01.txt"), "task 0\n");
+  EXPECT_EQ(ReadFile("out-" + j + "-1-node02.txt"), "task 1\n");
+  std::vector<std::string> errs = Lines(ReadFile("err-" + j + ".0.txt"));
+  std::sort(errs.begin(), errs.end());
+  EXPECT_EQ(errs, (std::vector<std::string>{"oops 0", "oops 1"}));
+  r = Run({"srun", "-o", "/nonexistent/dir/x", "true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("srun: error: Could not open stdout file /nonexistent/dir/x"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(SrunSteps, CpuAndGpuBinding) {
+  auto r = Run({"srun", "-n2", "--exact", "--cpu-bind=verbose,cores", "-l", "bash", "-c",
+                "grep Cpus_allowed_list /proc/self/status"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("cpu-bind=MASK - node01, task  0  0 ["), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cpu-bind=MASK - node01, task  1  1 ["), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("]: mask 0x"), std::string::npos) << r.err;
+  for (const std::string& l : Lines(r.out)) {  // one CPU each
+    std::string list = l.substr(l.find(':', 3) + 1);
+    list.erase(0, list.find_first_not_of(" \t"));
+    EXPECT_EQ(list.find_first_of(",-"), std::string::npos) << l;
+  }
+  r = Run({"srun", "-n1", "--cpu-bind=bogus", "true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Invalid --cpu-bind argument: bogus"), std::string::npos) << r.err;
+
+  r = Run({"srun", "-n2", "--gres=gpu:2", "--gpu-bind=map_gpu:1,0", "-l", "bash", "-c",
+           "echo $CUDA_VISIBLE_DEVICES"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: 1", "1: 0"}));
+  r = Run({"srun", "-n2", "--gres=gpu:2", "--gpu-bind=single:1", "-l", "bash", "-c",
+           "echo $CUDA_VISIBLE_DEVICES"});
+  lines = Lines(r.out);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: 0", "1: 1"}));
+  r = Run({"srun", "-n2", "--gres=gpu:2", "--gpu-bind=none", "-l", "bash", "-c",
+           "echo $CUDA_VISIBLE_DEVICES"});
+  lines = Lines(r.out);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: 0,1", "1: 0,1"}));
+}
+
+TEST_F(SrunSteps, KilledStandaloneSrunLosesItsAllocation) {
+  RunOptions opts;
+  opts.timeout_ms = 3000;  // srun is SIGKILLed then
+  auto r = Run({"srun", "-N2", "sleep", "300"}, opts);
+  EXPECT_EQ(r.exit_code, 124);
+  int64_t id = LastJobId();
+  ASSERT_GT(id, 0);
+  // Lease 5 s + a controller tick: released well within 12 s.
+  EXPECT_EQ(WaitDone(id, 12'000), "CANCELLED");
+  auto sinfo = Run({"sinfo", "-h", "-N", "-o", "%t"});
+  EXPECT_EQ(sinfo.out.find("alloc"), std::string::npos) << sinfo.out;
+}
+
+}  // namespace
+}  // namespace sluice::testing
