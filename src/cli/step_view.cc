@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "cli/scontrol_show.h"
