@@ -134,7 +134,7 @@ TEST_F(SrunSteps, OutputPatternsWritePerTaskFiles) {
 }
 
 TEST_F(SrunSteps, CpuAndGpuBinding) {
-  auto r = Run({"srun", "-n2", "--exact", "--cpu-bind=verbose,cores", "-l", "bash", "-c",
+  auto r = Run({"srun", "-N1", "-n2", "--exact", "--cpu-bind=verbose,cores", "-l", "bash", "-c",
                 "grep Cpus_allowed_list /proc/self/status"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("cpu-bind=MASK - node01, task  0  0 ["), std::string::npos) << r.err;
@@ -149,18 +149,18 @@ TEST_F(SrunSteps, CpuAndGpuBinding) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("Invalid --cpu-bind argument: bogus"), std::string::npos) << r.err;
 
-  r = Run({"srun", "-n2", "--gres=gpu:2", "--gpu-bind=map_gpu:1,0", "-l", "bash", "-c",
+  r = Run({"srun", "-N1", "-n2", "--gres=gpu:2", "--gpu-bind=map_gpu:1,0", "-l", "bash", "-c",
            "echo $CUDA_VISIBLE_DEVICES"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = Lines(r.out);
   std::sort(lines.begin(), lines.end());
   EXPECT_EQ(lines, (std::vector<std::string>{"0: 1", "1: 0"}));
-  r = Run({"srun", "-n2", "--gres=gpu:2", "--gpu-bind=single:1", "-l", "bash", "-c",
+  r = Run({"srun", "-N1", "-n2", "--gres=gpu:2", "--gpu-bind=single:1", "-l", "bash", "-c",
            "echo $CUDA_VISIBLE_DEVICES"});
   lines = Lines(r.out);
   std::sort(lines.begin(), lines.end());
   EXPECT_EQ(lines, (std::vector<std::string>{"0: 0", "1: 1"}));
-  r = Run({"srun", "-n2", "--gres=gpu:2", "--gpu-bind=none", "-l", "bash", "-c",
+  r = Run({"srun", "-N1", "-n2", "--gres=gpu:2", "--gpu-bind=none", "-l", "bash", "-c",
            "echo $CUDA_VISIBLE_DEVICES"});
   lines = Lines(r.out);
   std::sort(lines.begin(), lines.end());
