@@ -37,6 +37,10 @@ class ClientApiInterface {
   virtual Expected<GetSharesReply> GetShares(const GetSharesRequest&) {
     return Internal("GetShares is not supported");
   }
+  // scontrol create|update|delete|show reservation.
+  virtual Expected<ReservationReply> Reservation(const ReservationRequest&) {
+    return Internal("Reservation is not supported");
+  }
 };
 
 }  // namespace sluice

@@ -99,4 +99,8 @@ Expected<GetSharesReply> ClusterClient::GetShares(const GetSharesRequest& req) {
   return Call<GetSharesRequest, GetSharesReply>(&ClientApi::Stub::GetShares, req);
 }
 
+Expected<ReservationReply> ClusterClient::Reservation(const ReservationRequest& req) {
+  return Call<ReservationRequest, ReservationReply>(&ClientApi::Stub::Reservation, req);
+}
+
 }  // namespace sluice

@@ -46,6 +46,7 @@ class ClusterClient : public ClientApiInterface {
   Expected<ReleaseAllocationReply> ReleaseAllocation(const ReleaseAllocationRequest& req) override;
   Expected<GetPrioritiesReply> GetPriorities(const GetPrioritiesRequest& req) override;
   Expected<GetSharesReply> GetShares(const GetSharesRequest& req) override;
+  Expected<ReservationReply> Reservation(const ReservationRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

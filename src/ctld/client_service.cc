@@ -158,4 +158,10 @@ grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesR
   return Run(loop_, [&](Controller* c) { return c->GetShares(); }, reply);
 }
 
+grpc::Status ClientService::Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
+                                        ReservationReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) { return c->Reservation(caller, *req); }, reply);
+}
+
 }  // namespace sluice::ctld

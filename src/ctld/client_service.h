@@ -46,6 +46,8 @@ class ClientService final : public ClientApi::Service {
                              GetPrioritiesReply* reply) override;
   grpc::Status GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
                          GetSharesReply* reply) override;
+  grpc::Status Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
+                           ReservationReply* reply) override;
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;

@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/status.h"
+#include "ctld/reservation_spec.h"
 #include "ctld/agent_link.h"
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
@@ -214,6 +215,24 @@ class Controller {
   std::map<AssocKey, double> usage_;
   int64_t usage_time_ = 0;                       // when usage_ was last decayed/charged
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
+
+ public:
+  // ---- advance reservations and partition access (reservation_ops.cc) ----
+  // scontrol create|update|delete|show reservation; changes are admin-only and are
+  // written to the store before the reply.
+  Expected<ReservationReply> Reservation(const Caller& caller, const ReservationRequest& req);
+  const std::map<std::string, ReservationInfo>& reservations() const { return reservations_; }
+
+ private:
+  void LoadReservations(const std::vector<ReservationInfo>& list);
+  Status SaveReservation(const ReservationInfo* put, const std::string& erase);
+  Status PickReservationNodes(const ResvEdit& e, ReservationInfo* r);
+  void RollReservations();                                 // repeat or purge ended ones
+  void AddReservations(sched::ClusterSnapshot* snap) const;
+  // Partition AllowAccounts/DenyAccounts/AllowQos/AllowGroups, OverSubscribe=EXCLUSIVE
+  // (sets spec.exclusive) and --reservation access, with Slurm's messages.
+  Status CheckSubmitAccess(JobInfo* job) const;
+  std::map<std::string, ReservationInfo> reservations_;
 };
 
 }  // namespace sluice::ctld
