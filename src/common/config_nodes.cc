@@ -230,7 +230,7 @@ Status ApplyPartitionKey(const ConfigPair& kv, PartitionConfig* p) {
   if (EqualsIgnoreCase(k, "AllowQos")) return SetAccessList(v, &p->allow_qos);
   if (EqualsIgnoreCase(k, "AllowGroups")) return SetAccessList(v, &p->allow_groups);
   if (EqualsIgnoreCase(k, "OverSubscribe") || EqualsIgnoreCase(k, "Shared")) {
-    std::string_view mode = v.substr(0, v.find(':'));
+    const std::string mode = v.substr(0, v.find(':'));
     for (const char* ok : {"NO", "YES", "FORCE", "EXCLUSIVE"}) {
       if (EqualsIgnoreCase(mode, ok)) {
         p->exclusive = EqualsIgnoreCase(mode, "EXCLUSIVE");
