@@ -80,6 +80,16 @@ class FakeApi : public ClientApiInterface {
     if (!fail.ok()) return fail;
     return shares;
   }
+  // Reservations: requests are recorded; replies are resv_reply or resv_status.
+  std::vector<ReservationRequest> resv_requests;
+  ReservationReply resv_reply;
+  Status resv_status;
+  Expected<ReservationReply> Reservation(const ReservationRequest& req) override {
+    resv_requests.push_back(req);
+    if (!fail.ok()) return fail;
+    if (!resv_status.ok()) return resv_status;
+    return resv_reply;
+  }
 };
 
 struct TestCli {

@@ -136,6 +136,8 @@ inline void SetRefCluster(FakeApi* api) {
   p->set_is_default(true);
   p->set_max_time_min(-1);
   p->set_up(true);
+  p->set_priority_tier(1);
+  p->set_priority_job_factor(1);
 }
 
 }  // namespace sluice

@@ -17,7 +17,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice,
+  kUnsupported, kNice, kReservation,
 };
 
 struct Unsupported {
@@ -28,7 +28,7 @@ struct Unsupported {
 
 // Options later issues implement: parsed so they fail clearly, not as "unrecognized".
 constexpr Unsupported kUnsupportedOpts[] = {
-    {"reservation", 0, ArgKind::kRequired},    {"switches", 0, ArgKind::kRequired},
+    {"switches", 0, ArgKind::kRequired},
     {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
     {"priority", 0, ArgKind::kRequired},
     {"licenses", 'L', ArgKind::kRequired},     {"cpus-per-gpu", 0, ArgKind::kRequired},
@@ -113,6 +113,7 @@ std::vector<OptionDef> BuildDefs() {
       {"dependency", 'd', ArgKind::kRequired, kDependency},
       {"kill-on-invalid-dep", 0, ArgKind::kRequired, kKillOnInvalidDep},
       {"nice", 0, ArgKind::kOptional, kNice},
+      {"reservation", 0, ArgKind::kRequired, kReservation},
   };
   for (const auto& u : kUnsupportedOpts) d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
   for (const auto& u : kIgnoredOpts) d.push_back({u.long_name, u.short_name, u.arg, kIgnored});
@@ -344,6 +345,7 @@ Status ApplySbatchOption(const ParsedOption& opt, SbatchOptions* o) {
     case kNodelist: s.set_nodelist(v); break;
     case kExclude: s.set_exclude(v); break;
     case kComment: s.set_comment(v); break;
+    case kReservation: s.set_reservation(v); break;
     case kExport: o->export_spec = v; break;
     case kWrap:
       o->has_wrap = true;

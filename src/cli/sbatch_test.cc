@@ -196,7 +196,7 @@ TEST_F(SbatchTest, OptionErrors) {
       {{"-a", ""}, "sbatch: error: Invalid --array specification\n", 255},
       {{"--kill-on-invalid-dep=maybe"},
        "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255},
-      {{"--reservation=r"}, "sbatch: error: --reservation is not supported yet\n", 1},
+      {{"--switches=1"}, "sbatch: error: --switches is not supported yet\n", 1},
   };
   for (const Case& c : cases) {
     t.err.str("");

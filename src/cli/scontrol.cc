@@ -8,6 +8,7 @@
 #include "cli/array_view.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
+#include "cli/scontrol_resv.h"
 #include "cli/scontrol_show.h"
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
@@ -190,6 +191,8 @@ int Show(Ctx& c, std::vector<std::string> args) {
   if (Is(e, "nodes", 1)) return ShowNodes(c, rest);
   if (Is(e, "partitions", 1)) return ShowPartitions(c, rest);
   if (Is(e, "config", 1)) return ShowConfig(c, false);
+  if (Is(e, "reservations", 3))
+    return ScontrolReservation(c.env, RESV_SHOW, rest, c.oneliner, c.quiet);
   if (Is(e, "steps", 2)) return ShowSteps(c.env, rest, c.oneliner);
   return Error(c, "scontrol: error: invalid entity:" + entity + " for keyword:show");
 }
@@ -236,6 +239,19 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (Is(cmd, "release", 3)) return RunScontrolJobAction(c, JOB_ACTION_RELEASE, rest);
   if (Is(cmd, "requeue", 3)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE, rest);
   if (Is(cmd, "ping", 2)) return ShowConfig(c, true);
+  if (Is(cmd, "create", 2) || Is(cmd, "delete", 3)) {
+    const bool create = Is(cmd, "create", 2);
+    // "create reservation K=V..." / "create Reservation=NAME ..." / "delete ReservationName=NAME"
+    if (rest.empty()) return Error(c, "scontrol: error: too few arguments for keyword:" + cmd);
+    const std::string what = Lower(rest[0].substr(0, rest[0].find('=')));
+    if (!Is(what, "reservationname", 3))
+      return Error(c, "scontrol: error: invalid entity:" + rest[0] + " for keyword:" + cmd);
+    std::vector<std::string> args = rest;
+    if (rest[0].find('=') == std::string::npos) args.erase(args.begin());
+    else if (!create) args = {rest[0]};
+    else if (what != "reservationname" && what != "reservation") args.erase(args.begin());
+    return ScontrolReservation(env, create ? RESV_CREATE : RESV_DELETE, args, c.oneliner, c.quiet);
+  }
   return Error(c, "invalid keyword: " + cmd);
 }
 
@@ -324,6 +340,8 @@ int RunScontrolUpdate(Ctx& c, const std::vector<std::string>& args) {
     std::string k = KeyValue(a).first;
     if (k == "nodename") return UpdateNode(c, args);
     if (k == "jobid") return UpdateJob(c, args);
+    if (k == "reservationname" || k == "reservation")
+      return ScontrolReservation(c.env, RESV_UPDATE, args, c.oneliner, c.quiet);
   }
   return Error(c, "No valid entity in update command\nInput line must include \"NodeName\", "
                   "\"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"");

@@ -7,6 +7,7 @@
 #include "cli/job_states.h"
 #include "cli/job_view.h"
 #include "cli/node_view.h"
+#include "common/hostlist.h"
 #include "common/slurm_format.h"
 
 namespace sluice {
@@ -181,7 +182,12 @@ std::string FormatPartitionRecord(const PartitionInfo& p, const std::vector<Node
                      ",node=" + std::to_string(count) + ",billing=" + std::to_string(cpus);
   if (gpus > 0) tres += ",gres/gpu=" + std::to_string(gpus);
   std::string r = "PartitionName=" + p.name() + "\n";
-  r += "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n";
+  auto all = [](const std::string& v) { return v.empty() ? std::string("ALL") : v; };
+  r += "   AllowGroups=" + all(p.allow_groups()) +
+       (p.allow_accounts().empty() && !p.deny_accounts().empty()
+            ? " DenyAccounts=" + p.deny_accounts()
+            : " AllowAccounts=" + all(p.allow_accounts())) +
+       " AllowQos=" + all(p.allow_qos()) + "\n";
   r += "   AllocNodes=ALL Default=" + std::string(p.is_default() ? "YES" : "NO") + " QoS=N/A\n";
   r += "   DefaultTime=" +
        (p.default_time_min() > 0 ? FormatHmsLimit(p.default_time_min()) : std::string("NONE")) +
@@ -190,13 +196,40 @@ std::string FormatPartitionRecord(const PartitionInfo& p, const std::vector<Node
        " MaxTime=" + FormatHmsLimit(p.max_time_min()) +
        " MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n";
   r += "   Nodes=" + OrNull(p.nodes_expr()) + "\n";
-  r += "   PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO\n";
+  r += "   PriorityJobFactor=" + std::to_string(p.priority_job_factor()) +
+       " PriorityTier=" + std::to_string(p.priority_tier()) +
+       " RootOnly=NO ReqResv=NO OverSubscribe=" + (p.exclusive() ? "EXCLUSIVE" : "NO") + "\n";
   r += "   OverTimeLimit=NONE PreemptMode=OFF\n";
   r += "   State=" + std::string(p.up() ? "UP" : "DOWN") + " TotalCPUs=" + std::to_string(cpus) +
        " TotalNodes=" + std::to_string(count) + " SelectTypeParameters=NONE\n";
   r += "   JobDefaults=(null)\n   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n";
   r += "   TRES=" + tres + "\n\n";
   return r;
+}
+
+std::string FormatReservationRecord(const ReservationInfo& r, int64_t now) {
+  auto join = [](const auto& list, bool denied) {
+    std::string out;
+    for (const std::string& x : list) out += (out.empty() ? "" : ",") + x;
+    if (out.empty()) return std::string("(null)");
+    return (denied ? "-" : "") + out;
+  };
+  std::vector<std::string> nodes(r.nodes().begin(), r.nodes().end());
+  std::string flags;
+  for (const std::string& f : r.flags()) flags += (flags.empty() ? "" : ",") + f;
+  const bool active = r.start_time() <= now && now < r.end_time();
+  std::string s = "ReservationName=" + r.name() + " StartTime=" + FormatTimestamp(r.start_time()) +
+                  " EndTime=" + FormatTimestamp(r.end_time()) +
+                  " Duration=" + FormatHms(r.end_time() - r.start_time()) + "\n";
+  s += "   Nodes=" + (nodes.empty() ? std::string("(null)") : CompressHostlistSorted(nodes)) +
+       " NodeCnt=" + std::to_string(nodes.size()) + " CoreCnt=" + std::to_string(r.core_cnt()) +
+       " Features=(null) PartitionName=" + OrNull(r.partition()) + " Flags=" + flags + "\n";
+  s += "   TRES=" + OrNull(r.tres()) + "\n";
+  s += "   Users=" + join(r.users(), r.users_denied()) + " Groups=(null) Accounts=" +
+       join(r.accounts(), r.accounts_denied()) + " Licenses=(null) State=" +
+       (active ? "ACTIVE" : "INACTIVE") + " BurstBuffer=(null) Watts=n/a\n";
+  s += "   MaxStartDelay=(null)\n\n";
+  return s;
 }
 
 std::string OneLiner(const std::string& record) {

@@ -44,6 +44,10 @@ class ClientApiInterface {
   virtual Expected<GetStepsReply> GetSteps(const GetStepsRequest&) {
     return Internal("GetSteps is not supported");
   }
+  // scontrol create|update|delete|show reservation.
+  virtual Expected<ReservationReply> Reservation(const ReservationRequest&) {
+    return Internal("Reservation is not supported");
+  }
 };
 
 }  // namespace sluice

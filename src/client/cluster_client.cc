@@ -105,5 +105,8 @@ Expected<KeepaliveReply> ClusterClient::Keepalive(const KeepaliveRequest& req) {
 Expected<GetStepsReply> ClusterClient::GetSteps(const GetStepsRequest& req) {
   return Call<GetStepsRequest, GetStepsReply>(&ClientApi::Stub::GetSteps, req);
 }
+Expected<ReservationReply> ClusterClient::Reservation(const ReservationRequest& req) {
+  return Call<ReservationRequest, ReservationReply>(&ClientApi::Stub::Reservation, req);
+}
 
 }  // namespace sluice

@@ -48,6 +48,7 @@ class ClusterClient : public ClientApiInterface {
   Expected<GetSharesReply> GetShares(const GetSharesRequest& req) override;
   Expected<KeepaliveReply> Keepalive(const KeepaliveRequest& req) override;
   Expected<GetStepsReply> GetSteps(const GetStepsRequest& req) override;
+  Expected<ReservationReply> Reservation(const ReservationRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

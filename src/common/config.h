@@ -27,6 +27,9 @@
 // DefaultTime=NONE), State=UP|DOWN|DRAIN|INACTIVE, MaxNodes (number or UNLIMITED).
 // PartitionName=DEFAULT sets defaults. Partitions may name nodes defined later.
 // PriorityJobFactor (0..65533) and PriorityTier (0..65533) feed the priority plugin.
+// AllowAccounts / DenyAccounts / AllowQos / AllowGroups (comma lists, ALL) restrict who may
+// submit; OverSubscribe=EXCLUSIVE (also Shared=EXCLUSIVE) gives every job whole nodes;
+// OverSubscribe=NO|YES|FORCE[:n] are accepted and mean NO here.
 //
 // Priority keys (priority/multifactor, see src/sched/priority.h): PriorityType
 // (priority/basic [default] or priority/multifactor), PriorityWeightAge/Fairshare/
@@ -93,6 +96,13 @@ struct PartitionConfig {
   int max_nodes = 0;              // 0 = UNLIMITED
   int priority_job_factor = 1;    // PriorityJobFactor
   int priority_tier = 1;          // PriorityTier
+  // Access (comma lists as written; empty = no restriction). Deny* apply only when the
+  // matching Allow* is empty, as in Slurm.
+  std::vector<std::string> allow_accounts;  // AllowAccounts (ALL = empty)
+  std::vector<std::string> deny_accounts;   // DenyAccounts
+  std::vector<std::string> allow_qos;       // AllowQos (ALL = empty)
+  std::vector<std::string> allow_groups;    // AllowGroups (ALL = empty)
+  bool exclusive = false;                   // OverSubscribe=EXCLUSIVE: whole nodes per job
 };
 
 struct PriorityConfig {

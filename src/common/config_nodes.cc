@@ -162,8 +162,7 @@ bool HasKey(const ConfigLine& line, std::string_view key) {
 // ---------------------------------------------------------------- partitions
 
 bool IsIgnoredPartitionKey(std::string_view key) {
-  for (const char* k : {"OverSubscribe", "Shared",
-                        "AllowAccounts", "AllowGroups", "AllowQos", "DenyAccounts", "DenyQos",
+  for (const char* k : {"DenyQos",
                         "MinNodes", "Hidden", "ExclusiveUser", "PreemptMode", "LLN",
                         "MaxCPUsPerNode", "DefMemPerCPU", "MaxMemPerCPU", "DefMemPerNode",
                         "MaxMemPerNode", "QOS", "TRESBillingWeights", "GraceTime",
@@ -172,6 +171,20 @@ bool IsIgnoredPartitionKey(std::string_view key) {
     if (EqualsIgnoreCase(key, k)) return true;
   }
   return false;
+}
+
+// "a,b,c" -> {a, b, c}; "ALL" (any case) -> {} (no restriction).
+Status SetAccessList(std::string_view v, std::vector<std::string>* out) {
+  out->clear();
+  if (EqualsIgnoreCase(v, "ALL")) return Status::Ok();
+  size_t from = 0;
+  while (from <= v.size()) {
+    size_t comma = v.find(',', from);
+    if (comma == std::string_view::npos) comma = v.size();
+    if (comma > from) out->emplace_back(v.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return Status::Ok();
 }
 
 Status SetPartitionState(std::string_view v, PartitionConfig* p) {
@@ -211,6 +224,20 @@ Status ApplyPartitionKey(const ConfigPair& kv, PartitionConfig* p) {
   }
   if (EqualsIgnoreCase(k, "PriorityTier")) {
     return ParseIntValue("PriorityTier", v, 0, 65533, &p->priority_tier);
+  }
+  if (EqualsIgnoreCase(k, "AllowAccounts")) return SetAccessList(v, &p->allow_accounts);
+  if (EqualsIgnoreCase(k, "DenyAccounts")) return SetAccessList(v, &p->deny_accounts);
+  if (EqualsIgnoreCase(k, "AllowQos")) return SetAccessList(v, &p->allow_qos);
+  if (EqualsIgnoreCase(k, "AllowGroups")) return SetAccessList(v, &p->allow_groups);
+  if (EqualsIgnoreCase(k, "OverSubscribe") || EqualsIgnoreCase(k, "Shared")) {
+    const std::string mode = v.substr(0, v.find(':'));
+    for (const char* ok : {"NO", "YES", "FORCE", "EXCLUSIVE"}) {
+      if (EqualsIgnoreCase(mode, ok)) {
+        p->exclusive = EqualsIgnoreCase(mode, "EXCLUSIVE");
+        return Status::Ok();
+      }
+    }
+    return InvalidArgument(fmt::format("invalid value '{}' for {}", v, k));
   }
   if (IsIgnoredPartitionKey(k)) return Status::Ok();
   return InvalidArgument(fmt::format("unknown key '{}'", k));

@@ -38,6 +38,7 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   job.set_gid(caller.gid);
   job.set_user(options_.user_name(caller.uid));
   job.set_group(options_.group_name(caller.gid));
+  RETURN_IF_ERROR(CheckSubmitAccess(&job));
   job.set_job_id(next_job_id_);
   ASSIGN_OR_RETURN(std::vector<int64_t> tasks, ParseArrayAndDeps(&job));
   ASSIGN_OR_RETURN(sched::JobRequest request, BuildRequest(config_, job));
@@ -192,6 +193,18 @@ GetPartitionsReply Controller::GetPartitions() const {
     pi->set_default_time_min(p.default_time_min);
     pi->set_up(p.up);
     pi->set_max_nodes(p.max_nodes);
+    pi->set_priority_tier(p.priority_tier);
+    pi->set_priority_job_factor(p.priority_job_factor);
+    auto join = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
+      return out;
+    };
+    pi->set_allow_accounts(join(p.allow_accounts));
+    pi->set_deny_accounts(join(p.deny_accounts));
+    pi->set_allow_qos(join(p.allow_qos));
+    pi->set_allow_groups(join(p.allow_groups));
+    pi->set_exclusive(p.exclusive);
   }
   return reply;
 }

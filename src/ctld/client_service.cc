@@ -177,4 +177,10 @@ grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsReq
              reply);
 }
 
+grpc::Status ClientService::Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
+                                        ReservationReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) { return c->Reservation(caller, *req); }, reply);
+}
+
 }  // namespace sluice::ctld

@@ -50,6 +50,8 @@ class ClientService final : public ClientApi::Service {
                          KeepaliveReply* reply) override;
   grpc::Status GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
                         GetStepsReply* reply) override;
+  grpc::Status Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
+                           ReservationReply* reply) override;
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;

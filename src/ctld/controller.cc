@@ -47,6 +47,7 @@ Status Controller::Load(bool clean_start) {
   if (!store_) return Status::Ok();
   ASSIGN_OR_RETURN(storage::LoadedState st, store_->LoadAll());
   next_job_id_ = st.next_job_id;
+  LoadReservations(st.reservations);
   for (const auto& rec : st.nodes) {
     if (NodeRuntime* n = nodes_.Find(rec.name)) n->admin = rec;
   }

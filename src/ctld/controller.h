@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/status.h"
+#include "ctld/reservation_spec.h"
 #include "ctld/agent_link.h"
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
@@ -227,11 +228,26 @@ class Controller {
   GetStepsReply GetSteps(const GetStepsRequest& req) const;
   const std::map<int, ActiveStep>* StepsOf(int64_t job_id) const;
 
+  // ---- advance reservations and partition access (reservation_ops.cc) ----
+  // scontrol create|update|delete|show reservation; changes are admin-only and are
+  // written to the store before the reply.
+  Expected<ReservationReply> Reservation(const Caller& caller, const ReservationRequest& req);
+  const std::map<std::string, ReservationInfo>& reservations() const { return reservations_; }
+
  private:
   void ExpireClientLeases();         // from Tick: silent clients lose steps/allocations
   std::vector<ActiveStep> RunningSteps(int64_t job_id) const;
   std::map<int64_t, std::map<int, ActiveStep>> steps_;   // job -> step id -> step (memory only)
   std::map<int64_t, int64_t> alloc_seen_ms_;             // interactive job -> last keepalive
+  void LoadReservations(const std::vector<ReservationInfo>& list);
+  Status SaveReservation(const ReservationInfo* put, const std::string& erase);
+  Status PickReservationNodes(const ResvEdit& e, ReservationInfo* r);
+  void RollReservations();                                 // repeat or purge ended ones
+  void AddReservations(sched::ClusterSnapshot* snap) const;
+  // Partition AllowAccounts/DenyAccounts/AllowQos/AllowGroups, OverSubscribe=EXCLUSIVE
+  // (sets spec.exclusive) and --reservation access, with Slurm's messages.
+  Status CheckSubmitAccess(JobInfo* job) const;
+  std::map<std::string, ReservationInfo> reservations_;
 };
 
 }  // namespace sluice::ctld

@@ -34,6 +34,7 @@ bool Controller::SchedulePass() {
   if (!sched_.scheduler) return false;
   AccrueUsage();
   UpdatePriorities();
+  RollReservations();
   std::vector<sched::JobRequest> pending;
   std::map<int64_t, int> array_slots;  // array job id -> tasks it may still start
   for (auto& [id, job] : jobs_.jobs()) {
@@ -64,6 +65,7 @@ bool Controller::SchedulePass() {
     }
     snap.running.push_back(std::move(r));
   }
+  AddReservations(&snap);
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);

@@ -208,6 +208,7 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   ASSIGN_OR_RETURN(r.excluded_nodes, ExpandNodes(config, spec.exclude()));
   r.constraint = spec.constraint();
   r.time_limit_s = job.time_limit_min() > 0 ? job.time_limit_min() * 60 : 0;
+  r.reservation = spec.reservation();
   return r;
 }
 

@@ -5,10 +5,14 @@
 // a job that starts now can never delay a reservation made before it. A job that cannot
 // start may get a reservation at its earliest start (EASY: only until the first one is
 // made; conservative: the first bf_max_job_test such jobs, 0 = all). Reservation starts
-// are rounded up to bf_resolution_s and must lie within bf_window_s.
+// are rounded up to bf_resolution_s and must lie within bf_window_s. Advance reservations
+// (reservations.h) give each reservation its own lane (timeline) of what its jobs may use.
 #include <algorithm>
+#include <deque>
+#include <map>
 
 #include "sched/placement.h"
+#include "sched/reservations.h"
 #include "sched/scheduler.h"
 #include "sched/shape_table.h"
 #include "sched/timeline.h"
@@ -20,11 +24,7 @@ namespace {
 class BackfillPass {
  public:
   BackfillPass(const SchedulerConfig& config, const ClusterSnapshot& snapshot, int64_t now)
-      : config_(config),
-        snapshot_(snapshot),
-        now_(now),
-        timeline_(Timeline::Build(snapshot, now)),
-        shapes_(snapshot, timeline_) {
+      : config_(config), snapshot_(snapshot), now_(now) {
     window_ = config.bf_window_s > 0 ? config.bf_window_s : kForever;
     latest_start_ = window_ >= kForever ? kForever : now + window_ - 1;
     if (config.policy == SchedulerConfig::Policy::kEasy) {
@@ -32,12 +32,44 @@ class BackfillPass {
     } else {
       max_tests_ = config.bf_max_job_test > 0 ? config.bf_max_job_test : INT64_MAX;
     }
+    // Lane 0: jobs outside reservations (every reservation blocked). With reservations,
+    // one lane per live reservation (its jobs) and a last lane without any block (to tell
+    // "waits for a reservation" from "waits for resources"). Every start and planned start
+    // is reserved in every lane, so all lanes only ever lose capacity.
+    lanes_.emplace_back(snapshot, now);
+    for (const ReservationWindow& r : snapshot.reservations) {
+      if (r.end <= now || r.end <= r.start || lane_of_.count(r.name)) continue;
+      lane_of_[r.name] = lanes_.size();
+      lanes_.emplace_back(snapshot, now);
+      lanes_.back().resv = &r;
+      BlockReservations(&lanes_.back().timeline, snapshot, now, r.name, &r);
+    }
+    if (lanes_.size() > 1 || !snapshot.reservations.empty()) {
+      BlockReservations(&lanes_[0].timeline, snapshot, now, "", nullptr);
+      lanes_.emplace_back(snapshot, now);
+      free_lane_ = &lanes_.back();
+    }
   }
 
   Decision Decide(const JobRequest& job) {
     Decision decision;
     decision.job_id = job.job_id;
-    Shape& shape = shapes_.Get(job);
+    Lane* lane = &lanes_[0];
+    int64_t t0 = now_;
+    int64_t latest = latest_start_;
+    if (!job.reservation.empty()) {
+      auto it = lane_of_.find(job.reservation);
+      if (it == lane_of_.end()) {
+        Shape& shape = lanes_[0].shapes.Get(job);
+        decision.outcome = shape.never ? Outcome::kNever : Outcome::kPending;
+        decision.reason = shape.never ? shape.never_reason : kReasonResvDeleted;
+        return decision;
+      }
+      lane = &lanes_[it->second];
+      t0 = std::max(now_, lane->resv->start);
+      latest = std::min(latest_start_, lane->resv->end - 1);
+    }
+    Shape& shape = lane->shapes.Get(job);
     if (shape.never) {
       decision.outcome = Outcome::kNever;
       decision.reason = shape.never_reason;
@@ -45,9 +77,9 @@ class BackfillPass {
     }
     const int64_t duration = job.time_limit_s > 0 ? job.time_limit_s : window_;
     Placement placement;
-    if (duration < shape.fit_now_fails_from) {
-      if (timeline_.FitNow(shape.need, shape.filter, duration, &placement)) {
-        timeline_.Reserve(placement);
+    if (t0 == now_ && duration < shape.fit_now_fails_from) {
+      if (lane->timeline.FitNow(shape.need, shape.filter, duration, &placement)) {
+        ReserveEverywhere(placement);
         decision.outcome = Outcome::kStartNow;
         decision.alloc = StartShares(job, placement);
         return decision;
@@ -55,21 +87,25 @@ class BackfillPass {
       shape.fit_now_fails_from = duration;
     }
     decision.outcome = Outcome::kPending;
+    std::string special;  // a reservation-specific reason, which wins over Priority
+    if (t0 > now_) special = kReasonReservation;
+    if (job.reservation.empty() && free_lane_) special = BlockedReason(job, duration);
     if (reservations_ >= max_reservations_ || tests_ >= max_tests_) {
-      decision.reason = kReasonPriority;
+      decision.reason = special.empty() ? kReasonPriority : special;
       return decision;
     }
     ++tests_;
-    decision.reason = kReasonResources;
+    decision.reason = special.empty() ? kReasonResources : special;
     if (duration >= shape.no_start_from) return decision;
-    const int64_t t0 = shape.StartBound(duration, now_);
-    if (!timeline_.FindStart(shape.need, shape.filter, t0, duration, config_.bf_resolution_s,
-                             latest_start_, &placement)) {
+    const int64_t start_from = shape.StartBound(duration, t0);
+    if (latest < start_from ||
+        !lane->timeline.FindStart(shape.need, shape.filter, start_from, duration,
+                                  config_.bf_resolution_s, latest, &placement)) {
       shape.no_start_from = duration;
       return decision;
     }
     shape.NoteStart(duration, placement.start);
-    timeline_.Reserve(placement);
+    ReserveEverywhere(placement);
     ++reservations_;
     decision.planned_start = placement.start;
     decision.planned_alloc = PlannedShares(job, placement);
@@ -100,7 +136,7 @@ class BackfillPass {
       NodeShare share;
       share.node = snapshot_.nodes[grant.node].name;
       share.mem_mb = grant.mem_mb;
-      share.gpu_ids = timeline_.GpuIds(grant.node, grant.gpus);
+      share.gpu_ids = lanes_[0].timeline.GpuIds(grant.node, grant.gpus);
       share.ntasks = job.tasks_per_node;
       shares.push_back(std::move(share));
     }
@@ -118,11 +154,39 @@ class BackfillPass {
     return it->second;
   }
 
+  struct Lane {
+    Lane(const ClusterSnapshot& snapshot, int64_t now)
+        : timeline(Timeline::Build(snapshot, now)), shapes(snapshot, timeline) {}
+    Timeline timeline;
+    ShapeTable shapes;
+    const ReservationWindow* resv = nullptr;
+  };
+
+  void ReserveEverywhere(const Placement& placement) {
+    for (Lane& lane : lanes_) lane.timeline.Reserve(placement);
+  }
+
+  // Why a job outside reservations cannot start now when, with reservations ignored, it
+  // could: the reservations in the way ("" when it is not them).
+  std::string BlockedReason(const JobRequest& job, int64_t duration) {
+    Shape& shape = free_lane_->shapes.Get(job);
+    if (shape.never || duration >= shape.fit_now_fails_from) return "";
+    Placement placement;
+    if (!free_lane_->timeline.FitNow(shape.need, shape.filter, duration, &placement)) {
+      shape.fit_now_fails_from = duration;
+      return "";
+    }
+    std::vector<std::string> names;
+    for (const NodeGrant& g : placement.grants) names.push_back(snapshot_.nodes[g.node].name);
+    return BlockedByReason(snapshot_, names, now_, AddTime(now_, duration));
+  }
+
   const SchedulerConfig& config_;
   const ClusterSnapshot& snapshot_;
   const int64_t now_;
-  Timeline timeline_;
-  ShapeTable shapes_;
+  std::deque<Lane> lanes_;            // stable addresses (shape tables point at timelines)
+  std::map<std::string, size_t> lane_of_;
+  Lane* free_lane_ = nullptr;
   int64_t window_ = kForever;
   int64_t latest_start_ = kForever;
   int64_t max_reservations_ = INT64_MAX;

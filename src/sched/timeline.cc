@@ -348,6 +348,20 @@ void Timeline::Apply(const Placement& placement, int sign) {
 }
 
 void Timeline::Reserve(const Placement& placement) { Apply(placement, +1); }
+
+void Timeline::Block(int node, int64_t start, int64_t end) {
+  Placement p;
+  p.start = start;
+  p.end = end;
+  NodeGrant g;
+  g.node = node;
+  g.cpus = nodes_[node].cpus;
+  g.mem_mb = nodes_[node].mem;
+  g.gpus = nodes_[node].all_gpus;
+  g.exclusive = true;
+  p.grants.push_back(g);
+  Apply(p, +1);
+}
 void Timeline::Release(const Placement& placement) { Apply(placement, -1); }
 
 EarliestIndex::Bounds Timeline::EarliestBounds(int node) const {

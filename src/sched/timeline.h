@@ -95,6 +95,10 @@ class Timeline {
   // need exceeds it, nothing can start now.
   bool MayFitNow(const Need& need) const;
 
+  // Takes all of node `node` (exclusively) over [start, end): an advance reservation's
+  // hold. Never released within a pass.
+  void Block(int node, int64_t start, int64_t end);
+
  private:
   struct Slot {  // capacity during [start, next slot's start)
     int64_t start = 0;

@@ -46,9 +46,21 @@ struct RunningJob {
   std::vector<NodeShare> alloc;
 };
 
+// An advance reservation: `nodes` are held for its members during [start, end). Jobs not
+// in it may not hold those nodes at any time of the window (they wait); jobs in it
+// (JobRequest.reservation == name) run only on its nodes and start inside the window.
+struct ReservationWindow {
+  std::string name;
+  int64_t start = 0;
+  int64_t end = 0;                  // exclusive
+  std::vector<std::string> nodes;
+  bool maint = false;               // MAINT: waiting jobs say "Reserved for maintenance"
+};
+
 struct ClusterSnapshot {
   std::vector<Node> nodes;          // in configuration order (first-fit order)
   std::vector<RunningJob> running;  // already reflected in the nodes' used resources
+  std::vector<ReservationWindow> reservations;  // unordered; windows ending <= now are ignored
 };
 
 // One job's request, already normalised by the controller: the same shape on every node.
@@ -68,6 +80,7 @@ struct JobRequest {
   std::vector<std::string> excluded_nodes;  // --exclude
   std::string constraint;                   // --constraint: features with & and |
   int64_t time_limit_s = 0;                 // 0 = unlimited
+  std::string reservation;                  // --reservation (empty = none)
 };
 
 enum class Outcome {

@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, drain INTEGER NOT NULL,
                                   down INTEGER NOT NULL, reason TEXT NOT NULL,
                                   reason_time INTEGER NOT NULL, reason_uid INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS reservations (name TEXT PRIMARY KEY, data BLOB NOT NULL);
 )sql";
 
 // RAII prepared statement.
@@ -80,6 +81,14 @@ void WriteBatch::ArchiveJob(int64_t job_id) { ops_.emplace_back(JobArchive{job_i
 void WriteBatch::DeleteJob(int64_t job_id) { ops_.emplace_back(JobDelete{job_id}); }
 void WriteBatch::PutNode(const NodeStateRecord& node) { ops_.emplace_back(node); }
 void WriteBatch::SetNextJobId(int64_t next) { ops_.emplace_back(NextId{next}); }
+void WriteBatch::PutReservation(const ReservationInfo& resv) {
+  ResvPut put{resv.name(), {}};
+  resv.SerializeToString(&put.data);
+  ops_.emplace_back(std::move(put));
+}
+void WriteBatch::DeleteReservation(const std::string& name) {
+  ops_.emplace_back(ResvDelete{name});
+}
 
 Expected<std::unique_ptr<StateStore>> StateStore::Open(const std::string& path) {
   sqlite3* db = nullptr;
@@ -130,6 +139,14 @@ Expected<LoadedState> StateStore::LoadAll() {
   Stmt meta(db_, "SELECT value FROM meta WHERE key = 'next_job_id'");
   if (!meta.ok()) return meta.Error("prepare");
   if (meta.Step() == SQLITE_ROW) out.next_job_id = meta.Int(0);
+  Stmt resvs(db_, "SELECT name, name, data FROM reservations ORDER BY name");
+  if (!resvs.ok()) return resvs.Error("prepare");
+  while (resvs.Step() == SQLITE_ROW) {
+    ReservationInfo r;
+    if (!r.ParseFromString(resvs.Text(2)))
+      return Internal(fmt::format("state store: reservation {} record is corrupt", resvs.Text(0)));
+    out.reservations.push_back(std::move(r));
+  }
   // Never hand out an id that is already in use, even if meta lags behind.
   for (const auto& j : out.jobs) out.next_job_id = std::max(out.next_job_id, j.job_id() + 1);
   return out;
@@ -177,6 +194,17 @@ Status StateStore::ApplyOp(const WriteBatch::Op& op) {
     s.Bind(4, n->reason);
     s.Bind(5, n->reason_time);
     s.Bind(6, static_cast<int64_t>(n->reason_uid));
+    return s.Run();
+  }
+  if (auto* r = std::get_if<WriteBatch::ResvPut>(&op)) {
+    Stmt s(db_, "INSERT OR REPLACE INTO reservations (name, data) VALUES (?, ?)");
+    s.Bind(1, r->name);
+    s.BindBlob(2, r->data);
+    return s.Run();
+  }
+  if (auto* r = std::get_if<WriteBatch::ResvDelete>(&op)) {
+    Stmt s(db_, "DELETE FROM reservations WHERE name = ?");
+    s.Bind(1, r->name);
     return s.Run();
   }
   const auto& next = std::get<WriteBatch::NextId>(op);

@@ -4,7 +4,8 @@
 // Tables: jobs(id, state, data) holds every job the controller still tracks as a
 // serialized JobInfo (state is indexed for queries); job_history has the same shape
 // and receives jobs the controller purged from memory (kept for accounting); meta
-// holds next_job_id; nodes holds the persistent per-node admin flags (drain/down and
+// holds next_job_id; reservations(name, data) holds advance reservations as serialized
+// ReservationInfo; nodes holds the persistent per-node admin flags (drain/down and
 // the reason). A WriteBatch collects mutations; Write() applies one batch in ONE
 // transaction (group commit: the controller's owner thread batches every mutation of
 // one queue drain). Not thread-safe: one owner thread uses a StateStore.
@@ -38,6 +39,7 @@ struct LoadedState {
   std::vector<JobInfo> jobs;            // ascending job id
   std::vector<NodeStateRecord> nodes;   // ascending name
   int64_t next_job_id = 1;
+  std::vector<ReservationInfo> reservations;  // ascending name
 };
 
 class WriteBatch {
@@ -47,6 +49,8 @@ class WriteBatch {
   void DeleteJob(int64_t job_id);       // drop from jobs (no history)
   void PutNode(const NodeStateRecord& node);
   void SetNextJobId(int64_t next);
+  void PutReservation(const ReservationInfo& resv);   // insert or replace
+  void DeleteReservation(const std::string& name);
   bool empty() const { return ops_.empty(); }
   size_t size() const { return ops_.size(); }
   void Clear() { ops_.clear(); }
@@ -55,7 +59,10 @@ class WriteBatch {
   struct JobArchive { int64_t id; };
   struct JobDelete { int64_t id; };
   struct NextId { int64_t next; };
-  using Op = std::variant<JobPut, JobArchive, JobDelete, NodeStateRecord, NextId>;
+  struct ResvPut { std::string name; std::string data; };
+  struct ResvDelete { std::string name; };
+  using Op = std::variant<JobPut, JobArchive, JobDelete, NodeStateRecord, NextId, ResvPut,
+                          ResvDelete>;
   const std::vector<Op>& ops() const { return ops_; }
 
  private:

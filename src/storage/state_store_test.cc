@@ -158,5 +158,31 @@ TEST_F(StateStoreTest, OpenFailsCleanlyOnGarbageFile) {
   EXPECT_FALSE(s.ok());
 }
 
+TEST_F(StateStoreTest, ReservationsPersistAndDelete) {
+  {
+    auto store = OpenOrDie();
+    WriteBatch b;
+    ReservationInfo r;
+    r.set_name("maint");
+    r.set_start_time(100);
+    r.set_end_time(200);
+    r.add_nodes("node1");
+    b.PutReservation(r);
+    r.set_name("gone");
+    b.PutReservation(r);
+    ASSERT_TRUE(store->Write(b).ok());
+    WriteBatch d;
+    d.DeleteReservation("gone");
+    ASSERT_TRUE(store->Write(d).ok());
+  }
+  auto store = OpenOrDie();
+  auto loaded = store->LoadAll();
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_EQ(loaded->reservations.size(), 1u);
+  EXPECT_EQ(loaded->reservations[0].name(), "maint");
+  EXPECT_EQ(loaded->reservations[0].end_time(), 200);
+  EXPECT_EQ(loaded->reservations[0].nodes(0), "node1");
+}
+
 }  // namespace
 }  // namespace sluice::storage
