@@ -1,4 +1,4 @@
-// EASY and conservative backfill over a Timeline. See MakeScheduler in scheduler.h.
+// FIFO, EASY and conservative backfill over a Timeline. See MakeScheduler in scheduler.h.
 //
 // One pass walks the pending jobs in order. A job starts now when it fits for its whole
 // duration on the timeline, which already holds this pass's starts and reservations, so
@@ -27,7 +27,10 @@ class BackfillPass {
         shapes_(snapshot, timeline_) {
     window_ = config.bf_window_s > 0 ? config.bf_window_s : kForever;
     latest_start_ = window_ >= kForever ? kForever : now + window_ - 1;
-    if (config.policy == SchedulerConfig::Policy::kEasy) {
+    if (config.policy == SchedulerConfig::Policy::kFifo) {
+      fifo_ = true;
+      max_reservations_ = 0;
+    } else if (config.policy == SchedulerConfig::Policy::kEasy) {
       max_reservations_ = 1;
     } else {
       max_tests_ = config.bf_max_job_test > 0 ? config.bf_max_job_test : INT64_MAX;
@@ -43,6 +46,11 @@ class BackfillPass {
       decision.reason = shape.never_reason;
       return decision;
     }
+    decision.outcome = Outcome::kPending;
+    if (blocked_) {
+      decision.reason = kReasonPriority;
+      return decision;
+    }
     const int64_t duration = job.time_limit_s > 0 ? job.time_limit_s : window_;
     Placement placement;
     if (duration < shape.fit_now_fails_from) {
@@ -54,7 +62,11 @@ class BackfillPass {
       }
       shape.fit_now_fails_from = duration;
     }
-    decision.outcome = Outcome::kPending;
+    if (fifo_) {  // the first job that cannot start blocks the rest of the queue
+      blocked_ = true;
+      decision.reason = kReasonResources;
+      return decision;
+    }
     if (reservations_ >= max_reservations_ || tests_ >= max_tests_) {
       decision.reason = kReasonPriority;
       return decision;
@@ -129,6 +141,8 @@ class BackfillPass {
   int64_t max_tests_ = INT64_MAX;
   int64_t reservations_ = 0;
   int64_t tests_ = 0;
+  bool fifo_ = false;
+  bool blocked_ = false;
   std::unordered_map<int, std::vector<char>> cpus_taken_;
 };
 
@@ -152,8 +166,13 @@ class BackfillScheduler : public Scheduler {
 }  // namespace
 
 std::unique_ptr<Scheduler> MakeScheduler(const SchedulerConfig& config) {
-  if (config.policy == SchedulerConfig::Policy::kFifo) return MakeFifoScheduler();
   return std::make_unique<BackfillScheduler>(config);
+}
+
+std::unique_ptr<Scheduler> MakeFifoScheduler() {
+  SchedulerConfig config;
+  config.policy = SchedulerConfig::Policy::kFifo;
+  return MakeScheduler(config);
 }
 
 }  // namespace sluice::sched
