@@ -52,7 +52,7 @@ ClusterSnapshot BusyCluster(std::mt19937& rng) {
     node.name = "gpu" + std::to_string(100000 + i).substr(1);
     node.cpus = kCpus;
     node.mem_mb = kMem;
-    for (int g = 0; g < kGpus; ++g) node.gpus.push_back({g, "h100", false});
+    for (int g = 0; g < kGpus; ++g) node.gpus.push_back({g, "h100", false, {}});
     node.cpu_used.assign(kCpus, false);
     s.nodes.push_back(std::move(node));
   }

@@ -17,7 +17,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation,
+  kUnsupported, kNice, kReservation, kSwitches,
 };
 
 struct Unsupported {
@@ -28,7 +28,6 @@ struct Unsupported {
 
 // Options later issues implement: parsed so they fail clearly, not as "unrecognized".
 constexpr Unsupported kUnsupportedOpts[] = {
-    {"switches", 0, ArgKind::kRequired},
     {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
     {"priority", 0, ArgKind::kRequired},
     {"licenses", 'L', ArgKind::kRequired},     {"cpus-per-gpu", 0, ArgKind::kRequired},
@@ -114,6 +113,7 @@ std::vector<OptionDef> BuildDefs() {
       {"kill-on-invalid-dep", 0, ArgKind::kRequired, kKillOnInvalidDep},
       {"nice", 0, ArgKind::kOptional, kNice},
       {"reservation", 0, ArgKind::kRequired, kReservation},
+      {"switches", 0, ArgKind::kRequired, kSwitches},
   };
   for (const auto& u : kUnsupportedOpts) d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
   for (const auto& u : kIgnoredOpts) d.push_back({u.long_name, u.short_name, u.arg, kIgnored});
@@ -247,6 +247,18 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
     case kExclusive: s.set_exclusive(true); break;
     case kTestOnly: o->test_only = true; break;
     case kIgnored: break;
+    case kSwitches: {  // --switches=<count>[@<max-time>]
+      const size_t at = opt.value.find('@');
+      auto count = PositiveInt(opt.value.substr(0, at), "--switches");
+      if (!count.ok()) return count.status();
+      s.set_max_switches(*count);
+      if (at == std::string::npos) return Status::Ok();
+      auto wait = ParseTimeLimitMinutes(opt.value.substr(at + 1));
+      if (!wait.ok() || *wait < 0)
+        return InvalidArgument("Invalid --switches max-time: " + opt.value.substr(at + 1));
+      s.set_switches_wait_s(*wait * 60);
+      return Status::Ok();
+    }
     case kNice: {  // --nice[=adjustment], default 100; negative needs privilege (ctld checks)
       if (!opt.has_value) return (s.set_nice(100), Status::Ok());
       char* end = nullptr;

@@ -196,7 +196,9 @@ TEST_F(SbatchTest, OptionErrors) {
       {{"-a", ""}, "sbatch: error: Invalid --array specification\n", 255},
       {{"--kill-on-invalid-dep=maybe"},
        "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255},
-      {{"--switches=1"}, "sbatch: error: --switches is not supported yet\n", 1},
+      {{"--bb=x"}, "sbatch: error: --bb is not supported yet\n", 1},
+      {{"--switches=x"}, "sbatch: error: Invalid numeric value \"x\" for --switches.\n", 255},
+      {{"--switches=2@soon"}, "sbatch: error: Invalid --switches max-time: soon\n", 255},
   };
   for (const Case& c : cases) {
     t.err.str("");

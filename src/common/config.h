@@ -131,6 +131,13 @@ struct UserAssocDef {             // UserName= line
   int64_t shares = 1;
 };
 
+// topology.conf: one SwitchName line. Children are nodes (a leaf switch) and/or switches.
+struct SwitchConfig {
+  std::string name;
+  std::vector<std::string> nodes;     // expanded, configured node names
+  std::vector<std::string> switches;  // child switch names
+};
+
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
@@ -156,6 +163,9 @@ struct Config {
   PriorityConfig priority;
   std::vector<AccountDef> accounts;        // interim account tree (config order)
   std::vector<UserAssocDef> user_assocs;
+  bool topology_tree = false;              // TopologyPlugin=topology/tree
+  std::string topology_conf;               // resolved path of the topology.conf read
+  std::vector<SwitchConfig> switches;      // topology.conf, file order
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;
@@ -170,6 +180,12 @@ Expected<Config> ParseConfig(std::string_view text, std::string_view path);
 // Reads and parses `path`; then, if no GresConf key was given, applies the gres.conf
 // in the same folder when one exists (as Slurm does).
 Expected<Config> LoadConfigFile(const std::string& path);
+// topology.conf text applied onto an already parsed config: SwitchName=<name>
+// [Nodes=<hostlist>] [Switches=<hostlist of switch names>] [LinkSpeed=N]. Errors name the
+// file and line (unknown nodes or switches, a node under two switches, a switch defined
+// twice, cycles). LoadConfigFile reads the topology.conf beside the config when
+// TopologyPlugin=topology/tree.
+Status ApplyTopologyConf(std::string_view text, std::string_view path, Config* config);
 // gres.conf lines applied onto an already parsed config.
 Status ApplyGresConf(std::string_view text, std::string_view path, Config* config);
 

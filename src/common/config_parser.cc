@@ -24,6 +24,15 @@ struct GlobalKey {
   Setter set;
 };
 
+Status SetTopologyPlugin(std::string_view v, ParseContext* c) {
+  if (EqualsIgnoreCase(v, "topology/tree")) return (c->config->topology_tree = true, Status::Ok());
+  if (EqualsIgnoreCase(v, "topology/none") || EqualsIgnoreCase(v, "topology/default") ||
+      EqualsIgnoreCase(v, "(null)"))
+    return (c->config->topology_tree = false, Status::Ok());
+  return InvalidArgument(fmt::format(
+      "invalid value '{}' for TopologyPlugin: expected topology/tree or topology/none", v));
+}
+
 Status SetCtldHost(std::string_view v, ParseContext* ctx) {
   if (ctx->ctld_host_set) return Status::Ok();  // later ones are backups
   std::string_view name = v, addr = v;
@@ -102,6 +111,7 @@ const GlobalKey kGlobalKeys[] = {
     {"MinJobAge", [](auto v, auto* c) { return ParseIntValue("MinJobAge", v, 0, kMaxSeconds, &c->config->min_job_age_s); }},
     {"JobRequeue", [](auto v, auto* c) { return ParseBoolValue("JobRequeue", v, &c->config->job_requeue); }},
     {"DefMemPerCPU", SetMemPerCpu},
+    {"TopologyPlugin", SetTopologyPlugin},
     {"GresTypes", [](auto v, auto* c) { c->config->gres_types = ParseList(v); return Status::Ok(); }},
     // Accepted for slurm.conf compatibility, no effect.
     {"AuthType", Ignore}, {"AuthAltTypes", Ignore}, {"CredType", Ignore},
@@ -217,6 +227,14 @@ Expected<Config> LoadConfigFile(const std::string& path) {
       RETURN_IF_ERROR(ApplyGresConf(gres, beside, &config));
       config.gres_conf = beside;
     }
+  }
+  if (config.topology_tree) {
+    const std::string topo = Folder(path).empty() ? "topology.conf" : Resolve(Folder(path), "topology.conf");
+    auto text = ReadWholeFile(topo);
+    if (!text.ok())
+      return InvalidArgument(fmt::format("TopologyPlugin=topology/tree: {}", text.status().message()));
+    RETURN_IF_ERROR(ApplyTopologyConf(*text, topo, &config));
+    config.topology_conf = topo;
   }
   return config;
 }

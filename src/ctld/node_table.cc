@@ -1,6 +1,9 @@
 #include "ctld/node_table.h"
 
 #include <algorithm>
+#include <charconv>
+
+#include "common/text_util.h"
 
 namespace sluice::ctld {
 namespace {
@@ -29,6 +32,46 @@ void Mark(NodeRuntime* n, const NodeAlloc& a, bool used, bool exclusive, int64_t
   }
 }
 
+// GPU affinity from gres.conf: Links= (link counts to each GPU by index; -1 = itself),
+// else GPUs that share a Cores= set are related with weight 1.
+std::vector<std::vector<int>> GpuLinks(const NodeConfig& nc) {
+  std::vector<std::vector<int>> out(nc.gpus.size());
+  for (size_t i = 0; i < nc.gpus.size(); ++i) {
+    const GpuDef& g = nc.gpus[i];
+    if (!g.links.empty()) {
+      for (std::string_view item : Split(g.links, ',')) {
+        int v = 0;
+        std::from_chars(item.data(), item.data() + item.size(), v);
+        out[i].push_back(std::max(0, v));
+      }
+    } else if (!g.cores.empty()) {
+      out[i].assign(nc.gpus.size(), 0);
+      for (size_t j = 0; j < nc.gpus.size(); ++j)
+        if (j != i && nc.gpus[j].cores == g.cores) out[i][nc.gpus[j].index] = 1;
+    }
+  }
+  return out;
+}
+
+// The topology's switches as the scheduler sees them; sets each node's leaf switch.
+std::vector<sched::Switch> BuildSwitches(const Config& config, std::vector<NodeRuntime>* nodes,
+                                         const std::map<std::string, size_t>& index) {
+  std::vector<sched::Switch> out;
+  std::map<std::string, int> by_name;
+  for (const SwitchConfig& sw : config.switches) {
+    by_name[sw.name] = static_cast<int>(out.size());
+    out.push_back({sw.name, -1});
+  }
+  for (const SwitchConfig& sw : config.switches) {
+    for (const std::string& child : sw.switches) out[by_name[child]].parent = by_name[sw.name];
+    for (const std::string& node : sw.nodes) {
+      auto it = index.find(node);
+      if (it != index.end()) (*nodes)[it->second].leaf_switch = by_name[sw.name];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 NodeTable::NodeTable(const Config& config) {
@@ -40,6 +83,7 @@ NodeTable::NodeTable(const Config& config) {
     n.port = nc.port ? nc.port : config.slurmd_port;
     n.cpu_used.assign(nc.cpus, false);
     n.gpu_used.assign(nc.gpus.size(), false);
+    n.gpu_links = GpuLinks(nc);
     for (const auto& p : config.partitions) {
       if (std::find(p.nodes.begin(), p.nodes.end(), nc.name) != p.nodes.end()) {
         n.partitions.push_back(p.name);
@@ -48,6 +92,7 @@ NodeTable::NodeTable(const Config& config) {
     index_[nc.name] = nodes_.size();
     nodes_.push_back(std::move(n));
   }
+  switches_ = BuildSwitches(config, &nodes_, index_);
 }
 
 NodeRuntime* NodeTable::Find(const std::string& name) {
@@ -75,6 +120,7 @@ void NodeTable::Release(const JobInfo& job, bool exclusive) {
 
 sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {
   sched::ClusterSnapshot snap;
+  snap.switches = switches_;
   snap.nodes.reserve(nodes_.size());
   for (const auto& n : nodes_) {
     sched::Node s;
@@ -84,8 +130,9 @@ sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {
     s.features = n.cfg.features;
     for (size_t i = 0; i < n.cfg.gpus.size(); ++i) {
       s.gpus.push_back({n.cfg.gpus[i].index, n.cfg.gpus[i].type,
-                        !all_empty && n.gpu_used[i]});
+                        !all_empty && n.gpu_used[i], n.gpu_links[i]});
     }
+    s.leaf_switch = n.leaf_switch;
     if (!all_empty) {
       s.available = n.Available();
       s.cpu_used = n.cpu_used;

@@ -31,6 +31,8 @@ struct NodeRuntime {
   std::vector<bool> cpu_used;
   int64_t mem_used_mb = 0;
   std::vector<bool> gpu_used;       // parallel to cfg.gpus
+  std::vector<std::vector<int>> gpu_links;  // parallel to cfg.gpus: affinity by GPU index
+  int leaf_switch = -1;             // index into the topology's switches
   int exclusive_jobs = 0;
   std::set<int64_t> jobs;           // jobs holding resources here
 
@@ -60,6 +62,7 @@ class NodeTable {
 
  private:
   std::vector<NodeRuntime> nodes_;
+  std::vector<sched::Switch> switches_;  // topology.conf tree (empty = flat)
   std::map<std::string, size_t> index_;
 };
 

@@ -186,6 +186,10 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
   return Status::Ok();
 }
 
+// How long a --switches=N job waits for N leaf switches when it gives no max-time
+// (Slurm's max_switch_wait default).
+constexpr int64_t kDefaultSwitchWaitS = 300;
+
 Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& job) {
   const JobSpec& spec = job.spec();
   const PartitionConfig* part = LookupPartition(config, spec.partition());
@@ -209,6 +213,8 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   r.constraint = spec.constraint();
   r.time_limit_s = job.time_limit_min() > 0 ? job.time_limit_min() * 60 : 0;
   r.reservation = spec.reservation();
+  r.max_switches = spec.max_switches();
+  r.switches_wait_s = spec.switches_wait_s() > 0 ? spec.switches_wait_s() : kDefaultSwitchWaitS;
   return r;
 }
 

@@ -80,6 +80,13 @@ Status LocalCluster::WriteConfig() {
   f << c.str();
   f.close();
   if (!f) return Internal("cannot write " + conf_path_);
+  for (const auto& [name, text] : opts_.extra_files) {
+    const std::string path = opts_.state_dir + "/" + name;
+    std::ofstream extra(path);
+    extra << text;
+    extra.close();
+    if (!extra) return Internal("cannot write " + path);
+  }
   return Status::Ok();
 }
 

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct LocalClusterOptions {
   int slurmd_timeout_s = 300;
   int kill_wait_s = 30;
   std::vector<std::string> extra_config_lines;
+  std::map<std::string, std::string> extra_files;  // name -> text, written beside the config
 };
 
 class LocalCluster {

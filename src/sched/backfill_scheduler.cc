@@ -1,4 +1,4 @@
-// EASY and conservative backfill over a Timeline. See MakeScheduler in scheduler.h.
+// FIFO, EASY and conservative backfill over a Timeline. See MakeScheduler in scheduler.h.
 //
 // One pass walks the pending jobs in order. A job starts now when it fits for its whole
 // duration on the timeline, which already holds this pass's starts and reservations, so
@@ -27,7 +27,10 @@ class BackfillPass {
       : config_(config), snapshot_(snapshot), now_(now) {
     window_ = config.bf_window_s > 0 ? config.bf_window_s : kForever;
     latest_start_ = window_ >= kForever ? kForever : now + window_ - 1;
-    if (config.policy == SchedulerConfig::Policy::kEasy) {
+    if (config.policy == SchedulerConfig::Policy::kFifo) {
+      fifo_ = true;
+      max_reservations_ = 0;
+    } else if (config.policy == SchedulerConfig::Policy::kEasy) {
       max_reservations_ = 1;
     } else {
       max_tests_ = config.bf_max_job_test > 0 ? config.bf_max_job_test : INT64_MAX;
@@ -75,6 +78,11 @@ class BackfillPass {
       decision.reason = shape.never_reason;
       return decision;
     }
+    decision.outcome = Outcome::kPending;
+    if (blocked_) {
+      decision.reason = kReasonPriority;
+      return decision;
+    }
     const int64_t duration = job.time_limit_s > 0 ? job.time_limit_s : window_;
     Placement placement;
     if (t0 == now_ && duration < shape.fit_now_fails_from) {
@@ -86,10 +94,14 @@ class BackfillPass {
       }
       shape.fit_now_fails_from = duration;
     }
-    decision.outcome = Outcome::kPending;
     std::string special;  // a reservation-specific reason, which wins over Priority
     if (t0 > now_) special = kReasonReservation;
     if (job.reservation.empty() && free_lane_) special = BlockedReason(job, duration);
+    if (fifo_) {  // the first job that cannot start blocks the rest of the queue
+      blocked_ = true;
+      decision.reason = special.empty() ? kReasonResources : special;
+      return decision;
+    }
     if (reservations_ >= max_reservations_ || tests_ >= max_tests_) {
       decision.reason = special.empty() ? kReasonPriority : special;
       return decision;
@@ -193,6 +205,8 @@ class BackfillPass {
   int64_t max_tests_ = INT64_MAX;
   int64_t reservations_ = 0;
   int64_t tests_ = 0;
+  bool fifo_ = false;
+  bool blocked_ = false;
   std::unordered_map<int, std::vector<char>> cpus_taken_;
 };
 
@@ -216,8 +230,13 @@ class BackfillScheduler : public Scheduler {
 }  // namespace
 
 std::unique_ptr<Scheduler> MakeScheduler(const SchedulerConfig& config) {
-  if (config.policy == SchedulerConfig::Policy::kFifo) return MakeFifoScheduler();
   return std::make_unique<BackfillScheduler>(config);
+}
+
+std::unique_ptr<Scheduler> MakeFifoScheduler() {
+  SchedulerConfig config;
+  config.policy = SchedulerConfig::Policy::kFifo;
+  return MakeScheduler(config);
 }
 
 }  // namespace sluice::sched

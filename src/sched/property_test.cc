@@ -54,7 +54,7 @@ class Gen {
     node.mem_mb = Int(0, 4) * 1000;
     int gpus = Int(0, 6);
     for (int g = 0; g < gpus; ++g)
-      node.gpus.push_back({g * 2 + Int(0, 1), Chance(50) ? "a100" : "h100", false});
+      node.gpus.push_back({g * 2 + Int(0, 1), Chance(50) ? "a100" : "h100", false, {}});
     for (const char* f : {"ib", "a100", "h100", "nvme"})
       if (Chance(40)) node.features.push_back(f);
     node.available = Chance(90);

@@ -17,7 +17,8 @@ class Scheduler {
                         int64_t now) = 0;
 };
 
-// FIFO first-fit: jobs in order; each takes the first nodes that fit. Once a job cannot
+// Strict FIFO: jobs in order; each starts where it fits now (the same placement as the
+// backfill policies: Timeline::FitNow). Once a job cannot
 // start, later jobs wait too (reason Priority) so the head of the queue is not starved.
 std::unique_ptr<Scheduler> MakeFifoScheduler();
 
@@ -36,7 +37,8 @@ std::unique_ptr<Scheduler> MakeScheduler(const SchedulerConfig& config);
 // with a reason ("Requested node configuration is not available").
 Decision CheckFeasible(const ClusterSnapshot& snapshot, const JobRequest& job);
 
-// Tries to place `job` on the snapshot as it is now; fills `alloc` on success.
+// Tries to place `job` on the snapshot as it is now, first fit in node order (the
+// feasibility rule; the policies place with Timeline::FitNow); fills `alloc` on success.
 bool PlaceJob(const ClusterSnapshot& snapshot, const JobRequest& job,
               std::vector<NodeShare>* alloc);
 

@@ -16,7 +16,7 @@ inline Node MakeNode(std::string name, int cpus, int64_t mem_mb, int gpus = 0,
   node.name = std::move(name);
   node.cpus = cpus;
   node.mem_mb = mem_mb;
-  for (int i = 0; i < gpus; ++i) node.gpus.push_back(Gpu{i, gpu_type, false});
+  for (int i = 0; i < gpus; ++i) node.gpus.push_back(Gpu{i, gpu_type, false, {}});
   node.features = std::move(features);
   return node;
 }

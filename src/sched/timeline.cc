@@ -25,16 +25,6 @@ int64_t CeilTo(int64_t t, int64_t res) {
   return q * res;
 }
 
-uint64_t LowestBits(uint64_t mask, int count) {
-  uint64_t out = 0;
-  for (int i = 0; i < count && mask != 0; ++i) {
-    uint64_t bit = mask & (~mask + 1);
-    out |= bit;
-    mask &= ~bit;
-  }
-  return out;
-}
-
 struct Freed {
   int node;
   int64_t time;
@@ -43,6 +33,25 @@ struct Freed {
   uint64_t gpus;
   bool excl;
 };
+
+// GPU affinity by bit from each GPU's links (by GPU index); left empty without links.
+AffinityMatrix BuildAffinity(const Node& node, const std::vector<const Gpu*>* sorted,
+                             size_t count) {
+  auto at = [&](size_t b) -> const Gpu& { return sorted ? *(*sorted)[b] : node.gpus[b]; };
+  bool any = false;
+  for (size_t b = 0; b < count; ++b) any = any || !at(b).links.empty();
+  if (!any) return {};
+  AffinityMatrix affinity(count, std::vector<int>(count, 0));
+  for (size_t a = 0; a < count; ++a) {
+    const std::vector<int>& links = at(a).links;
+    for (size_t b = 0; b < count; ++b) {
+      const int j = at(b).index;
+      if (a != b && j >= 0 && j < static_cast<int>(links.size()))
+        affinity[a][b] = std::max(0, links[j]);
+    }
+  }
+  return affinity;
+}
 
 }  // namespace
 
@@ -83,6 +92,7 @@ void Timeline::AddNode(const Node& node) {
     info.type_masks[type] |= bit;
     if (!gpu.used) slot.gpus |= bit;
   }
+  info.affinity = BuildAffinity(node, in_order ? nullptr : &sorted, count);
   const int flagged = static_cast<int>(std::min<size_t>(node.cpu_used.size(), node.cpus));
   slot.cpus = node.cpus - static_cast<int>(std::count(node.cpu_used.begin(),
                                                       node.cpu_used.begin() + flagged, true));
@@ -144,9 +154,14 @@ Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
     s.jobs = std::max(0, s.jobs - 1);
     if (r.excl) s.excl = false;
   }
-  std::vector<FreeIndex::Value> values(n);
-  for (size_t i = 0; i < n; ++i) values[i] = t.IndexValue(static_cast<int>(i));
+  std::vector<FreeIndex::Value> values(n), partial(n);
+  for (size_t i = 0; i < n; ++i) {
+    values[i] = t.IndexValue(static_cast<int>(i));
+    partial[i] = t.PartialValue(static_cast<int>(i));
+  }
   t.index_.Reset(values);
+  t.partial_.Reset(partial);
+  t.tree_ = SwitchTree::Build(snapshot);
   std::vector<EarliestIndex::Bounds> bounds(n);
   for (size_t i = 0; i < n; ++i) bounds[i] = t.EarliestBounds(static_cast<int>(i));
   t.earliest_.Reset(bounds);
@@ -173,6 +188,8 @@ Need Timeline::MakeNeed(const JobRequest& job) const {
   need.mem_mb = job.mem_per_node_mb;
   need.gpus = job.gpus_per_node;
   need.exclusive = job.exclusive;
+  if (job.max_switches > 0 && origin_ < AddTime(job.submit_time, job.switches_wait_s))
+    need.max_leaves = job.max_switches;
   if (!job.gpu_type.empty()) {
     auto it = std::find(gpu_types_.begin(), gpu_types_.end(), job.gpu_type);
     need.gpu_type = it == gpu_types_.end() ? -2 : static_cast<int>(it - gpu_types_.begin());
@@ -288,7 +305,7 @@ NodeGrant Timeline::Grant(int node, const Need& need, int64_t start, int64_t end
   if (need.gpus > 0) {
     const Slot avail = Window(lines_[node], start, end);
     uint64_t typed = need.gpu_type < 0 ? n.all_gpus : n.type_masks[need.gpu_type];
-    grant.gpus = LowestBits(avail.gpus & typed, need.gpus);
+    grant.gpus = ChooseGpus(avail.gpus & typed, need.gpus, n.affinity);
   }
   return grant;
 }
@@ -342,7 +359,7 @@ void Timeline::Apply(const Placement& placement, int sign) {
       s.jobs += sign;
       if (g.exclusive) s.excl = sign > 0;
     }
-    if (from == 0) index_.Set(g.node, IndexValue(g.node));
+    if (from == 0) SetIndexes(g.node);
     earliest_.Set(g.node, EarliestBounds(g.node));
   }
 }
@@ -405,6 +422,36 @@ bool Timeline::MayFitNow(const Need& need) const {
   return FreeIndex::Covers(index_.Max(), IndexNeed(need));
 }
 
+FreeIndex::Value Timeline::PartialValue(int node) const {
+  FreeIndex::Value v = IndexValue(node);
+  if (v.idle) v = FreeIndex::Value{};
+  return v;
+}
+
+void Timeline::SetIndexes(int node) {
+  index_.Set(node, IndexValue(node));
+  partial_.Set(node, PartialValue(node));
+}
+
+std::vector<int> Timeline::NowCandidates(const Need& need, const JobFilter& filter,
+                                         int64_t end, size_t enough) const {
+  std::vector<int> found;
+  auto visit = [&](int i) {
+    if (filter.Admits(i) && !filter.IsRequired(i) && NodeFits(i, need, origin_, end))
+      found.push_back(i);
+    return found.size() < enough;
+  };
+  const FreeIndex::Value want = IndexNeed(need);
+  if (need.exclusive) {  // only idle nodes can fit
+    index_.Scan(want, visit);
+    return found;
+  }
+  partial_.Scan(want, visit);
+  if (found.size() < enough)
+    index_.Scan(want, [&](int i) { return !IndexValue(i).idle || visit(i); });
+  return found;
+}
+
 bool Timeline::FitNow(const Need& need, const JobFilter& filter, int64_t duration,
                       Placement* out) const {
   if (!filter.ok()) return false;
@@ -416,11 +463,14 @@ bool Timeline::FitNow(const Need& need, const JobFilter& filter, int64_t duratio
     chosen.push_back(r);
   }
   if (chosen.size() < want) {
-    index_.Scan(IndexNeed(need), [&](int i) {
-      if (filter.Admits(i) && !filter.IsRequired(i) && NodeFits(i, need, origin_, end))
-        chosen.push_back(i);
-      return chosen.size() < want;
-    });
+    const bool by_switch = !tree_.empty() && chosen.empty() && want > 1;
+    std::vector<int> found =
+        NowCandidates(need, filter, end, by_switch ? SIZE_MAX : want - chosen.size());
+    if (by_switch) {
+      if (!tree_.Pick(found, want, need.max_leaves, &chosen)) return false;
+    } else {
+      chosen.insert(chosen.end(), found.begin(), found.end());
+    }
   }
   if (chosen.size() < want) return false;
   std::sort(chosen.begin(), chosen.end());

@@ -21,7 +21,9 @@
 #include <vector>
 
 #include "sched/free_index.h"
+#include "sched/gpu_affinity.h"
 #include "sched/job_filter.h"
+#include "sched/switch_tree.h"
 #include "sched/types.h"
 
 namespace sluice::sched {
@@ -55,6 +57,7 @@ struct Need {
   int gpus = 0;
   int gpu_type = -1;    // -1 = any type; -2 = a type no node has
   bool exclusive = false;
+  int max_leaves = 0;   // --switches limit still in force (0 = none)
 };
 
 class Timeline {
@@ -78,7 +81,10 @@ class Timeline {
                  int64_t resolution, int64_t latest_start, Placement* out) const;
 
   // FindStart with t0 = origin() and no later start: the "can it start now" fast path
-  // (an index over free-now capacity skips full nodes).
+  // (an index over free-now capacity skips full nodes). Unlike FindStart's first fit it
+  // packs: partially used nodes are preferred to idle ones (keeping whole nodes free for
+  // big jobs), and with a switch tree a multi-node job goes under the lowest common
+  // switch (need.max_leaves bounds the leaf switches it may span).
   bool FitNow(const Need& need, const JobFilter& filter, int64_t duration, Placement* out) const;
 
   // Whether `need` could run with every node available and empty (CheckFeasible's rule).
@@ -115,6 +121,7 @@ class Timeline {
     uint64_t all_gpus = 0;
     std::vector<uint64_t> type_masks;  // by GPU type id
     std::vector<int> gpu_index;        // bit -> GPU index
+    AffinityMatrix affinity;           // bit x bit; empty = no GPU topology
   };
   using Line = std::vector<Slot>;
 
@@ -135,6 +142,11 @@ class Timeline {
   static size_t Split(Line* line, int64_t at);
   void Reindex(int node);
   FreeIndex::Value IndexValue(int node) const;
+  FreeIndex::Value PartialValue(int node) const;
+  void SetIndexes(int node);
+  // Nodes that fit now for [origin, end), partially used ones first; stops at `enough`.
+  std::vector<int> NowCandidates(const Need& need, const JobFilter& filter, int64_t end,
+                                 size_t enough) const;
   EarliestIndex::Bounds EarliestBounds(int node) const;
 
   int64_t origin_ = 0;
@@ -143,7 +155,9 @@ class Timeline {
   std::unordered_map<std::string, int> by_name_;
   std::vector<std::string> gpu_types_;
   FreeIndex index_;
+  FreeIndex partial_;  // as index_, but idle nodes can take nothing (packing scans it first)
   EarliestIndex earliest_;
+  SwitchTree tree_;
 };
 
 }  // namespace sluice::sched

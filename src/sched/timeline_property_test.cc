@@ -107,8 +107,15 @@ struct Reference {
     return (job.allowed_nodes.empty() || has(job.allowed_nodes)) && !has(job.excluded_nodes);
   }
   // Earliest start, with the chosen (node, gpus) list.
+  bool Idle(int n, int64_t t) const {
+    const Node& node = snapshot->nodes[n];
+    const Cell& c = cells[n][std::min(t, kHorizon - 1)];
+    return c.jobs == 0 && c.cpus == node.cpus && c.mem == node.mem_mb &&
+           c.gpus.size() == node.gpus.size();
+  }
   bool Find(const JobRequest& job, int64_t t0, int64_t d, int64_t res, int64_t latest,
-            int64_t* start, std::vector<std::pair<int, std::vector<int>>>* chosen) const {
+            int64_t* start, std::vector<std::pair<int, std::vector<int>>>* chosen,
+            bool pack = false) const {
     std::vector<int> required;
     for (const std::string& r : job.required_nodes) {
       int n = Index(r);
@@ -126,10 +133,13 @@ struct Reference {
         else chosen->push_back({r, *fit});
       }
       if (!ok) continue;
-      for (int n = 0; n < static_cast<int>(cells.size()) && chosen->size() < want; ++n) {
-        if (std::find(required.begin(), required.end(), n) != required.end()) continue;
-        if (!Admits(n, job)) continue;
-        if (auto fit = Fit(n, job, t, e)) chosen->push_back({n, *fit});
+      // FitNow (pack) takes partially used nodes before idle ones; FindStart is first fit.
+      for (int pass = pack ? 0 : 1; pass < 2; ++pass) {
+        for (int n = 0; n < static_cast<int>(cells.size()) && chosen->size() < want; ++n) {
+          if (std::find(required.begin(), required.end(), n) != required.end()) continue;
+          if (!Admits(n, job) || (pack && (pass == 1) != Idle(n, t))) continue;
+          if (auto fit = Fit(n, job, t, e)) chosen->push_back({n, *fit});
+        }
       }
       if (chosen->size() < want) continue;
       std::sort(chosen->begin(), chosen->end());
@@ -200,7 +210,7 @@ TEST(TimelinePropertyTest, MatchesBruteForce) {
       // The start-now fast path agrees with the reference at now.
       Placement now_got;
       bool now_ok = tl.FitNow(need, filter, d, &now_got);
-      bool now_ref = filter.ok() && ref.Find(job, kNow, d, 1, kNow, &start, &want);
+      bool now_ref = filter.ok() && ref.Find(job, kNow, d, 1, kNow, &start, &want, /*pack=*/true);
       ASSERT_EQ(now_ok, now_ref) << "fit-now query " << q;
       if (now_ok) ExpectSame(tl, now_got, want);
       if (HasFailure()) return;

@@ -13,6 +13,9 @@ struct Gpu {
   int index = 0;
   std::string type;
   bool used = false;
+  // Affinity to the node's other GPUs, by their index (links[j] for GPU index j; missing =
+  // 0): higher = better connected (e.g. NVLink count). Empty = no topology known.
+  std::vector<int> links;
 };
 
 struct Node {
@@ -26,6 +29,13 @@ struct Node {
   int64_t mem_used_mb = 0;
   bool exclusive_held = false;   // a running --exclusive job owns the node
   int running_jobs = 0;
+  int leaf_switch = -1;          // index into ClusterSnapshot::switches (-1 = none)
+};
+
+// A network switch of a tree topology (topology.conf). Nodes hang off leaf switches.
+struct Switch {
+  std::string name;
+  int parent = -1;  // index into ClusterSnapshot::switches; -1 = a root
 };
 
 struct NodeShare {
@@ -61,6 +71,7 @@ struct ClusterSnapshot {
   std::vector<Node> nodes;          // in configuration order (first-fit order)
   std::vector<RunningJob> running;  // already reflected in the nodes' used resources
   std::vector<ReservationWindow> reservations;  // unordered; windows ending <= now are ignored
+  std::vector<Switch> switches;     // empty = flat network
 };
 
 // One job's request, already normalised by the controller: the same shape on every node.
@@ -81,6 +92,10 @@ struct JobRequest {
   std::string constraint;                   // --constraint: features with & and |
   int64_t time_limit_s = 0;                 // 0 = unlimited
   std::string reservation;                  // --reservation (empty = none)
+  // --switches=N@wait: at most N leaf switches while now < submit_time + switches_wait_s
+  // (0 = no limit); afterwards the job takes what it can.
+  int max_switches = 0;
+  int64_t switches_wait_s = 0;
 };
 
 enum class Outcome {

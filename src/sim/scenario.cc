@@ -80,7 +80,7 @@ Status AddNodes(const Args& args, sched::ClusterSnapshot* cluster) {
     node.name = fmt::format("n{}", cluster->nodes.size() + 1);
     node.cpus = static_cast<int>(cpus);
     node.mem_mb = mem;
-    for (int g = 0; g < gpus; ++g) node.gpus.push_back(sched::Gpu{g, "", false});
+    for (int g = 0; g < gpus; ++g) node.gpus.push_back(sched::Gpu{g, "", false, {}});
     cluster->nodes.push_back(std::move(node));
   }
   return Status::Ok();

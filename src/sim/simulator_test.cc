@@ -207,7 +207,7 @@ TEST(Simulator, SchedulerContractViolationsAreErrors) {
 
 TEST(Simulator, GpuJobsHoldAndReleaseGpus) {
   sched::ClusterSnapshot cluster = Cluster(1, 8);
-  for (int g = 0; g < 4; ++g) cluster.nodes[0].gpus.push_back(sched::Gpu{g, "a100", false});
+  for (int g = 0; g < 4; ++g) cluster.nodes[0].gpus.push_back(sched::Gpu{g, "a100", false, {}});
   std::vector<SimJob> jobs = {Job(1, 0, 10, 10, 1, 1), Job(2, 0, 10, 10, 1, 1),
                               Job(3, 0, 10, 10, 1, 1)};
   jobs[0].request.gpus_per_node = 3;

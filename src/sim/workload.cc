@@ -15,7 +15,7 @@ sched::Node MakeNode(int64_t index, int cpus, int gpus) {
   sched::Node node;
   node.name = fmt::format("sim{:05d}", index + 1);
   node.cpus = cpus;
-  for (int i = 0; i < gpus; ++i) node.gpus.push_back(sched::Gpu{i, "", false});
+  for (int i = 0; i < gpus; ++i) node.gpus.push_back(sched::Gpu{i, "", false, {}});
   return node;
 }
 
@@ -114,7 +114,7 @@ sched::ClusterSnapshot ClusterFromConfig(const Config& config) {
     node.name = node_config.name;
     node.cpus = node_config.cpus;
     node.mem_mb = node_config.real_memory_mb;
-    for (const GpuDef& gpu : node_config.gpus) node.gpus.push_back({gpu.index, gpu.type, false});
+    for (const GpuDef& gpu : node_config.gpus) node.gpus.push_back({gpu.index, gpu.type, false, {}});
     node.features = node_config.features;
     cluster.nodes.push_back(std::move(node));
   }
