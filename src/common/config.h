@@ -52,6 +52,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +122,15 @@ struct UserAssocDef {             // UserName= line
   int64_t shares = 1;
 };
 
+// Automatic requeue: MaxBatchRequeue bounds requeues after node loss or launch
+// failure (then NODE_FAIL); a batch job ending with an exit code in requeue_exit is
+// requeued, in requeue_exit_hold requeued and held (Slurm's RequeueExit/RequeueExitHold).
+struct RequeueConfig {
+  int max_batch_requeue = 5;
+  std::set<int> requeue_exit;
+  std::set<int> requeue_exit_hold;
+};
+
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
@@ -146,6 +156,8 @@ struct Config {
   PriorityConfig priority;
   std::vector<AccountDef> accounts;        // interim account tree (config order)
   std::vector<UserAssocDef> user_assocs;
+  // MaxBatchRequeue=, RequeueExit=, RequeueExitHold= (config_requeue.cc).
+  RequeueConfig requeue;
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;
