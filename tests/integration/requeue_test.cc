@@ -23,7 +23,7 @@ class Requeue : public ClusterTest {
  protected:
   LocalClusterOptions Options() override {
     LocalClusterOptions o = ClusterTest::Options();
-    o.slurmd_timeout_s = 3;
+    o.slurmd_timeout_s = 4;
     o.kill_wait_s = 2;
     o.extra_config_lines = {"RequeueExit=42", "RequeueExitHold=43", "MaxBatchRequeue=3"};
     return o;
