@@ -170,8 +170,8 @@ TEST_F(Requeue, ScancelSignalReachesStepsBatchShellOrBoth) {
   std::string log = work_dir() + "/sig.log";
   std::string ready = work_dir() + "/ready";
   int64_t id = Submit({"-o", "/dev/null", "--wrap",
-                       "trap 'echo batch >> " + log + "' USR1; "
-                       "srun bash -c 'trap \"echo step >> " + log + "\" USR1; touch " + ready +
+                       "trap 'echo batch >> " + log + "' USR1; " +
+                       cluster_->BinPath("srun") + " bash -c 'trap \"echo step >> " + log + "\" USR1; touch " + ready +
                            "; while :; do sleep 0.1; done' > /dev/null & "
                        "while :; do sleep 0.1; done"});
   std::string sid = std::to_string(id);
