@@ -38,9 +38,11 @@ bool SleepOrSignal(int fd, int64_t ms, CliEnv& env) {
   pollfd p{fd, POLLIN, 0};
   if (::poll(&p, 1, static_cast<int>(ms)) <= 0) return false;
   signalfd_siginfo si;
+  bool interrupted = false;  // USR1/USR2 do not revoke a pending allocation
   while (::read(fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    interrupted |= si.ssi_signo != SIGUSR1 && si.ssi_signo != SIGUSR2;
   }
-  return true;
+  return interrupted;
 }
 
 void Cancel(int64_t job_id, ClientApiInterface* api) {
@@ -54,7 +56,8 @@ void Cancel(int64_t job_id, ClientApiInterface* api) {
 SignalWatch::SignalWatch() {
   sigset_t mask;
   sigemptyset(&mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&mask, s);
+  // USR1/USR2 too: srun forwards them to its tasks (scancel --full, checkpoint signals).
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&mask, s);
   sigprocmask(SIG_BLOCK, &mask, &old_);
   fd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }

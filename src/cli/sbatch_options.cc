@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "common/array_spec.h"
+#include "common/signal_spec.h"
 #include "common/slurm_format.h"
 
 namespace sluice {
@@ -298,28 +299,7 @@ Status ParseNodeCount(const std::string& s, int32_t* min, int32_t* max) {
   return Status::Ok();
 }
 
-Status ValidateSignalSpec(const std::string& s) {
-  Status bad = InvalidArgument("Invalid --signal specification");
-  std::string rest = s;
-  size_t colon = rest.find(':');
-  if (colon != std::string::npos) {
-    std::string flags = rest.substr(0, colon);
-    if (flags.empty() || flags.find_first_not_of("RB") != std::string::npos) return bad;
-    rest = rest.substr(colon + 1);
-  }
-  size_t at = rest.find('@');
-  std::string sig = rest.substr(0, at);
-  if (sig.empty() || !ParseSignal(sig).ok()) return bad;
-  if (at != std::string::npos) {
-    std::string secs = rest.substr(at + 1);
-    int v = 0;
-    auto [p, ec] = std::from_chars(secs.data(), secs.data() + secs.size(), v);
-    if (secs.empty() || ec != std::errc() || p != secs.data() + secs.size() || v < 0 ||
-        v > 65535)
-      return bad;
-  }
-  return Status::Ok();
-}
+Status ValidateSignalSpec(const std::string& s) { return ParseSignalSpec(s).status(); }
 
 // --array (syntax checked here; the controller enforces MaxArraySize), --dependency
 // (checked by the controller), --kill-on-invalid-dep=yes|no.

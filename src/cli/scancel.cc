@@ -44,7 +44,7 @@ const std::vector<OptionDef>& Defs() {
 struct ScancelOptions {
   std::vector<JobSelector> sels;  // as typed: 12, 12_3, 12_[1-3]
   int signal = 0;
-  bool batch = false, quiet = false, me = false, help = false, version = false;
+  bool batch = false, full = false, quiet = false, me = false, help = false, version = false;
   int verbose = 0;
   std::set<JobState> states;
   std::set<uint32_t> uids;
@@ -98,7 +98,8 @@ Status ApplyOption(const ParsedOption& o, ScancelOptions* s, CliEnv& env) {
     case kVersion: s->version = true; break;
     case kMe: s->me = true; break;
     case kHelp: s->help = true; break;
-    case kFull: case kIgnored: break;
+    case kFull: s->full = true; break;
+    case kIgnored: break;
     case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
     default: return ApplyValueOption(o, s, env);
   }
@@ -192,6 +193,7 @@ int Cancel(const ScancelOptions& s, CliEnv& env) {
   }
   req.set_signal(s.signal);
   req.set_batch_only(s.batch);
+  req.set_full(s.full);
   Expected<CancelReply> rep = (*api)->CancelJobs(req);
   if (!rep.ok()) {
     for (int64_t id : ids)

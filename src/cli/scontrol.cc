@@ -227,7 +227,7 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (help || words.empty()) {
     *env.out << "Usage: scontrol [-o] <command> ...\n  show job|node|partition|config|hostnames|"
                 "hostlist|hostlistsorted [ID]\n  update JobId=... | NodeName=...\n"
-                "  hold|uhold|release|requeue <job_list>\n  ping\n";
+                "  hold|uhold|release|requeue|requeuehold <job_list>\n  ping\n";
     return words.empty() && !help ? 1 : 0;
   }
   std::string cmd = words[0];
@@ -237,6 +237,7 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (Is(cmd, "hold", 2)) return RunScontrolJobAction(c, JOB_ACTION_HOLD, rest);
   if (Is(cmd, "uhold", 2)) return RunScontrolJobAction(c, JOB_ACTION_UHOLD, rest);
   if (Is(cmd, "release", 3)) return RunScontrolJobAction(c, JOB_ACTION_RELEASE, rest);
+  if (Is(cmd, "requeuehold", 8)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE_HOLD, rest);
   if (Is(cmd, "requeue", 3)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE, rest);
   if (Is(cmd, "ping", 2)) return ShowConfig(c, true);
   if (Is(cmd, "create", 2) || Is(cmd, "delete", 3)) {
@@ -352,6 +353,7 @@ int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string
   req.set_action(action);
   std::vector<JobSelector> sels;
   for (const std::string& a : args) {
+    if (action == JOB_ACTION_REQUEUE_HOLD && KeyValue(a).first == "state") continue;  // State=SpecialExit
     Expected<std::vector<JobSelector>> v = ParseJobSelectors(a);
     if (!v.ok()) return Error(c, "Invalid job id specified for job " + a);
     sels.insert(sels.end(), v->begin(), v->end());
@@ -367,7 +369,8 @@ int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string
   }
   Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
   if (!rep.ok()) {
-    std::string what = action == JOB_ACTION_REQUEUE ? "slurm_requeue error: " : "slurm_update error: ";
+    bool rq = action == JOB_ACTION_REQUEUE || action == JOB_ACTION_REQUEUE_HOLD;
+    std::string what = rq ? "slurm_requeue error: " : "slurm_update error: ";
     return Error(c, what + rep.status().message());
   }
   return 0;

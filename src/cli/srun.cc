@@ -261,6 +261,9 @@ int PrepareAllocCommand(const std::string& prog, const std::vector<std::string>&
 }
 
 int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
+  // Block the forwarded signals before the RPC client starts its threads, so that no
+  // thread takes a USR1 (scancel --full, --signal) with its default action.
+  SignalWatch signals;
   SrunOptions o;
   ClientApiInterface* api = nullptr;
   if (int rc = Prepare("srun", args, &o, &api, env); rc != 0) return rc < 0 ? 0 : rc;
@@ -268,7 +271,6 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
     *env.err << "srun: fatal: No command given to execute.\n";
     return 1;
   }
-  SignalWatch signals;
   int64_t job_id = o.jobid > 0 ? o.jobid : JobIdFromEnv(env);
   if (job_id > 0) return RunStep(o, job_id, api, env, signals.fd());
   Expected<JobSpec> spec = AllocationSpec(o, BaseName(o.command[0]), env);

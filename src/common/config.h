@@ -55,6 +55,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,6 +139,15 @@ struct SwitchConfig {
   std::vector<std::string> switches;  // child switch names
 };
 
+// Automatic requeue: MaxBatchRequeue bounds requeues after node loss or launch
+// failure (then NODE_FAIL); a batch job ending with an exit code in requeue_exit is
+// requeued, in requeue_exit_hold requeued and held (Slurm's RequeueExit/RequeueExitHold).
+struct RequeueConfig {
+  int max_batch_requeue = 5;
+  std::set<int> requeue_exit;
+  std::set<int> requeue_exit_hold;
+};
+
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
@@ -166,6 +176,8 @@ struct Config {
   bool topology_tree = false;              // TopologyPlugin=topology/tree
   std::string topology_conf;               // resolved path of the topology.conf read
   std::vector<SwitchConfig> switches;      // topology.conf, file order
+  // MaxBatchRequeue=, RequeueExit=, RequeueExitHold= (config_requeue.cc).
+  RequeueConfig requeue;
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;

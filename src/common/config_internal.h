@@ -38,6 +38,9 @@ Status ParseUserAssocLine(const ConfigLine& line, ParseContext* ctx);
 // not one of them.
 bool IsPriorityKey(std::string_view key);
 Status SetPriorityKey(std::string_view key, std::string_view value, PriorityConfig* p);
+// MaxBatchRequeue, RequeueExit, RequeueExitHold (config_requeue.cc).
+bool IsRequeueKey(std::string_view key);
+Status SetRequeueKey(std::string_view key, std::string_view value, RequeueConfig* r);
 
 Status ParseNodeLine(const ConfigLine& line, ParseContext* ctx);
 Status ParsePartitionLine(const ConfigLine& line, ParseContext* ctx);

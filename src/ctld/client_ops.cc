@@ -128,7 +128,7 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
   }
   if (req.signal() != 0 && req.signal() != 9) {
     if (job->state() == JOB_PENDING) return Result(id, FailedPrecondition(kMsgJobPending));
-    SendSignal(*job, SIGNAL_DELIVER, req.signal(), !req.batch_only());
+    DeliverSignal(*job, req.signal(), req.batch_only(), req.full());
     return Result(id, Status::Ok());
   }
   if (job->state() == JOB_PENDING) {
@@ -278,6 +278,7 @@ Status Controller::UpdateOne(const Caller& c, JobInfo* job, const UpdateJobReque
     case JOB_ACTION_UHOLD: return Hold(c, job, true);
     case JOB_ACTION_RELEASE: return Release(c, job);
     case JOB_ACTION_REQUEUE: return Requeue(c, job);
+    case JOB_ACTION_REQUEUE_HOLD: return Requeue(c, job, true);
     default: break;
   }
   bool done = IsTerminal(job->state()) || job->completing();
@@ -342,7 +343,7 @@ Status Controller::Release(const Caller& c, JobInfo* job) {
   return Status::Ok();
 }
 
-Status Controller::Requeue(const Caller& c, JobInfo* job) {
+Status Controller::Requeue(const Caller& c, JobInfo* job, bool hold) {
   if (job->spec().requeue() == 2 || job->spec().interactive()) {
     return FailedPrecondition(kMsgDisabled);
   }
@@ -350,6 +351,7 @@ Status Controller::Requeue(const Caller& c, JobInfo* job) {
   if (job->completing() || job->state() == JOB_COMPLETING) {
     return FailedPrecondition(kMsgAlreadyDone);
   }
+  job->set_hold_on_requeue(hold);
   if (job->state() == JOB_RUNNING) {
     job->set_requeue_on_end(true);
     job->set_state(JOB_COMPLETING);

@@ -97,6 +97,7 @@ Status Controller::Commit() {
 void Controller::Tick() {
   CheckLiveness();
   CheckTimeLimits();
+  CheckWarnSignals();
   PurgeOldJobs();
   ExpireClientLeases();
 }
@@ -173,7 +174,9 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
   job->set_term_signal(0);
   job->set_completing(false);
   job->set_requeue_on_end(false);
-  job->set_eligible_time(Now());
+  job->set_warn_signal_sent(false);
+  job->set_eligible_time(Now());  // fresh priority age: no fixed requeue delay either
+  if (job->hold_on_requeue()) HoldRequeued(job);
   MarkJob(job->job_id());
   WantSchedule();
 }
@@ -193,20 +196,17 @@ void Controller::StartCancel(JobInfo* job, JobState state) {
   MarkJob(job->job_id());
 }
 
-void Controller::LoseJob(JobInfo* job) {
-  // The other nodes of the allocation drop their share.
-  for (int i = 1; i < job->alloc_size(); ++i) {
-    SendSignalTo(job->alloc(i).node(), job->job_id(), SIGNAL_KILL_STALE, 0);
+void Controller::LoseJob(JobInfo* job, const std::string& lost_node) {
+  // The surviving nodes of the allocation (the batch host too) drop their share.
+  for (const auto& a : job->alloc()) {
+    if (a.node() != lost_node) SendSignalTo(a.node(), job->job_id(), SIGNAL_KILL_STALE, 0);
   }
   if (job->requeue_on_end()) {
     RequeueNow(job, "None");
   } else if (job->completing()) {
     ReleaseResources(job);
-  } else if (RequeueAllowed(*job) && !job->spec().interactive()) {
-    std::cerr << fmt::format("sluicectld: job {} lost with its node, requeued\n", job->job_id());
-    RequeueNow(job, "None");
   } else {
-    FinishJob(job, JOB_NODE_FAIL, 0, 0);
+    AutoRequeueOrFail(job, fmt::format("lost with node {}", lost_node), "NodeDown");
   }
 }
 
@@ -226,6 +226,7 @@ void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
   }
   JobState st = r.state();
   if (!IsTerminal(st)) st = (r.exit_code() == 0 && r.term_signal() == 0) ? JOB_COMPLETED : JOB_FAILED;
+  if (RequeueOnExitCode(job, st, r)) return;
   FinishJob(job, st, r.exit_code(), r.term_signal());
   if (r.end_time() > 0) job->set_end_time(r.end_time());
 }

@@ -141,7 +141,7 @@ class Controller {
   void ReleaseResources(JobInfo* job);
   void RequeueNow(JobInfo* job, const std::string& reason);
   void StartCancel(JobInfo* job, JobState state);
-  void LoseJob(JobInfo* job);                     // its batch host is gone
+  void LoseJob(JobInfo* job, const std::string& lost_node);  // a node of it is gone
   void ApplyEndReport(JobInfo* job, const JobReport& r);
 
   // Client helpers (client_ops.cc).
@@ -152,7 +152,7 @@ class Controller {
   Status UpdateTimeLimit(const Caller& c, JobInfo* job, int64_t minutes);
   Status Hold(const Caller& c, JobInfo* job, bool user_hold);
   Status Release(const Caller& c, JobInfo* job);
-  Status Requeue(const Caller& c, JobInfo* job);
+  Status Requeue(const Caller& c, JobInfo* job, bool hold = false);
   std::string TestOnlyMessage(const JobInfo& job);
 
   // Node helpers (node_ops.cc).
@@ -248,6 +248,18 @@ class Controller {
   // (sets spec.exclusive) and --reservation access, with Slurm's messages.
   Status CheckSubmitAccess(JobInfo* job) const;
   std::map<std::string, ReservationInfo> reservations_;
+  // Node loss, requeue and checkpoint signals (requeue_ops.cc).
+  // After node loss or a failed launch: requeue (JobRequeue/--requeue, at most
+  // MaxBatchRequeue times) or end NODE_FAIL with `fail_reason`.
+  void AutoRequeueOrFail(JobInfo* job, const std::string& why, const std::string& fail_reason);
+  // RequeueExit / RequeueExitHold: true when the end was turned into a requeue.
+  bool RequeueOnExitCode(JobInfo* job, JobState end_state, const JobReport& r);
+  // Held (priority 0, JobHeldUser) right after a requeue (requeuehold, RequeueExitHold).
+  void HoldRequeued(JobInfo* job);
+  // SIGNAL_DELIVER to the job's nodes: steps only, batch shell only, or both (full).
+  void DeliverSignal(const JobInfo& job, int sig, bool batch_only, bool full);
+  // --signal: sends SIG once a running job is within TIME seconds of its limit.
+  void CheckWarnSignals();
 };
 
 }  // namespace sluice::ctld

@@ -37,7 +37,9 @@ LaunchJobRequest BuildLaunch(const Config& config, const JobInfo& job, int node_
   l->set_stderr_path(job.stderr_path());
   l->set_time_limit_s(job.time_limit_min() > 0 ? job.time_limit_min() * 60 : 0);
   l->set_kill_wait_s(config.kill_wait_s);
-  l->set_append_output(job.restarts() > 0);
+  // --open-mode=append, and every restart of a requeued job (as Slurm: never truncate
+  // the output of earlier runs).
+  l->set_append_output(job.restarts() > 0 || job.spec().open_mode() == "append");
   return req;
 }
 

@@ -71,7 +71,7 @@ void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req
   for (int64_t id : held) {
     if (reported.count(id) || launching_.count(id)) continue;
     JobInfo* job = jobs_.Find(id);
-    if (job && IsBatchHost(*job, name) && !job->spec().interactive()) LoseJob(job);
+    if (job && IsBatchHost(*job, name) && !job->spec().interactive()) LoseJob(job, name);
   }
 }
 
@@ -119,8 +119,10 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
   }
   if (job->completing() && !job->requeue_on_end()) {
     ReleaseResources(job);
-  } else {
+  } else if (job->requeue_on_end()) {
     RequeueNow(job, "None");
+  } else {  // the node is drained, so the next run avoids it
+    AutoRequeueOrFail(job, fmt::format("launch failed on {}", node), "JobLaunchFailure");
   }
 }
 
@@ -143,7 +145,7 @@ void Controller::SetNodeDown(NodeRuntime* n, bool admin, const std::string& reas
 void Controller::FailJobsOn(NodeRuntime* n) {
   std::vector<int64_t> held(n->jobs.begin(), n->jobs.end());
   for (int64_t id : held) {
-    if (JobInfo* job = jobs_.Find(id)) LoseJob(job);
+    if (JobInfo* job = jobs_.Find(id)) LoseJob(job, n->cfg.name);
   }
 }
 

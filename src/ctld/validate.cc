@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/hostlist.h"
+#include "common/signal_spec.h"
 
 namespace sluice::ctld {
 namespace {
@@ -159,6 +160,7 @@ const PartitionConfig* LookupDefaultPartition(const Config& config) {
 Status NormalizeJob(const Config& config, JobInfo* job) {
   JobSpec* spec = job->mutable_spec();
   RETURN_IF_ERROR(CheckScript(*spec));
+  if (!spec->signal().empty()) RETURN_IF_ERROR(ParseSignalSpec(spec->signal()).status());
   const PartitionConfig* part = spec->partition().empty()
                                     ? LookupDefaultPartition(config)
                                     : LookupPartition(config, spec->partition());

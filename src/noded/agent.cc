@@ -61,8 +61,9 @@ Status Agent::ReplaceOrKeep(const BatchLaunch& launch, bool* keep) {
     return Status::Ok();
   }
   if (existing->phase == TrackedJob::Phase::kRunning) {
-    return FailedPrecondition(fmt::format("job {} is still running on {}", launch.job_id(),
-                                          options_.node_name));
+    // The controller requeued the job: the old run is stale (its kill may still be on
+    // its way), so end it here rather than failing the new launch.
+    RETURN_IF_ERROR(KillOlderRun(launch.job_id(), 5000));
   }
   return jobs_->Remove(launch.job_id());
 }
@@ -110,6 +111,7 @@ Status Agent::SendToStepd(int64_t job_id, const StepdRequest& req) {
 }
 
 SignalJobReply Agent::Signal(const SignalJobRequest& req) {
+  if (req.kind() == SIGNAL_DELIVER) return Deliver(req);
   SignalJobReply reply;
   if (req.kind() == SIGNAL_CANCEL || req.kind() == SIGNAL_KILL_STALE) {
     SignalSteps(req.job_id(), req.kind() == SIGNAL_CANCEL ? SIGTERM : SIGKILL);

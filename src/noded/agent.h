@@ -102,6 +102,16 @@ class Agent {
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
   bool woken_ = false;
+
+  // Node loss / requeue / signals (agent_signals.cc).
+  // Queues StepRelaySignal() with `sig` to each step supervisor of the job (it signals
+  // its tasks); returns how many were signalled.
+  int RelayToSteps(int64_t job_id, int sig);
+  // SIGNAL_DELIVER: steps (unless batch_only) and the batch shell (batch_only / full).
+  SignalJobReply Deliver(const SignalJobRequest& req);
+  // A newer restart of a job whose older run still runs here: kill that run and wait
+  // (up to `wait_ms`) for its stepd to finish.
+  Status KillOlderRun(int64_t job_id, int64_t wait_ms);
 };
 
 // Heartbeat interval: Config.heartbeat_interval_s, else slurmd_timeout / 3, in [1, 30] s.

@@ -97,7 +97,7 @@ Status StepSupervisor::Start() {
   ::signal(SIGPIPE, SIG_IGN);
   sigset_t mask;
   sigemptyset(&mask);
-  for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, s);
+  for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, StepRelaySignal()}) sigaddset(&mask, s);
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   sigfd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd_ < 0) return Internal(std::string("signalfd: ") + std::strerror(errno));
@@ -237,6 +237,9 @@ void StepSupervisor::DrainSignals() {
     if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP) {
       SignalTasks(SIGTERM);
       if (kill_at_ms_ == 0) kill_at_ms_ = MonoMs() + options_.kill_wait_ms;
+    } else if (si.ssi_signo == static_cast<uint32_t>(StepRelaySignal()) && si.ssi_int > 0 &&
+               si.ssi_int < NSIG) {
+      SignalTasks(si.ssi_int);  // scancel -s / --signal relayed by the agent
     }
   }
 }

@@ -10,12 +10,15 @@
 //      process keeps them open), kSignal from srun -> the signal to every task;
 //      SIGTERM/SIGINT to stepd -> SIGTERM to the tasks, SIGKILL 2 s later;
 //      kStdin from srun -> the task's stdin pipe (empty payload closes it);
+//      StepRelaySignal() queued with a signal number as its value (sigqueue) -> that
+//      signal to every task (how the agent delivers scancel -s / --signal to steps);
 //   4. srun closing the connection (srun died) kills every task at once;
 //   5. when all tasks ended: leftover processes are killed, kNodeDone is sent, the
 //      step directory is removed.
 // Returns 0 when the step ran (whatever the tasks' exit codes), 1 on setup failure.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -34,6 +37,9 @@ struct StepSupervisorOptions {
   int exit_grace_ms = 500;                         // pipes held open after a task exited
   int kill_wait_ms = 2'000;                        // SIGTERM -> SIGKILL
 };
+
+// Real-time signal whose sigqueue value is a signal for the step's tasks.
+inline int StepRelaySignal() { return SIGRTMIN + 1; }
 
 class StepSupervisor {
  public:

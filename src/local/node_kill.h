@@ -1,0 +1,13 @@
+// KillNodeProcesses: simulates the death of one node of a LocalCluster: SIGKILL to its
+// agent and to every job supervisor (sluice-stepd) started from that node's spool
+// directory, with all their descendants (the job's processes). Used by the node-loss
+// integration tests and bench_requeue. Returns the number of processes killed.
+#pragma once
+
+#include "local/local_cluster.h"
+
+namespace sluice {
+
+int KillNodeProcesses(LocalCluster& cluster, int node_index);
+
+}  // namespace sluice
