@@ -214,6 +214,16 @@ class Controller {
   std::map<AssocKey, double> usage_;
   int64_t usage_time_ = 0;                       // when usage_ was last decayed/charged
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
+
+  // Node health and Prolog/Epilog results (health_ops.cc).
+  // Acts once per NodeHealth.seq: drain on failure, lift its own drain on a pass.
+  void ApplyHealth(NodeRuntime* n, const NodeHealth& health);
+  int AllocatedCpus(const NodeRuntime& n) const;
+  // Drains `node` by the system (uid 0) unless it is already drained or down.
+  void SystemDrain(NodeRuntime* n, const std::string& reason);
+  // Prolog/Epilog failures of the batch host in an end report: drains it; a failed
+  // prolog requeues the job (returns true: the report is fully handled).
+  bool HandleNodeScripts(JobInfo* job, const JobReport& r);
 };
 
 }  // namespace sluice::ctld

@@ -45,6 +45,8 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   }
   RegisterNodeReply reply;
   ReconcileReports(n, req, &reply);
+  if (req.has_health()) ApplyHealth(n, req.health());
+  reply.set_alloc_cpus(AllocatedCpus(*n));
   WantSchedule();
   return reply;
 }
@@ -86,6 +88,8 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
   for (int64_t id : req.running_job_ids()) {
     if (!n->jobs.count(id)) reply.add_kill_job_ids(id);
   }
+  if (req.has_health()) ApplyHealth(n, req.health());
+  reply.set_alloc_cpus(AllocatedCpus(*n));
   return reply;
 }
 

@@ -33,6 +33,7 @@ struct NodeRuntime {
   std::vector<bool> gpu_used;       // parallel to cfg.gpus
   int exclusive_jobs = 0;
   std::set<int64_t> jobs;           // jobs holding resources here
+  int64_t health_seq = 0;           // last NodeHealth.seq acted on (health_ops.cc)
 
   // Usable by the scheduler for new jobs.
   bool Available() const { return registered && responding && !admin.down && !admin.drain; }
