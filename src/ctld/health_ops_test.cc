@@ -152,5 +152,22 @@ TEST_F(HealthOps, PrologFailureDrainsAndRequeuesEpilogFailureDrains) {
   EXPECT_EQ(Node(1).reason(), "Epilog error");
 }
 
+// An agent that cannot be reached for a launch (restarting) is not drained: the job is
+// requeued and the node takes no new job until the agent registers again.
+TEST_F(HealthOps, UnreachableAgentAtLaunchIsNotDrained) {
+  int64_t id = StartJob();
+  ASSERT_EQ(link_.launches.size(), 1u);
+  link_.launches[0].done(Unavailable("failed to connect to all addresses"));
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->jobs().Find(id)->state(), JOB_PENDING);
+  EXPECT_FALSE(Node(0).drain());
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->jobs().Find(id)->alloc(0).node(), "node02");
+  HeartbeatRequest h;
+  h.set_node("node01");
+  EXPECT_TRUE(ctl_->Heartbeat(h).reregister());
+}
+
 }  // namespace
 }  // namespace sluice::ctld

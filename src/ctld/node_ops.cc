@@ -111,7 +111,13 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
   if (result.ok() || !job || job->restarts() != restarts || !HoldsResources(*job)) return;
   std::cerr << fmt::format("sluicectld: launch of job {} on {} failed: {}\n", job_id, node,
                            result.message());
-  if (NodeRuntime* n = nodes_.Find(node)) {
+  // An agent that could not be reached (restarting, or dead: the liveness check handles
+  // that) is not drained but takes no new job until it registers again (its next
+  // heartbeat is told to); one that answered with an error is drained.
+  NodeRuntime* n = nodes_.Find(node);
+  if (n && result.code() == Code::kUnavailable) {
+    n->registered = false;
+  } else if (n) {
     n->admin.drain = true;
     n->admin.reason = result.message().empty() ? "Launch failed" : result.message();
     n->admin.reason_time = Now();

@@ -165,7 +165,7 @@ class NetworkCut : public ClusterTest {
  protected:
   LocalClusterOptions Options() override {
     LocalClusterOptions o = ClusterTest::Options();
-    o.slurmd_timeout_s = 3;
+    o.slurmd_timeout_s = 4;
     return o;
   }
 };
