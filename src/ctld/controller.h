@@ -39,6 +39,9 @@ inline constexpr char kMsgAlreadyDone[] = "Job/step already completing or comple
 inline constexpr char kMsgNotPending[] = "Job is no longer pending execution";
 inline constexpr char kMsgDisabled[] = "Requested operation is presently disabled";
 inline constexpr char kMsgBadNodeState[] = "Invalid node state specified";
+// A LaunchJob older than this is refused by agents (NodeAuth freshness) and cannot
+// still be in flight.
+inline constexpr int64_t kLaunchInFlightS = 70;
 inline constexpr char kMsgNeedReason[] =
     "You must specify a reason when DOWNING or DRAINING a node. Request denied";
 

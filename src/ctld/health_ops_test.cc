@@ -53,6 +53,25 @@ class HealthOps : public ::testing::Test {
     }
     ASSERT_TRUE(ctl_->Commit().ok());
   }
+  // A new controller instance on the same store (a restart), nodes registered empty.
+  void Restart() {
+    ctl_.reset();
+    ControllerOptions o;
+    o.admin_uid = kAdmin;
+    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
+    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
+    ctl_ = std::make_unique<Controller>(HealthConfig(), &clock_, store_.get(), &link_,
+                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
+    ASSERT_TRUE(ctl_->Load(false).ok());
+  }
+  void Register(const std::string& node) {
+    RegisterNodeRequest r;
+    r.set_node(node);
+    r.set_cpus(4);
+    r.set_real_memory_mb(1000);
+    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
   void TearDown() override {
     ctl_.reset();
     store_.reset();
@@ -167,6 +186,28 @@ TEST_F(HealthOps, UnreachableAgentAtLaunchIsNotDrained) {
   HeartbeatRequest h;
   h.set_node("node01");
   EXPECT_TRUE(ctl_->Heartbeat(h).reregister());
+}
+
+// After a controller restart, a job the previous instance just started may not be on
+// its batch host yet (the LaunchJob still in flight): it is launched again (the agent
+// runs a job/restart pair once) instead of being requeued; an old one is lost.
+TEST_F(HealthOps, RestartRelaunchesAJustStartedJobMissingFromRegistration) {
+  int64_t fresh = StartJob();
+  clock_.Advance(1);
+  Restart();
+  size_t launches = link_.launches.size();
+  Register("node01");
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->state(), JOB_RUNNING);
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->restarts(), 0);
+  ASSERT_EQ(link_.launches.size(), launches + 1);
+  EXPECT_EQ(link_.launches.back().req.launch().job_id(), fresh);
+  EXPECT_EQ(link_.launches.back().to.node, "node01");
+  // Long after its start no launch can be in flight: lost with its node, requeued.
+  clock_.Advance(kLaunchInFlightS + 1);
+  Restart();
+  Register("node01");
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->state(), JOB_PENDING);
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->restarts(), 1);
 }
 
 }  // namespace

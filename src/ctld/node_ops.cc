@@ -73,7 +73,17 @@ void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req
   for (int64_t id : held) {
     if (reported.count(id) || launching_.count(id)) continue;
     JobInfo* job = jobs_.Find(id);
-    if (job && IsBatchHost(*job, name) && !job->spec().interactive()) LoseJob(job);
+    if (!job || !IsBatchHost(*job, name) || job->spec().interactive()) continue;
+    // Started by an earlier controller instance moments ago: its LaunchJob may still be
+    // on its way (and would start the job after this registration). Launch again: the
+    // agent runs a (job, restart) once, so exactly one copy runs either way.
+    bool earlier_instance = job->start_time() * 1000 < start_ms_;
+    if (earlier_instance && !job->completing() && job->state() == JOB_RUNNING &&
+        Now() - job->start_time() <= kLaunchInFlightS) {
+      LaunchOn(*job, 0);
+      continue;
+    }
+    LoseJob(job);
   }
 }
 
