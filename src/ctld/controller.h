@@ -8,7 +8,8 @@
 //
 // Files: controller.cc (load, commit, tick, helpers), client_ops.cc (client API),
 // node_ops.cc (agent registration, heartbeats, job ends, liveness),
-// scheduler_loop.cc (scheduling passes and launches).
+// scheduler_loop.cc (scheduling passes and launches), health_ops.cc (node health
+// checks, Prolog/Epilog failures).
 #pragma once
 
 #include <cstdint>

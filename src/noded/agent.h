@@ -10,6 +10,8 @@
 //     the directory is removed), mark vanished stepds as failed, kill jobs the
 //     controller lists as stale (SIGKILL, never reported).
 //   - Run(): Tick() every heartbeat interval, and at once after Wake() (a stepd ended).
+//   - With SetHealthCheck(), the latest NodeHealth goes with every registration and
+//     heartbeat; HeartbeatSoon() (a check just ran) heartbeats at the next Tick.
 // Time comes from the injected Clock; thread-safe (one mutex around spool changes).
 #pragma once
 
