@@ -178,6 +178,16 @@ struct Config {
   std::vector<SwitchConfig> switches;      // topology.conf, file order
   // MaxBatchRequeue=, RequeueExit=, RequeueExitHold= (config_requeue.cc).
   RequeueConfig requeue;
+  // Node health and per-job node scripts (run by the agent / stepd as root).
+  std::string health_check_program;       // HealthCheckProgram ("" = none)
+  int health_check_interval_s = 0;        // HealthCheckInterval (0 = only at agent start)
+  // HealthCheckNodeState as bits: which nodes run the periodic check.
+  enum HealthState : unsigned { kHealthIdle = 1, kHealthAlloc = 2, kHealthMixed = 4,
+                                kHealthAny = 7, kHealthCycle = 8 };
+  unsigned health_check_node_state = kHealthAny;
+  std::string prolog;                     // Prolog ("" = none)
+  std::string epilog;                     // Epilog ("" = none)
+  int prolog_epilog_timeout_s = 0;        // PrologEpilogTimeout (0 = none)
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;

@@ -89,6 +89,23 @@ Status Ignore(std::string_view, ParseContext*) { return Status::Ok(); }
 
 constexpr int kMaxSeconds = 1 << 30;
 
+// HealthCheckNodeState: comma list of ALLOC, ANY, CYCLE, IDLE, MIXED, NONDRAINED_IDLE.
+Status SetHealthNodeState(std::string_view v, ParseContext* ctx) {
+  unsigned bits = 0;
+  for (const std::string& item : ParseList(v)) {
+    std::string u = ToUpper(item);
+    if (u == "ANY") bits |= Config::kHealthAny;
+    else if (u == "IDLE" || u == "NONDRAINED_IDLE") bits |= Config::kHealthIdle;
+    else if (u == "ALLOC") bits |= Config::kHealthAlloc;
+    else if (u == "MIXED") bits |= Config::kHealthMixed;
+    else if (u == "CYCLE") bits |= Config::kHealthCycle;
+    else return InvalidArgument(fmt::format("invalid value '{}' for HealthCheckNodeState", item));
+  }
+  if ((bits & Config::kHealthAny) == 0) bits |= Config::kHealthAny;  // CYCLE alone = all nodes
+  ctx->config->health_check_node_state = bits;
+  return Status::Ok();
+}
+
 const GlobalKey kGlobalKeys[] = {
     {"ClusterName", [](auto v, auto* c) {
        RETURN_IF_ERROR(SetString("ClusterName", v, &c->config->cluster_name));
@@ -112,6 +129,12 @@ const GlobalKey kGlobalKeys[] = {
     {"JobRequeue", [](auto v, auto* c) { return ParseBoolValue("JobRequeue", v, &c->config->job_requeue); }},
     {"DefMemPerCPU", SetMemPerCpu},
     {"TopologyPlugin", SetTopologyPlugin},
+    {"HealthCheckProgram", [](auto v, auto* c) { return SetString("HealthCheckProgram", v, &c->config->health_check_program); }},
+    {"HealthCheckInterval", [](auto v, auto* c) { return ParseIntValue("HealthCheckInterval", v, 0, kMaxSeconds, &c->config->health_check_interval_s); }},
+    {"HealthCheckNodeState", SetHealthNodeState},
+    {"Prolog", [](auto v, auto* c) { return SetString("Prolog", v, &c->config->prolog); }},
+    {"Epilog", [](auto v, auto* c) { return SetString("Epilog", v, &c->config->epilog); }},
+    {"PrologEpilogTimeout", [](auto v, auto* c) { return ParseIntValue("PrologEpilogTimeout", v, 0, kMaxSeconds, &c->config->prolog_epilog_timeout_s); }},
     {"GresTypes", [](auto v, auto* c) { c->config->gres_types = ParseList(v); return Status::Ok(); }},
     // Accepted for slurm.conf compatibility, no effect.
     {"AuthType", Ignore}, {"AuthAltTypes", Ignore}, {"CredType", Ignore},

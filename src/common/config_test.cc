@@ -267,6 +267,27 @@ TEST(GlobalKeys, AllSupported) {
   EXPECT_THAT(c.gres_types, ElementsAre("gpu", "mps"));
 }
 
+TEST(GlobalKeys, HealthCheckPrologEpilog) {
+  Config d = Parse("");
+  EXPECT_EQ(d.health_check_program, "");
+  EXPECT_EQ(d.health_check_node_state, Config::kHealthAny);
+  Config c = Parse(
+      "HealthCheckProgram=/usr/sbin/nhc\nHealthCheckInterval=300\nHealthCheckNodeState=IDLE,CYCLE\n"
+      "Prolog=/etc/slurm/prolog.sh\nEpilog=/etc/slurm/epilog.sh\nPrologEpilogTimeout=120\n");
+  EXPECT_EQ(c.health_check_program, "/usr/sbin/nhc");
+  EXPECT_EQ(c.health_check_interval_s, 300);
+  EXPECT_EQ(c.health_check_node_state, unsigned{Config::kHealthIdle | Config::kHealthCycle});
+  EXPECT_EQ(c.prolog, "/etc/slurm/prolog.sh");
+  EXPECT_EQ(c.epilog, "/etc/slurm/epilog.sh");
+  EXPECT_EQ(c.prolog_epilog_timeout_s, 120);
+  EXPECT_EQ(Parse("HealthCheckNodeState=CYCLE").health_check_node_state,
+            unsigned{Config::kHealthAny | Config::kHealthCycle});
+  EXPECT_EQ(Parse("HealthCheckNodeState=alloc,mixed").health_check_node_state,
+            unsigned{Config::kHealthAlloc | Config::kHealthMixed});
+  EXPECT_THAT(ParseError("HealthCheckNodeState=BUSY"),
+              HasSubstr("invalid value 'BUSY' for HealthCheckNodeState"));
+}
+
 TEST(GlobalKeys, HeartbeatDerivedFromTimeout) {
   EXPECT_EQ(Parse("SlurmdTimeout=30").HeartbeatIntervalS(), 10);
   EXPECT_EQ(Parse("SlurmdTimeout=1").HeartbeatIntervalS(), 1);

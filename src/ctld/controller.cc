@@ -214,6 +214,7 @@ void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
   for (int i = 1; i < job->alloc_size(); ++i) {
     SendSignalTo(job->alloc(i).node(), job->job_id(), SIGNAL_KILL_STALE, 0);
   }
+  if (HandleNodeScripts(job, r)) return;
   if (job->requeue_on_end()) {
     RequeueNow(job, "None");
     return;

@@ -8,7 +8,8 @@
 //
 // Files: controller.cc (load, commit, tick, helpers), client_ops.cc (client API),
 // node_ops.cc (agent registration, heartbeats, job ends, liveness),
-// scheduler_loop.cc (scheduling passes and launches).
+// scheduler_loop.cc (scheduling passes and launches), health_ops.cc (node health
+// checks, Prolog/Epilog failures).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,9 @@ inline constexpr char kMsgAlreadyDone[] = "Job/step already completing or comple
 inline constexpr char kMsgNotPending[] = "Job is no longer pending execution";
 inline constexpr char kMsgDisabled[] = "Requested operation is presently disabled";
 inline constexpr char kMsgBadNodeState[] = "Invalid node state specified";
+// A LaunchJob older than this is refused by agents (NodeAuth freshness) and cannot
+// still be in flight.
+inline constexpr int64_t kLaunchInFlightS = 70;
 inline constexpr char kMsgNeedReason[] =
     "You must specify a reason when DOWNING or DRAINING a node. Request denied";
 
@@ -260,6 +264,15 @@ class Controller {
   void DeliverSignal(const JobInfo& job, int sig, bool batch_only, bool full);
   // --signal: sends SIG once a running job is within TIME seconds of its limit.
   void CheckWarnSignals();
+  // Node health and Prolog/Epilog results (health_ops.cc).
+  // Acts once per NodeHealth.seq: drain on failure, lift its own drain on a pass.
+  void ApplyHealth(NodeRuntime* n, const NodeHealth& health);
+  int AllocatedCpus(const NodeRuntime& n) const;
+  // Drains `node` by the system (uid 0) unless it is already drained or down.
+  void SystemDrain(NodeRuntime* n, const std::string& reason);
+  // Prolog/Epilog failures of the batch host in an end report: drains it; a failed
+  // prolog requeues the job (returns true: the report is fully handled).
+  bool HandleNodeScripts(JobInfo* job, const JobReport& r);
 };
 
 }  // namespace sluice::ctld

@@ -45,6 +45,8 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   }
   RegisterNodeReply reply;
   ReconcileReports(n, req, &reply);
+  if (req.has_health()) ApplyHealth(n, req.health());
+  reply.set_alloc_cpus(AllocatedCpus(*n));
   WantSchedule();
   return reply;
 }
@@ -71,7 +73,17 @@ void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req
   for (int64_t id : held) {
     if (reported.count(id) || launching_.count(id)) continue;
     JobInfo* job = jobs_.Find(id);
-    if (job && IsBatchHost(*job, name) && !job->spec().interactive()) LoseJob(job, name);
+    if (!job || !IsBatchHost(*job, name) || job->spec().interactive()) continue;
+    // Started by an earlier controller instance moments ago: its LaunchJob may still be
+    // on its way (and would start the job after this registration). Launch again: the
+    // agent runs a (job, restart) once, so exactly one copy runs either way.
+    bool earlier_instance = job->start_time() * 1000 < start_ms_;
+    if (earlier_instance && !job->completing() && job->state() == JOB_RUNNING &&
+        Now() - job->start_time() <= kLaunchInFlightS) {
+      LaunchOn(*job, 0);
+      continue;
+    }
+    LoseJob(job, name);
   }
 }
 
@@ -86,6 +98,8 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
   for (int64_t id : req.running_job_ids()) {
     if (!n->jobs.count(id)) reply.add_kill_job_ids(id);
   }
+  if (req.has_health()) ApplyHealth(n, req.health());
+  reply.set_alloc_cpus(AllocatedCpus(*n));
   return reply;
 }
 
@@ -107,7 +121,13 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
   if (result.ok() || !job || job->restarts() != restarts || !HoldsResources(*job)) return;
   std::cerr << fmt::format("sluicectld: launch of job {} on {} failed: {}\n", job_id, node,
                            result.message());
-  if (NodeRuntime* n = nodes_.Find(node)) {
+  // An agent that could not be reached (restarting, or dead: the liveness check handles
+  // that) is not drained but takes no new job until it registers again (its next
+  // heartbeat is told to); one that answered with an error is drained.
+  NodeRuntime* n = nodes_.Find(node);
+  if (n && result.code() == Code::kUnavailable) {
+    n->registered = false;
+  } else if (n) {
     n->admin.drain = true;
     n->admin.reason = result.message().empty() ? "Launch failed" : result.message();
     n->admin.reason_time = Now();

@@ -35,6 +35,7 @@ struct NodeRuntime {
   int leaf_switch = -1;             // index into the topology's switches
   int exclusive_jobs = 0;
   std::set<int64_t> jobs;           // jobs holding resources here
+  int64_t health_seq = 0;           // last NodeHealth.seq acted on (health_ops.cc)
 
   // Usable by the scheduler for new jobs.
   bool Available() const { return registered && responding && !admin.down && !admin.drain; }

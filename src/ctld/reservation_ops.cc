@@ -11,6 +11,7 @@
 
 #include "common/hostlist.h"
 #include "ctld/controller.h"
+#include "ctld/step_resources.h"
 #include "ctld/reservation_spec.h"
 #include "ctld/validate.h"
 
@@ -20,7 +21,6 @@ namespace {
 constexpr char kMsgResvInvalid[] = "Requested reservation is invalid";
 constexpr char kMsgResvAccess[] = "Access denied to requested reservation";
 constexpr char kMsgResvOverlap[] = "Requested reservation overlaps with another reservation";
-constexpr char kMsgNodesBusy[] = "Requested nodes are busy";
 constexpr char kMsgBadTime[] = "Invalid time specified";
 constexpr char kMsgResvBusy[] = "Reservation is in use";
 constexpr char kMsgResvDup[] = "Duplicate reservation name";

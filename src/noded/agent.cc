@@ -79,6 +79,9 @@ LaunchJobReply Agent::Launch(BatchLaunch launch) {
     launch.set_ctld_port(options_.ctld_port);
     launch.set_def_mem_per_cpu_mb(options_.def_mem_per_cpu_mb);
     launch.set_agent_socket(options_.agent_socket);
+    launch.set_prolog(options_.prolog);
+    launch.set_epilog(options_.epilog);
+    launch.set_prolog_epilog_timeout_s(options_.prolog_epilog_timeout_s);
     std::lock_guard<std::mutex> lock(mu_);
     bool keep = false;
     st = ReplaceOrKeep(launch, &keep);
@@ -209,6 +212,7 @@ void Agent::Register() {
     *req.add_jobs() = job.phase == TrackedJob::Phase::kRunning ? RunningReport(job.job_id)
                                                                 : job.report;
   }
+  if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
   auto reply = controller_->Register(req);
   if (!reply.ok()) {
     Log("registration failed: " + reply.status().message());
@@ -216,6 +220,7 @@ void Agent::Register() {
     return;
   }
   registered_ = true;
+  if (health_) health_->SetAllocatedCpus(reply->alloc_cpus());
   next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
   Log(fmt::format("registered with the controller ({} jobs)", req.jobs_size()));
   for (int64_t id : reply->kill_job_ids()) KillStale(id);
@@ -227,6 +232,7 @@ void Agent::Heartbeat() {
   for (const TrackedJob& job : ScanAndSettle()) {
     if (job.phase == TrackedJob::Phase::kRunning) req.add_running_job_ids(job.job_id);
   }
+  if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
   auto reply = controller_->Heartbeat(req);
   if (!reply.ok()) {
     Log("heartbeat failed: " + reply.status().message());
@@ -235,6 +241,7 @@ void Agent::Heartbeat() {
     return;
   }
   next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
+  if (health_) health_->SetAllocatedCpus(reply->alloc_cpus());
   for (int64_t id : reply->kill_job_ids()) KillStale(id);
   if (reply->reregister()) {
     registered_ = false;
@@ -262,11 +269,17 @@ void Agent::ReportEnds() {
 void Agent::Tick() {
   launcher_->Reap();
   if (!registered_) {
+    heartbeat_soon_ = false;
     Register();
-  } else if (clock_->NowMs() >= next_heartbeat_ms_) {
+  } else if (heartbeat_soon_.exchange(false) || clock_->NowMs() >= next_heartbeat_ms_) {
     Heartbeat();
   }
   if (registered_) ReportEnds();
+}
+
+void Agent::HeartbeatSoon() {
+  heartbeat_soon_ = true;
+  Wake();
 }
 
 void Agent::Wake() {

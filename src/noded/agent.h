@@ -10,6 +10,8 @@
 //     the directory is removed), mark vanished stepds as failed, kill jobs the
 //     controller lists as stale (SIGKILL, never reported).
 //   - Run(): Tick() every heartbeat interval, and at once after Wake() (a stepd ended).
+//   - With SetHealthCheck(), the latest NodeHealth goes with every registration and
+//     heartbeat; HeartbeatSoon() (a check just ran) heartbeats at the next Tick.
 // Time comes from the injected Clock; thread-safe (one mutex around spool changes).
 #pragma once
 
@@ -24,6 +26,7 @@
 #include "common/clock.h"
 #include "node.pb.h"
 #include "noded/controller_link.h"
+#include "noded/health_check.h"
 #include "stepd.pb.h"
 #include "noded/job_tracker.h"
 #include "noded/stepd_launcher.h"
@@ -47,6 +50,10 @@ struct AgentOptions {
   int ctld_port = 0;
   int64_t def_mem_per_cpu_mb = 0;
   std::string agent_socket;  // stepd's job-end notifications
+  // Copied into every BatchLaunch: the stepd runs them around the batch job.
+  std::string prolog;
+  std::string epilog;
+  int64_t prolog_epilog_timeout_s = 0;
 };
 
 class Agent {
@@ -66,6 +73,10 @@ class Agent {
   void Wake();
 
   bool registered() const { return registered_; }
+  // Health check results go with registrations and heartbeats (nullptr: none).
+  void SetHealthCheck(HealthCheck* health) { health_ = health; }
+  // Heartbeat at the next Tick (a health check result changed) and wake the loop.
+  void HeartbeatSoon();
   const AgentOptions& options() const { return options_; }
 
  private:
@@ -102,6 +113,8 @@ class Agent {
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
   bool woken_ = false;
+  HealthCheck* health_ = nullptr;
+  std::atomic<bool> heartbeat_soon_{false};
 
   // Node loss / requeue / signals (agent_signals.cc).
   // Queues StepRelaySignal() with `sig` to each step supervisor of the job (it signals

@@ -77,6 +77,9 @@ Expected<AgentSetup> AgentSetupFromConfig(const Config& config, const std::strin
   o.ctld_host = config.ctld_host;
   o.ctld_port = config.ctld_port;
   o.def_mem_per_cpu_mb = config.def_mem_per_cpu_mb;
+  o.prolog = config.prolog;
+  o.epilog = config.epilog;
+  o.prolog_epilog_timeout_s = config.prolog_epilog_timeout_s;
   s.spool_dir = ExpandSpoolDir(config.slurmd_spool_dir, node_name);
   o.agent_socket = s.spool_dir + "/agent.sock";
   s.key_file = config.cluster_key_file.empty() ? config.state_save_location + "/cluster.key"

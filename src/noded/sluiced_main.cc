@@ -17,6 +17,7 @@
 #include "noded/agent_service.h"
 #include "noded/controller_link.h"
 #include "noded/end_listener.h"
+#include "noded/health_check.h"
 #include "rpc/credential.h"
 #include "rpc/node_auth.h"
 
@@ -98,6 +99,18 @@ int Main(int argc, char** argv) {
   std::fprintf(stderr, "sluiced: node %s listening on %s, spool %s\n", opts.node_name.c_str(),
                listen.c_str(), setup->spool_dir.c_str());
 
+  HealthCheckOptions hc;
+  hc.program = config->health_check_program;
+  hc.interval_s = config->health_check_interval_s;
+  hc.node_state = config->health_check_node_state;
+  hc.node_name = opts.node_name;
+  hc.conf_path = config->path;
+  hc.cpus = opts.cpus;
+  HealthCheck health(hc);
+  health.RunNow();  // before the first registration, as slurmd does
+  agent.SetHealthCheck(&health);
+  health.Start([&] { agent.HeartbeatSoon(); });
+
   std::atomic<bool> stop{false};
   std::thread loop([&] { agent.Run(stop); });
   int sig = 0;
@@ -106,6 +119,7 @@ int Main(int argc, char** argv) {
   stop = true;
   agent.Wake();
   loop.join();
+  health.Stop();
   ends.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "stepd/job_spawn.h"
+#include "stepd/node_scripts.h"
 #include "stepd/unix_socket.h"
 
 namespace sluice {
@@ -43,7 +44,7 @@ int Supervisor::Run() {
   if (!st.ok()) return FailSetup(st);
   Loop();
   KillLeftovers();
-  return Finish(MakeReport());
+  return Finish(WithEpilog(MakeReport()));
 }
 
 Status Supervisor::Start() {
@@ -66,6 +67,10 @@ Status Supervisor::Start() {
   if (!mem.ok()) std::fprintf(stderr, "sluice-stepd: warning: %s\n", mem.message().c_str());
   ASSIGN_OR_RETURN(listen_fd_, ListenSeqpacket(dir_.Socket()));
   RETURN_IF_ERROR(WriteJobScript(dir_, launch_));
+  if (HookResult pro = RunProlog(launch_); !pro.ok()) {
+    prolog_failed_ = true;
+    return FailedPrecondition("Prolog error: " + pro.Reason("Prolog"));
+  }
   start_mono_ms_ = MonoMs();
   ASSIGN_OR_RETURN(job_pid_, SpawnJob(dir_, launch_, tracker_.get()));
   return Status::Ok();
@@ -231,15 +236,21 @@ int Supervisor::Finish(const JobReport& report) {
   return st.ok() ? 0 : 1;
 }
 
+JobReport Supervisor::WithEpilog(JobReport report) const {
+  if (!RunEpilog(launch_, wait_status_).ok()) report.set_epilog_failed(true);
+  return report;
+}
+
 int Supervisor::FailSetup(const Status& st) {
   std::fprintf(stderr, "sluice-stepd: error: job %lld: %s\n", static_cast<long long>(job_id_),
                st.message().c_str());
   if (job_pid_ > 0) {  // the job started; let it be handled normally
     Loop();
     KillLeftovers();
-    return Finish(MakeReport());
+    return Finish(WithEpilog(MakeReport()));
   }
   JobReport r;
+  r.set_prolog_failed(prolog_failed_);
   r.set_job_id(job_id_);
   r.set_finished(true);
   r.set_state(JOB_FAILED);

@@ -12,6 +12,8 @@
 // COMPLETED / FAILED / CANCELLED / TIMEOUT / OUT_OF_MEMORY, exit_code = WEXITSTATUS,
 // term_signal = WTERMSIG, end_time) is written atomically, the agent is notified on
 // BatchLaunch.agent_socket (best effort) and the cgroup is removed.
+// Prolog / Epilog (BatchLaunch.prolog/epilog) run before the script starts and after its
+// processes are gone (node_scripts.h); failures are flagged in the JobReport.
 #pragma once
 
 #include <sys/types.h>
@@ -71,6 +73,10 @@ class Supervisor {
   int sigfd_ = -1;
   int lock_fd_ = -1;  // flock on stepd.lock, held for life
   int listen_fd_ = -1;
+  // Prolog / Epilog (node_scripts.h): a failed prolog ends the job before it starts
+  // with JobReport.prolog_failed; a failed epilog sets JobReport.epilog_failed.
+  JobReport WithEpilog(JobReport report) const;
+  bool prolog_failed_ = false;
 };
 
 }  // namespace sluice

@@ -1,0 +1,214 @@
+// Controller side of node health: NodeHealth in registrations/heartbeats drains and
+// undrains (once per seq, never an admin's drain), and Prolog/Epilog failures in a job's
+// end report drain the batch host (a failed prolog also requeues the job).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ctld/controller.h"
+#include "ctld/test_fakes.h"
+
+namespace sluice::ctld {
+namespace {
+
+constexpr uint32_t kAdmin = 500;
+
+Config HealthConfig() {
+  Config c;
+  c.path = "/etc/sluice/sluice.conf";
+  for (const char* name : {"node01", "node02"}) {
+    NodeConfig n;
+    n.name = name;
+    n.cpus = 4;
+    n.real_memory_mb = 1000;
+    c.nodes.push_back(n);
+  }
+  PartitionConfig p;
+  p.name = "gpu";
+  p.nodes = {"node01", "node02"};
+  p.is_default = true;
+  c.partitions.push_back(p);
+  return c;
+}
+
+class HealthOps : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sluice-health-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
+    ControllerOptions o;
+    o.admin_uid = kAdmin;
+    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
+    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
+    ctl_ = std::make_unique<Controller>(HealthConfig(), &clock_, store_.get(), &link_,
+                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
+    ASSERT_TRUE(ctl_->Load(false).ok());
+    for (const char* n : {"node01", "node02"}) {
+      RegisterNodeRequest r;
+      r.set_node(n);
+      r.set_cpus(4);
+      r.set_real_memory_mb(1000);
+      ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    }
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+  // A new controller instance on the same store (a restart), nodes registered empty.
+  void Restart() {
+    ctl_.reset();
+    ControllerOptions o;
+    o.admin_uid = kAdmin;
+    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
+    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
+    ctl_ = std::make_unique<Controller>(HealthConfig(), &clock_, store_.get(), &link_,
+                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
+    ASSERT_TRUE(ctl_->Load(false).ok());
+  }
+  void Register(const std::string& node) {
+    RegisterNodeRequest r;
+    r.set_node(node);
+    r.set_cpus(4);
+    r.set_real_memory_mb(1000);
+    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+  void TearDown() override {
+    ctl_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  HeartbeatReply Beat(const std::string& node, int64_t seq, bool failed, const std::string& reason) {
+    HeartbeatRequest h;
+    h.set_node(node);
+    h.mutable_health()->set_seq(seq);
+    h.mutable_health()->set_failed(failed);
+    h.mutable_health()->set_reason(reason);
+    HeartbeatReply r = ctl_->Heartbeat(h);
+    EXPECT_TRUE(ctl_->Commit().ok());
+    return r;
+  }
+  NodeInfo Node(int i) { return ctl_->GetNodes({})->nodes(i); }
+  void Update(const std::string& node, const std::string& state, const std::string& reason = "") {
+    UpdateNodeRequest r;
+    r.add_names(node);
+    r.set_state(state);
+    r.set_reason(reason);
+    ASSERT_TRUE(ctl_->UpdateNode({kAdmin, kAdmin}, r).ok());
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+  int64_t StartJob() {
+    SubmitRequest r;
+    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+    r.mutable_spec()->set_work_dir("/tmp");
+    auto rep = ctl_->Submit({1000, 1000}, r);
+    EXPECT_TRUE(rep.ok());
+    EXPECT_TRUE(ctl_->Commit().ok());
+    ctl_->SchedulePass();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    return rep->job_id();
+  }
+  void End(int64_t id, bool prolog_failed, bool epilog_failed) {
+    JobEndedRequest e;
+    e.set_node(ctl_->jobs().Find(id)->alloc(0).node());
+    e.mutable_report()->set_job_id(id);
+    e.mutable_report()->set_finished(true);
+    e.mutable_report()->set_state(prolog_failed ? JOB_FAILED : JOB_COMPLETED);
+    e.mutable_report()->set_prolog_failed(prolog_failed);
+    e.mutable_report()->set_epilog_failed(epilog_failed);
+    ASSERT_TRUE(ctl_->JobEnded(e).ok());
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+
+  std::string dir_;
+  ManualClock clock_{1'700'000'000};
+  testing::FakeAgentLink link_;
+  testing::FirstFitScheduler sched_;
+  std::unique_ptr<storage::StateStore> store_;
+  std::unique_ptr<Controller> ctl_;
+};
+
+TEST_F(HealthOps, FailureDrainsOncePerRunAndPassLiftsOnlyItsOwnDrain) {
+  Beat("node01", 1, true, "GPU 3 ECC");
+  EXPECT_TRUE(Node(0).drain());
+  EXPECT_EQ(Node(0).reason(), "GPU 3 ECC");
+  // RESUME holds until the next run of the program (same seq: no re-drain).
+  Update("node01", "RESUME");
+  Beat("node01", 1, true, "GPU 3 ECC");
+  EXPECT_FALSE(Node(0).drain());
+  Beat("node01", 2, true, "GPU 3 ECC");
+  EXPECT_TRUE(Node(0).drain());
+  Beat("node01", 3, false, "GPU 3 ECC");
+  EXPECT_FALSE(Node(0).drain());
+  EXPECT_EQ(Node(0).reason(), "");
+  // An admin drain survives failing and passing runs.
+  Update("node02", "DRAIN", "maintenance");
+  Beat("node02", 1, true, "disk full");
+  EXPECT_EQ(Node(1).reason(), "maintenance");
+  Beat("node02", 2, false, "disk full");
+  Beat("node02", 3, false, "maintenance");  // same text, but set by an admin
+  EXPECT_TRUE(Node(1).drain());
+}
+
+TEST_F(HealthOps, RepliesCarryAllocatedCpus) {
+  EXPECT_EQ(Beat("node01", 1, false, "").alloc_cpus(), 0);
+  StartJob();
+  EXPECT_EQ(Beat("node01", 2, false, "").alloc_cpus(), 1);
+}
+
+TEST_F(HealthOps, PrologFailureDrainsAndRequeuesEpilogFailureDrains) {
+  int64_t id = StartJob();
+  ASSERT_EQ(ctl_->jobs().Find(id)->alloc(0).node(), "node01");
+  End(id, true, false);
+  EXPECT_EQ(ctl_->jobs().Find(id)->state(), JOB_PENDING);
+  EXPECT_EQ(ctl_->jobs().Find(id)->restarts(), 1);
+  EXPECT_TRUE(Node(0).drain());
+  EXPECT_EQ(Node(0).reason(), "Prolog error");
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(ctl_->jobs().Find(id)->alloc(0).node(), "node02");
+  End(id, false, true);
+  EXPECT_EQ(ctl_->jobs().Find(id)->state(), JOB_COMPLETED);
+  EXPECT_EQ(Node(1).reason(), "Epilog error");
+}
+
+// An agent that cannot be reached for a launch (restarting) is not drained: the job is
+// requeued and the node takes no new job until the agent registers again.
+TEST_F(HealthOps, UnreachableAgentAtLaunchIsNotDrained) {
+  int64_t id = StartJob();
+  ASSERT_EQ(link_.launches.size(), 1u);
+  link_.launches[0].done(Unavailable("failed to connect to all addresses"));
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->jobs().Find(id)->state(), JOB_PENDING);
+  EXPECT_FALSE(Node(0).drain());
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->jobs().Find(id)->alloc(0).node(), "node02");
+  HeartbeatRequest h;
+  h.set_node("node01");
+  EXPECT_TRUE(ctl_->Heartbeat(h).reregister());
+}
+
+// After a controller restart, a job the previous instance just started may not be on
+// its batch host yet (the LaunchJob still in flight): it is launched again (the agent
+// runs a job/restart pair once) instead of being requeued; an old one is lost.
+TEST_F(HealthOps, RestartRelaunchesAJustStartedJobMissingFromRegistration) {
+  int64_t fresh = StartJob();
+  clock_.Advance(1);
+  Restart();
+  size_t launches = link_.launches.size();
+  Register("node01");
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->state(), JOB_RUNNING);
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->restarts(), 0);
+  ASSERT_EQ(link_.launches.size(), launches + 1);
+  EXPECT_EQ(link_.launches.back().req.launch().job_id(), fresh);
+  EXPECT_EQ(link_.launches.back().to.node, "node01");
+  // Long after its start no launch can be in flight: lost with its node, requeued.
+  clock_.Advance(kLaunchInFlightS + 1);
+  Restart();
+  Register("node01");
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->state(), JOB_PENDING);
+  EXPECT_EQ(ctl_->jobs().Find(fresh)->restarts(), 1);
+}
+
+}  // namespace
+}  // namespace sluice::ctld

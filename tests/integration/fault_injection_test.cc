@@ -1,0 +1,299 @@
+// Fault injection: a workload of ~200 short jobs (mixed CPU counts, some multi-node, some
+// with GPUs) runs on the local cluster while a seeded schedule repeatedly kill -9s the
+// controller (then restarts it), kill -9s a node agent (then restarts it) and kill -9s
+// random job processes. Afterwards the invariants are checked:
+//   lost      acknowledged jobs (sbatch printed an id) the controller no longer knows
+//   overlaps  a job running twice at once: each run takes flock(2) on locks/job.<id>
+//             (held until its last process dies) and records a failure to get it, and
+//             the start/end markers of the same job must not overlap in time
+//   overalloc a GPU index used by two jobs at once on a node: the same with
+//             locks/gpu.<node>.<index> for every index in CUDA_VISIBLE_DEVICES (batch
+//             host) and the GPU intervals of the markers
+//   badstate  a job that did not end COMPLETED although nothing killed it, or ended
+//             other than FAILED/COMPLETED after we killed its script, or COMPLETED
+//             without an end marker
+// Prints `fault-injection: seed=S faults=N jobs=M lost=0 overlaps=0 overalloc=0`.
+// Env: SLUICE_FAULT_SEED (default 20240601) picks the schedule and the workload;
+// SLUICE_FAULT_SOAK_SECONDS=N keeps submitting and injecting for N seconds (soak mode,
+// for runs outside CI).
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cluster_fixture.h"
+#include "common/clock.h"
+
+namespace fs = std::filesystem;
+
+namespace sluice::testing {
+namespace {
+
+constexpr char kJobScript[] = R"(#!/bin/bash
+M=marks.log
+N=$SLURMD_NODENAME
+exec 8>locks/job.$SLURM_JOB_ID
+flock -n 8 || echo "OVERLAP $SLURM_JOB_ID $N" >> $M
+G=none
+if [ -n "$SLURM_JOB_GPUS" ]; then
+  G=$CUDA_VISIBLE_DEVICES
+  for g in ${CUDA_VISIBLE_DEVICES//,/ }; do
+    exec {fd}>locks/gpu.$N.$g
+    flock -n $fd || echo "OVERALLOC $SLURM_JOB_ID $N $g" >> $M
+  done
+fi
+echo "S $SLURM_JOB_ID ${SLURM_RESTART_COUNT:-0} $N $$ $(date +%s%N) $G" >> $M
+sleep $1
+echo "E $SLURM_JOB_ID ${SLURM_RESTART_COUNT:-0} $N $$ $(date +%s%N) $G" >> $M
+)";
+
+int64_t EnvInt(const char* name, int64_t def) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoll(v) : def;
+}
+
+struct Run1 {  // one run of a job, from its markers
+  std::string node;
+  pid_t pid = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;  // 0: no end marker (killed)
+  std::vector<std::string> gpus;
+};
+
+struct Marks {
+  std::map<int64_t, std::map<std::string, Run1>> runs;  // job -> "restart pid" -> run
+  int overlap_lines = 0;
+  int overalloc_lines = 0;
+};
+
+Marks ParseMarks(const std::string& text) {
+  Marks m;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::string kind, restart, node, gpus;
+    int64_t job = 0, ns = 0;
+    pid_t pid = 0;
+    ls >> kind >> job;
+    if (kind == "OVERLAP") ++m.overlap_lines;
+    if (kind == "OVERALLOC") ++m.overalloc_lines;
+    if (kind != "S" && kind != "E") continue;
+    if (!(ls >> restart >> node >> pid >> ns >> gpus)) continue;
+    Run1& r = m.runs[job][restart + " " + std::to_string(pid)];
+    r.node = node;
+    r.pid = pid;
+    (kind == "S" ? r.start_ns : r.end_ns) = ns;
+    if (gpus != "none" && r.gpus.empty()) {
+      std::stringstream gs(gpus);
+      std::string g;
+      while (std::getline(gs, g, ',')) r.gpus.push_back(g);
+    }
+  }
+  return m;
+}
+
+// Counts pairs of closed intervals that overlap in each group.
+int CountOverlaps(std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> groups) {
+  int n = 0;
+  for (auto& [key, v] : groups) {
+    std::sort(v.begin(), v.end());
+    for (size_t i = 1; i < v.size(); ++i) {
+      if (v[i].first < v[i - 1].second) {
+        ++n;
+        std::cerr << "overlap in " << key << "\n";
+      }
+    }
+  }
+  return n;
+}
+
+class FaultInjection : public ClusterTest {
+ protected:
+  LocalClusterOptions Options() override {
+    LocalClusterOptions o = ClusterTest::Options();
+    o.kill_wait_s = 1;
+    o.slurmd_timeout_s = 10;  // agents come back well within it: no node-loss requeues
+    return o;
+  }
+
+  // Kills the script process of a random running job (verified through its environment).
+  bool KillRandomJob(std::mt19937_64& rng, std::set<int64_t>* killed) {
+    Marks m = ParseMarks(ReadFile("marks.log"));
+    std::vector<std::pair<int64_t, pid_t>> live;
+    for (const auto& [job, runs] : m.runs) {
+      for (const auto& [key, r] : runs) {
+        if (r.end_ns == 0 && r.start_ns > 0 && ::kill(r.pid, 0) == 0) live.push_back({job, r.pid});
+      }
+    }
+    if (live.empty()) return false;
+    auto [job, pid] = live[rng() % live.size()];
+    std::ifstream env("/proc/" + std::to_string(pid) + "/environ");
+    std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+    if (all.find(std::string("SLURM_JOB_ID=") + std::to_string(job) + '\0') == std::string::npos) {
+      return false;  // gone meanwhile (pid reuse): never kill what is not ours
+    }
+    if (::kill(pid, SIGKILL) != 0) return false;
+    killed->insert(job);
+    return true;
+  }
+};
+
+TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
+  const uint64_t seed = static_cast<uint64_t>(EnvInt("SLUICE_FAULT_SEED", 20240601));
+  const int64_t soak_s = EnvInt("SLUICE_FAULT_SOAK_SECONDS", 0);
+  const int kJobs = 200;
+  std::ofstream(work_dir() + "/job.sh") << kJobScript;
+  fs::create_directories(work_dir() + "/locks");
+  const int64_t t0 = RealClock::MonotonicMs();
+
+  std::mutex mu;
+  std::vector<int64_t> acked;
+  std::atomic<bool> submitting{true};
+  std::thread submitter([&] {
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < kJobs || RealClock::MonotonicMs() - t0 < soak_s * 1000; ++i) {
+      int shape = static_cast<int>(rng() % 20);
+      std::vector<std::string> args = {"sbatch", "--parsable", "-o", "/dev/null", "-J", "fi"};
+      if (shape < 2) {
+        args.insert(args.end(), {"-N2", "-n2", "--gres=gpu:2"});
+      } else if (shape < 3) {
+        args.insert(args.end(), {"-N4", "-n4"});
+      } else if (shape < 9) {
+        args.insert(args.end(), {"-n", std::to_string(1 + rng() % 4),
+                                 "--gres=gpu:" + std::to_string(1 + rng() % 4)});
+      } else {
+        args.insert(args.end(), {"-n", std::to_string(1 + rng() % 8)});
+      }
+      int tenths = rng() % 10 == 0 ? 30 : 2 + static_cast<int>(rng() % 10);
+      args.insert(args.end(), {"job.sh", fmt::format("{}.{}", tenths / 10, tenths % 10)});
+      for (int attempt = 0; attempt < 5; ++attempt) {  // the controller may be down
+        RunOptions opts;
+        opts.timeout_ms = 20'000;
+        auto r = Run(args, opts);
+        if (r.exit_code == 0) {
+          std::lock_guard<std::mutex> lock(mu);
+          acked.push_back(std::atoll(r.out.c_str()));
+          break;
+        }
+        usleep(300'000);
+      }
+    }
+    submitting = false;
+  });
+
+  // All acknowledged jobs terminal (or unknown: lost).
+  auto all_done = [&](std::map<int64_t, std::string>* states) {
+    auto r = Run({"squeue", "-h", "-t", "all", "-o", "%i %T"});
+    states->clear();
+    std::stringstream in(r.out);
+    int64_t id;
+    std::string st;
+    while (in >> id >> st) (*states)[id] = st;
+    if (r.exit_code != 0) return false;
+    std::lock_guard<std::mutex> lock(mu);
+    for (int64_t id : acked) {
+      auto it = states->find(id);
+      if (it != states->end() && (it->second == "PENDING" || it->second == "RUNNING" ||
+                                  it->second == "COMPLETING")) {
+        return false;
+      }
+    }
+    return true;
+  };
+
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::set<int64_t> killed;
+  int faults = 0, ctld_kills = 0, agent_kills = 0, job_kills = 0;
+  const int kMaxFaults = soak_s > 0 ? 1'000'000 : 40;
+  std::map<int64_t, std::string> states;
+  while (faults < kMaxFaults) {
+    usleep(static_cast<useconds_t>(500 + rng() % 1000) * 1000);
+    if (!submitting && (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
+      break;
+    }
+    int kind = static_cast<int>(rng() % 10);
+    if (kind < 3) {
+      cluster_->KillController(SIGKILL);
+      usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
+      ASSERT_TRUE(cluster_->StartController().ok());
+      ++ctld_kills;
+    } else if (kind < 6) {
+      int i = static_cast<int>(rng() % 4);
+      cluster_->KillAgent(i, SIGKILL);
+      usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
+      ASSERT_TRUE(cluster_->StartAgent(i).ok());
+      ++agent_kills;
+    } else {
+      if (!KillRandomJob(rng, &killed)) continue;
+      ++job_kills;
+    }
+    ++faults;
+  }
+  submitter.join();
+  int64_t deadline = RealClock::MonotonicMs() + 60'000;
+  while (!all_done(&states) && RealClock::MonotonicMs() < deadline) usleep(200'000);
+
+  // Invariants.
+  Marks m = ParseMarks(ReadFile("marks.log"));
+  int lost = 0, bad_state = 0, unfinished = 0;
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> job_iv, gpu_iv;
+  for (int64_t id : acked) {
+    auto it = states.find(id);
+    if (it == states.end()) {
+      ++lost;
+      std::cerr << "job " << id << " lost\n";
+      continue;
+    }
+    const std::string& st = it->second;
+    bool has_end = false;
+    for (const auto& [key, r] : m.runs[id]) {
+      if (r.end_ns == 0) continue;
+      has_end = true;
+      job_iv[std::to_string(id)].push_back({r.start_ns, r.end_ns});
+      for (const auto& g : r.gpus) gpu_iv[r.node + " gpu " + g].push_back({r.start_ns, r.end_ns});
+    }
+    bool ok = killed.count(id) ? (st == "FAILED" || st == "COMPLETED") : st == "COMPLETED";
+    if (st == "COMPLETED" && !has_end) ok = false;
+    if (st == "PENDING" || st == "RUNNING" || st == "COMPLETING") ++unfinished;
+    if (!ok) {
+      ++bad_state;
+      std::cerr << "job " << id << " ended " << st << (killed.count(id) ? " (killed)" : "")
+                << (has_end ? "" : " without an end marker") << "\n";
+    }
+  }
+  int overlaps = m.overlap_lines + CountOverlaps(job_iv);
+  int overalloc = m.overalloc_lines + CountOverlaps(gpu_iv);
+  std::cout << fmt::format(
+                   "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={}",
+                   seed, faults, acked.size(), lost, overlaps, overalloc)
+            << fmt::format(" (controller={} agent={} job={} killed; badstate={} unfinished={} in {} s)",
+                           ctld_kills, agent_kills, job_kills, bad_state, unfinished,
+                           (RealClock::MonotonicMs() - t0) / 1000)
+            << std::endl;
+  EXPECT_GE(static_cast<int>(acked.size()), kJobs * 9 / 10);
+  EXPECT_GT(ctld_kills, 0);
+  EXPECT_GT(agent_kills, 0);
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(overlaps, 0);
+  EXPECT_EQ(overalloc, 0);
+  EXPECT_EQ(unfinished, 0);
+  EXPECT_EQ(bad_state, 0);
+}
+
+}  // namespace
+}  // namespace sluice::testing

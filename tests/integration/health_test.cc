@@ -1,0 +1,220 @@
+// Node health: HealthCheckProgram drains a failing node with the program's last output
+// line and lifts its own drain when the program passes again (never an admin's drain);
+// Prolog/Epilog run around each batch job with the SLURM_JOB_* environment, a failing
+// prolog drains the node and requeues the job elsewhere, a failing epilog drains the
+// node; `scontrol update State=RESUME` returns drained nodes. Network cut: a node whose
+// agent stops answering (SIGSTOP) loses its job to a requeue elsewhere, and when the
+// agent comes back (SIGCONT) the stale copy is killed.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cluster_fixture.h"
+#include "common/clock.h"
+
+namespace fs = std::filesystem;
+
+namespace sluice::testing {
+namespace {
+
+void WriteScript(const std::string& path, const std::string& body) {
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  fs::permissions(path, fs::perms(0755));
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+class Health : public ClusterTest {
+ protected:
+  LocalClusterOptions Options() override {
+    LocalClusterOptions o = ClusterTest::Options();
+    const std::string d = root_dir_;
+    // The last line the program prints is the drain reason.
+    WriteScript(d + "/health.sh",
+                "echo $SLURMD_NODENAME >> " + d + "/health.runs\n"
+                "if [ -e " + d + "/sick.$SLURMD_NODENAME ]; then\n"
+                "  cat " + d + "/sick.$SLURMD_NODENAME\n  exit 1\nfi\n");
+    std::string log_line =
+        "$SLURM_JOB_ID $SLURM_JOB_USER $SLURM_JOB_UID $SLURM_JOB_NODELIST $SLURM_JOB_PARTITION "
+        "$SLURMD_NODENAME $SLURM_SCRIPT_CONTEXT >> " + d + "/scripts.log\n";
+    WriteScript(d + "/prolog.sh", "echo prolog " + log_line + "[ -e " + d +
+                                      "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
+    WriteScript(d + "/epilog.sh", "echo epilog " + log_line + "[ -e " + d +
+                                      "/badepilog.$SLURMD_NODENAME ] && exit 4\nexit 0\n");
+    o.extra_config_lines = {"HealthCheckProgram=" + d + "/health.sh", "HealthCheckInterval=1",
+                            "HealthCheckNodeState=ANY,CYCLE", "Prolog=" + d + "/prolog.sh",
+                            "Epilog=" + d + "/epilog.sh"};
+    return o;
+  }
+
+  // "state|reason" of a node as sinfo prints it.
+  std::string NodeStateReason(const std::string& node) {
+    return Trim(Run({"sinfo", "-h", "-N", "-n", node, "-o", "%t|%E"}).out);
+  }
+  std::string WaitNode(const std::string& node, const std::string& want, int timeout_ms = 20'000) {
+    int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
+    std::string s;
+    while (RealClock::MonotonicMs() < deadline) {
+      if ((s = NodeStateReason(node)) == want) break;
+      usleep(100'000);
+    }
+    return s;
+  }
+  int HealthRuns(const std::string& node) {
+    std::stringstream in(ReadFile(root_dir_ + "/health.runs"));
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) n += line == node;
+    return n;
+  }
+  void Scontrol(std::vector<std::string> args) {
+    args.insert(args.begin(), "scontrol");
+    auto r = Run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+};
+
+TEST_F(Health, FailingCheckDrainsWithLastLineAndPassingCheckUndrainsOnlyItsOwnDrain) {
+  EXPECT_GT(HealthRuns("node02"), 0);  // ran at agent start
+  std::ofstream(root_dir_ + "/sick.node02") << "checking gpus\nGPU 3 uncorrectable ECC errors\n";
+  EXPECT_EQ(WaitNode("node02", "drain|GPU 3 uncorrectable ECC errors"),
+            "drain|GPU 3 uncorrectable ECC errors");
+  // A drained node takes no new job: four whole nodes cannot start.
+  int64_t wide = Submit({"-N4", "-o", "/dev/null", "--wrap", "true"});
+  usleep(500'000);
+  EXPECT_EQ(State(wide), "PENDING");
+  // Passing again lifts the health check's own drain; the job then runs.
+  fs::remove(root_dir_ + "/sick.node02");
+  EXPECT_EQ(WaitNode("node02", "idle|none"), "idle|none");
+  EXPECT_EQ(WaitDone(wide), "COMPLETED");
+  // An admin drain is never lifted by a passing check.
+  Scontrol({"update", "NodeName=node03", "State=DRAIN", "Reason=maintenance"});
+  int runs = HealthRuns("node03");
+  int64_t deadline = RealClock::MonotonicMs() + 20'000;
+  while (HealthRuns("node03") < runs + 3 && RealClock::MonotonicMs() < deadline) usleep(100'000);
+  EXPECT_GE(HealthRuns("node03"), runs + 3);
+  EXPECT_EQ(NodeStateReason("node03"), "drain|maintenance");
+  Scontrol({"update", "NodeName=node03", "State=RESUME"});
+  EXPECT_EQ(WaitNode("node03", "idle|none"), "idle|none");
+}
+
+TEST_F(Health, ResumeOfAStillFailingNodeIsUndoneByTheNextCheck) {
+  std::ofstream(root_dir_ + "/sick.node01") << "fan failure\n";
+  ASSERT_EQ(WaitNode("node01", "drain|fan failure"), "drain|fan failure");
+  Scontrol({"update", "NodeName=node01", "State=RESUME"});
+  // The next run of the program drains it again (as in Slurm) ...
+  int runs = HealthRuns("node01");
+  int64_t deadline = RealClock::MonotonicMs() + 20'000;
+  while (HealthRuns("node01") < runs + 2 && RealClock::MonotonicMs() < deadline) usleep(100'000);
+  EXPECT_EQ(WaitNode("node01", "drain|fan failure"), "drain|fan failure");
+  // A program that fails without output gives "HealthCheck failed exit N".
+  std::ofstream(root_dir_ + "/sick.node04") << "";
+  EXPECT_EQ(WaitNode("node04", "drain|HealthCheck failed exit 1"), "drain|HealthCheck failed exit 1");
+  fs::remove(root_dir_ + "/sick.node01");
+  fs::remove(root_dir_ + "/sick.node04");
+  EXPECT_EQ(WaitNode("node01", "idle|none"), "idle|none");
+  EXPECT_EQ(WaitNode("node04", "idle|none"), "idle|none");
+}
+
+TEST_F(Health, PrologFailureDrainsAndRequeuesEpilogFailureDrains) {
+  for (std::string n : {"node02", "node03", "node04"}) {
+    Scontrol({"update", "NodeName=" + n, "State=DRAIN", "Reason=parked"});
+  }
+  std::ofstream(root_dir_ + "/badprolog.node01") << "";
+  int64_t job = Submit({"-o", "out.txt", "--wrap", "echo ran on $SLURMD_NODENAME restart=$SLURM_RESTART_COUNT"});
+  EXPECT_EQ(WaitNode("node01", "drain|Prolog error"), "drain|Prolog error");
+  EXPECT_EQ(WaitState(job, {"PENDING"}), "PENDING");  // requeued, nowhere to go yet
+  // A failing epilog drains the node the job ran on; the job itself completes.
+  std::ofstream(root_dir_ + "/badepilog.node02") << "";
+  Scontrol({"update", "NodeName=node02", "State=RESUME"});
+  EXPECT_EQ(WaitDone(job), "COMPLETED");
+  EXPECT_EQ(ReadFile("out.txt"), "ran on node02 restart=1\n");
+  EXPECT_EQ(WaitNode("node02", "drain|Epilog error"), "drain|Epilog error");
+  std::string uid = std::to_string(getuid());
+  std::string user = Trim(Run({"squeue", "-h", "-t", "all", "-j", std::to_string(job), "-o", "%u"}).out);
+  std::string id = std::to_string(job);
+  std::string log = ReadFile(root_dir_ + "/scripts.log");
+  EXPECT_NE(log.find("prolog " + id + " " + user + " " + uid + " node01 gpu node01 prolog_slurmd"),
+            std::string::npos) << log;
+  EXPECT_NE(log.find("prolog " + id + " " + user + " " + uid + " node02 gpu node02 prolog_slurmd"),
+            std::string::npos) << log;
+  EXPECT_NE(log.find("epilog " + id + " " + user + " " + uid + " node02 gpu node02 epilog_slurmd"),
+            std::string::npos) << log;
+  // RESUME returns a system-drained node.
+  Scontrol({"update", "NodeName=node01,node02", "State=RESUME"});
+  EXPECT_EQ(WaitNode("node01", "idle|none"), "idle|none");
+  EXPECT_EQ(WaitNode("node02", "idle|none"), "idle|none");
+}
+
+pid_t ReadPidFile(const std::string& path) {
+  std::ifstream in(path);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+bool Alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+
+class NetworkCut : public ClusterTest {
+ protected:
+  LocalClusterOptions Options() override {
+    LocalClusterOptions o = ClusterTest::Options();
+    o.slurmd_timeout_s = 4;
+    return o;
+  }
+};
+
+TEST_F(NetworkCut, StaleCopyIsKilledWhenTheSilentAgentReturns) {
+  int64_t job = Submit({"-o", "/dev/null", "--wrap",
+                        "echo ${SLURM_RESTART_COUNT:-0} $$ $SLURMD_NODENAME >> runs.log; sleep 120"});
+  ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
+  auto first_run = [&]() -> std::vector<std::string> {
+    std::stringstream in(ReadFile("runs.log"));
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+    return lines;
+  };
+  int64_t deadline = RealClock::MonotonicMs() + 10'000;
+  while (first_run().empty() && RealClock::MonotonicMs() < deadline) usleep(50'000);
+  ASSERT_EQ(first_run().size(), 1u);
+  std::stringstream l0(first_run()[0]);
+  std::string restart, node;
+  pid_t old_pid = 0;
+  l0 >> restart >> old_pid >> node;
+  ASSERT_TRUE(Alive(old_pid));
+  pid_t agent = ReadPidFile(cluster_->state_dir() + "/run/" + node + ".pid");
+  ASSERT_TRUE(Alive(agent));
+  ASSERT_EQ(::kill(agent, SIGSTOP), 0);
+  // After SlurmdTimeout the job is requeued and runs elsewhere, while the old copy lives.
+  deadline = RealClock::MonotonicMs() + 30'000;
+  while (first_run().size() < 2 && RealClock::MonotonicMs() < deadline) usleep(100'000);
+  std::vector<std::string> runs = first_run();
+  ::kill(agent, SIGCONT);
+  ASSERT_EQ(runs.size(), 2u) << "job was not requeued";
+  std::stringstream l1(runs[1]);
+  std::string restart2, node2;
+  pid_t new_pid = 0;
+  l1 >> restart2 >> new_pid >> node2;
+  EXPECT_EQ(restart2, "1");
+  EXPECT_NE(node2, node);
+  // The stale copy is killed once its agent answers again; the new copy keeps running.
+  deadline = RealClock::MonotonicMs() + 20'000;
+  while (Alive(old_pid) && RealClock::MonotonicMs() < deadline) usleep(50'000);
+  EXPECT_FALSE(Alive(old_pid)) << "stale copy still running on " << node;
+  EXPECT_TRUE(Alive(new_pid));
+  EXPECT_EQ(State(job), "RUNNING");
+  EXPECT_EQ(Trim(Run({"squeue", "-h", "-j", std::to_string(job), "-o", "%N"}).out), node2);
+  EXPECT_EQ(Trim(Run({"sinfo", "-h", "-N", "-n", node, "-o", "%t"}).out), "idle");
+  Run({"scancel", std::to_string(job)});
+  EXPECT_EQ(WaitDone(job), "CANCELLED");
+}
+
+}  // namespace
+}  // namespace sluice::testing
