@@ -94,8 +94,12 @@ Stats TimeCommand(const std::vector<std::string>& argv, int reps, const RunOptio
 }
 
 void Row(const std::string& what, const Stats& s) {
-  std::string split = s.launch_rpc > 0 ? std::to_string(s.launch_rpc).substr(0, std::to_string(s.launch_rpc).find('.') + 2) + " ms" : "";
-  std::string tasks = s.tasks > 0 ? std::to_string(s.tasks).substr(0, std::to_string(s.tasks).find('.') + 2) + " ms" : "";
+  auto ms = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f ms", v);
+    return v > 0 ? std::string(buf) : std::string("-");
+  };
+  std::string split = ms(s.launch_rpc), tasks = ms(s.tasks);
   std::printf("| %s | %.1f ms | %.1f ms | %s | %s |%s\n", what.c_str(), s.median, s.p90, split.c_str(),
               tasks.c_str(), s.failures ? (" " + std::to_string(s.failures) + " failed").c_str() : "");
   std::fflush(stdout);
