@@ -10,6 +10,7 @@
 #include "cli/opt_parser.h"
 #include "cli/sinfo.h"
 #include "cli/squeue_format.h"
+#include "cli/squeue_steps.h"
 #include "common/hostlist.h"
 
 namespace sluice {
@@ -18,7 +19,7 @@ namespace {
 enum Opt {
   kAccount = 1, kAll, kNoHeader, kJobs, kLong, kName, kMe, kFormat, kFormatLong, kPartition,
   kQos, kArray, kSort, kStart, kStates, kUser, kNodelist, kVerbose, kVersion, kHelp, kUsage,
-  kIgnored, kUnsupported,
+  kIgnored, kUnsupported, kSteps,
 };
 
 const std::vector<OptionDef>& Defs() {
@@ -36,7 +37,7 @@ const std::vector<OptionDef>& Defs() {
       {"help", 0, ArgKind::kNone, kHelp},             {"usage", 0, ArgKind::kNone, kUsage},
       {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"noconvert", 0, ArgKind::kNone, kIgnored},
       {"local", 0, ArgKind::kNone, kIgnored},         {"federation", 0, ArgKind::kNone, kIgnored},
-      {"iterate", 'i', ArgKind::kRequired, kUnsupported}, {"steps", 's', ArgKind::kOptional, kUnsupported},
+      {"iterate", 'i', ArgKind::kRequired, kUnsupported}, {"steps", 's', ArgKind::kOptional, kSteps},
       {"json", 0, ArgKind::kNone, kUnsupported},      {"yaml", 0, ArgKind::kNone, kUnsupported},
       {"licenses", 'L', ArgKind::kRequired, kUnsupported},
       {"reservation", 'R', ArgKind::kRequired, kUnsupported},
@@ -54,6 +55,8 @@ struct SqueueOptions {
   bool states_given = false;
   std::set<uint32_t> uids;
   std::set<std::string> names, partitions, accounts, qos, nodes;
+  bool steps = false;  // -s: list job steps instead of jobs
+  std::string step_list;
 };
 
 Status ApplyFilterOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
@@ -109,6 +112,10 @@ Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
     case kVersion: s->version = true; break;
     case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
     case kArray: s->array = true; break;
+    case kSteps:
+      s->steps = true;
+      if (o.has_value) s->step_list += (s->step_list.empty() ? "" : ",") + o.value;
+      break;
     case kAll: case kSort: case kVerbose: case kIgnored: break;
     default: return ApplyFilterOption(o, s, env);
   }
@@ -196,7 +203,7 @@ int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv&
 
 int RunSqueue(const std::vector<std::string>& args, CliEnv& env) {
   ParseSettings settings;
-  settings.optional_takes_next_word = {kJobs};
+  settings.optional_takes_next_word = {kJobs, kSteps};
   Expected<ParsedArgs> parsed = ParseCommandLine("squeue", args, Defs(), settings);
   if (!parsed.ok()) {
     *env.err << parsed.status().message() << "\nTry \"squeue --help\" for more information\n";
@@ -221,6 +228,18 @@ int RunSqueue(const std::vector<std::string>& args, CliEnv& env) {
   if (s.version) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
+  }
+  if (s.steps) {
+    StepListOptions so;
+    so.header = s.header;
+    so.format = s.format;
+    so.format_long = s.format_long;
+    if (Status st = ParseStepList(s.step_list, &so.steps); !st.ok()) return Fail(env, st);
+    for (const JobSelector& sel : s.jobs) so.jobs.insert(sel.id);
+    so.uids = s.uids;
+    if (s.me) so.uids.insert(env.uid);
+    so.partitions = s.partitions;
+    return ShowSqueueSteps(so, env);
   }
   Expected<std::vector<FormatField>> fields = ChooseFormat(s, env);
   if (!fields.ok()) return Fail(env, fields.status());

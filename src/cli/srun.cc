@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -24,6 +25,25 @@ namespace sluice {
 namespace {
 
 constexpr int kOptionError = 255;
+
+// SLUICE_LAUNCH_TRACE=1: "srun: trace: <phase> +<ms>" lines on stderr (milliseconds since
+// RunSrun began), for profiling step launch (bench/launch_bench.cc).
+class LaunchTrace {
+ public:
+  explicit LaunchTrace(const CliEnv& env)
+      : on_(!env.Getenv("SLUICE_LAUNCH_TRACE").empty()), t0_(std::chrono::steady_clock::now()) {}
+  void Mark(const char* phase, CliEnv& env) const {
+    if (!on_) return;
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "srun: trace: %s +%.1f ms\n", phase, ms);
+    *env.err << buf;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point t0_;
+};
 
 std::string BaseName(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -149,7 +169,7 @@ Expected<StepReply> CreateStep(const StepRequest& req, ClientApiInterface* api, 
 }
 
 int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
-            CliEnv& env, int signal_fd) {
+            CliEnv& env, int signal_fd, const LaunchTrace& trace) {
   ClientKeepalive keepalive(api, job_id);
   Expected<StepRequest> req = BuildStepRequest(o, job_id, env);
   if (!req.ok()) return OptionFailure("srun", o, req.status(), env);
@@ -161,7 +181,9 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   req->set_io_host(LocalAddressToward(LoadOwnConfig(env).ctld_host));
   req->set_io_port((*io)->port());
   req->set_io_key(RandomKey());
+  trace.Mark("step requested", env);
   Expected<StepReply> rep = CreateStep(*req, api, env, signal_fd);
+  trace.Mark("step launched on all nodes", env);
   if (rep.ok()) keepalive.AddStep(rep->step_id());
   if (!rep.ok() && rep.status().message() == "Job step creation cancelled") return 1;
   if (!rep.ok()) {
@@ -206,7 +228,9 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
     }
   }
   std::vector<TaskOutcome> outcomes = (*io)->Run(cfg, env.out, env.err);
+  trace.Mark("all tasks done", env);
   keepalive.EndStep(rep->step_id());
+  trace.Mark("step end reported", env);
   int rc = ReportTaskOutcomes(outcomes, cfg.nodes, cfg.task_nodes, env.err);
   env.err->flush();
   return rc;
@@ -264,6 +288,7 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
   // Block the forwarded signals before the RPC client starts its threads, so that no
   // thread takes a USR1 (scancel --full, --signal) with its default action.
   SignalWatch signals;
+  LaunchTrace trace(env);
   SrunOptions o;
   ClientApiInterface* api = nullptr;
   if (int rc = Prepare("srun", args, &o, &api, env); rc != 0) return rc < 0 ? 0 : rc;
@@ -272,13 +297,16 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
     return 1;
   }
   int64_t job_id = o.jobid > 0 ? o.jobid : JobIdFromEnv(env);
-  if (job_id > 0) return RunStep(o, job_id, api, env, signals.fd());
+  if (job_id > 0) return RunStep(o, job_id, api, env, signals.fd(), trace);
   Expected<JobSpec> spec = AllocationSpec(o, BaseName(o.command[0]), env);
   if (!spec.ok()) return OptionFailure("srun", o, spec.status(), env);
+  trace.Mark("allocation requested", env);
   Expected<JobInfo> job = Allocate("srun", std::move(*spec), api, env, signals.fd());
   if (!job.ok()) return 1;
-  int rc = RunStep(o, job->job_id(), api, env, signals.fd());
+  trace.Mark("allocation granted", env);
+  int rc = RunStep(o, job->job_id(), api, env, signals.fd(), trace);
   Release("srun", job->job_id(), rc, api, env);
+  trace.Mark("allocation released", env);
   return rc;
 }
 

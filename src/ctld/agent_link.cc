@@ -101,17 +101,30 @@ void GrpcAgentLink::UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest re
   });
 }
 
+// Step launches go out at once on gRPC's callback API (no dispatcher thread per call), so
+// a step on N nodes costs one round trip in parallel, not N/threads in series.
 void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
                                 std::function<void(Status)> done) {
-  Post([this, to, req = std::move(req), done = std::move(done)]() mutable {
-    signer_->Sign("LaunchTasks", &req);
-    auto stub = AgentApi::NewStub(ChannelFor(to));
+  struct Call {
     grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
+    LaunchTasksRequest req;
     LaunchTasksReply reply;
-    Status st = FromGrpc(stub->LaunchTasks(&ctx, req, &reply));
-    if (st.ok() && !reply.ok()) st = Internal(reply.error().empty() ? "launch failed" : reply.error());
-    if (done) done(st);
+    std::unique_ptr<AgentApi::Stub> stub;
+    std::function<void(Status)> done;
+  };
+  auto* call = new Call;
+  call->req = std::move(req);
+  call->done = std::move(done);
+  signer_->Sign("LaunchTasks", &call->req);
+  call->stub = AgentApi::NewStub(ChannelFor(to));
+  call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
+  call->stub->async()->LaunchTasks(&call->ctx, &call->req, &call->reply, [call](grpc::Status gs) {
+    Status st = FromGrpc(gs);
+    if (st.ok() && !call->reply.ok()) {
+      st = Internal(call->reply.error().empty() ? "launch failed" : call->reply.error());
+    }
+    if (call->done) call->done(st);
+    delete call;
   });
 }
 

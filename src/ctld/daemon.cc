@@ -101,6 +101,7 @@ int RunDaemon(const DaemonOptions& options) {
   ClientService client_service(*key, &clock, &loop);
   NodeService node_service(*key, &clock, &loop);
   grpc::ServerBuilder builder;
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a port clash fails loudly
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(&client_service);

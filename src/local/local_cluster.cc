@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -54,7 +55,17 @@ std::string LocalCluster::PidFile(const std::string& who) const {
 
 Status LocalCluster::WriteConfig() {
   std::ostringstream c;
-  ASSIGN_OR_RETURN(int ctld_port, FreeTcpPort());
+  // FreeTcpPort() releases the port it found, so it can hand out the same one twice:
+  // every daemon of this cluster gets a distinct one.
+  std::set<int> used;
+  auto unique_port = [&used]() -> Expected<int> {
+    for (int tries = 0; tries < 100; ++tries) {
+      ASSIGN_OR_RETURN(int p, FreeTcpPort());
+      if (used.insert(p).second) return p;
+    }
+    return Internal("no free TCP port");
+  };
+  ASSIGN_OR_RETURN(int ctld_port, unique_port());
   c << "# Written by `sluice up`: a local cluster on loopback.\n"
     << "ClusterName=" << opts_.cluster_name << "\n"
     << "SlurmctldHost=localhost(127.0.0.1)\n"
@@ -66,7 +77,7 @@ Status LocalCluster::WriteConfig() {
     << "GresTypes=gpu\n";
   for (const auto& line : opts_.extra_config_lines) c << line << "\n";
   for (int i = 0; i < opts_.nodes; ++i) {
-    ASSIGN_OR_RETURN(int port, FreeTcpPort());
+    ASSIGN_OR_RETURN(int port, unique_port());
     c << "NodeName=" << NodeName(i) << " NodeAddr=127.0.0.1 Port=" << port
       << " CPUs=" << opts_.cpus_per_node << " RealMemory=" << opts_.mem_per_node_mb;
     if (opts_.gpus_per_node > 0) c << " Gres=gpu:" << opts_.gpus_per_node;

@@ -92,6 +92,9 @@ int Main(int argc, char** argv) {
 
   std::string listen = opts.addr + ":" + std::to_string(opts.port);
   grpc::ServerBuilder builder;
+  // No SO_REUSEPORT (gRPC's default): a second daemon on the same port must fail to
+  // start, not silently share this agent's connections.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,6 +34,19 @@ UserIds ResolveUser(const JobInfo& job) {
   if (getpwuid_r(u.uid, &pw, buf.data(), buf.size(), &res) == 0 && res != nullptr) {
     u.name = res->pw_name;
   }
+  if (::geteuid() == 0 && !u.name.empty()) {
+    int n = 64;
+    for (int tries = 0; tries < 4; ++tries) {
+      u.groups.resize(static_cast<size_t>(n));
+      int got = n;
+      if (::getgrouplist(u.name.c_str(), u.gid, u.groups.data(), &got) >= 0) {
+        u.groups.resize(static_cast<size_t>(got));
+        break;
+      }
+      u.groups.clear();
+      n = std::max(got, n * 2);
+    }
+  }
   return u;
 }
 
@@ -44,7 +58,10 @@ void DropPrivileges(const UserIds& u) {
     }
     return;
   }
-  if (!u.name.empty() ? ::initgroups(u.name.c_str(), u.gid) != 0 : ::setgroups(0, nullptr) != 0) {
+  bool groups_ok = !u.groups.empty() ? ::setgroups(u.groups.size(), u.groups.data()) == 0
+                  : !u.name.empty()  ? ::initgroups(u.name.c_str(), u.gid) == 0
+                                     : ::setgroups(0, nullptr) == 0;
+  if (!groups_ok) {
     Fail("initgroups");
   }
   if (::setgid(u.gid) != 0) Fail("setgid");

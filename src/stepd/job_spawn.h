@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "node.pb.h"
@@ -26,8 +27,11 @@ struct UserIds {
   uid_t uid;
   gid_t gid;
   std::string name;  // empty when the uid has no passwd entry
+  // Supplementary groups (getgrouplist), resolved once in the parent when running as
+  // root so that forked children need no NSS lookups; empty = use initgroups.
+  std::vector<gid_t> groups;
 };
-// The job's uid/gid and user name (getpwuid_r).
+// The job's uid/gid, user name (getpwuid_r) and, as root, its group list.
 UserIds ResolveUser(const JobInfo& job);
 // In a forked child: initgroups/setgid/setuid when root; otherwise the uid must be our
 // own. On failure writes "sluice-stepd: error: ..." to stderr and _exits.

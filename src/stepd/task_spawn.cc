@@ -67,7 +67,7 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
 }
 
 [[noreturn]] void RunTask(const StepLaunch& l, int local_id, const std::string& cgroup_procs,
-                          int out_w, int err_w, int in_r) {
+                          int out_w, int err_w, int in_r, const UserIds* user) {
   JoinCgroup(cgroup_procs);
   ::setsid();
   ResetSignals();
@@ -84,7 +84,7 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
   if (bind.verbose && !mask.empty()) {
     WriteErr(CpuBindVerboseLine(l.local().node(), rank, local_id, ::getpid(), mask));
   }
-  DropPrivileges(ResolveUser(l.job()));
+  DropPrivileges(user != nullptr ? *user : ResolveUser(l.job()));
   std::string cwd = EnterWorkDir(l.work_dir());
   if (!l.input_pattern().empty()) {
     PatternVars v;
@@ -121,7 +121,7 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
 }  // namespace
 
 Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_procs,
-                          TaskPipes* pipes) {
+                          TaskPipes* pipes, const UserIds* user) {
   if (launch.argv_size() == 0) return InvalidArgument("no command to run");
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return Internal(std::string("pipe: ") + std::strerror(errno));
@@ -143,7 +143,7 @@ Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::str
     }
     return Internal(std::string("fork: ") + std::strerror(errno));
   }
-  if (pid == 0) RunTask(launch, local_id, cgroup_procs, out[1], err[1], in[0]);
+  if (pid == 0) RunTask(launch, local_id, cgroup_procs, out[1], err[1], in[0], user);
   ::setpgid(pid, pid);
   ::close(out[1]);
   ::close(err[1]);

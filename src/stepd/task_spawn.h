@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "node.pb.h"
+#include "stepd/job_spawn.h"
 
 namespace sluice {
 
@@ -23,7 +24,9 @@ struct TaskPipes {
 };
 
 // Returns the task's pid; `pipes` receives the parent's (non-blocking) read ends.
+// `user`: the job's user resolved once by the caller (ResolveUser), so that the forked
+// children do no NSS lookups; null = resolve in the child.
 Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_procs,
-                          TaskPipes* pipes);
+                          TaskPipes* pipes, const UserIds* user = nullptr);
 
 }  // namespace sluice
