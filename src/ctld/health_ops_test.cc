@@ -5,78 +5,23 @@
 
 #include <filesystem>
 
-#include "ctld/controller.h"
-#include "ctld/test_fakes.h"
+#include "ctld/controller_harness.h"
 
 namespace sluice::ctld {
 namespace {
 
 constexpr uint32_t kAdmin = 500;
 
-Config HealthConfig() {
-  Config c;
-  c.path = "/etc/sluice/sluice.conf";
-  for (const char* name : {"node01", "node02"}) {
-    NodeConfig n;
-    n.name = name;
-    n.cpus = 4;
-    n.real_memory_mb = 1000;
-    c.nodes.push_back(n);
-  }
-  PartitionConfig p;
-  p.name = "gpu";
-  p.nodes = {"node01", "node02"};
-  p.is_default = true;
-  c.partitions.push_back(p);
-  return c;
-}
-
-class HealthOps : public ::testing::Test {
+class HealthOps : public testing::ControllerHarness {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sluice-health-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
-    ControllerOptions o;
+  Config MakeConfig() const override { return testing::SmallCluster({"node01", "node02"}, "gpu"); }
+  ControllerOptions MakeOptions() const override {
+    ControllerOptions o = ControllerHarness::MakeOptions();
     o.admin_uid = kAdmin;
-    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
-    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
-    ctl_ = std::make_unique<Controller>(HealthConfig(), &clock_, store_.get(), &link_,
-                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
-    ASSERT_TRUE(ctl_->Load(false).ok());
-    for (const char* n : {"node01", "node02"}) {
-      RegisterNodeRequest r;
-      r.set_node(n);
-      r.set_cpus(4);
-      r.set_real_memory_mb(1000);
-      ASSERT_TRUE(ctl_->RegisterNode(r).ok());
-    }
-    ASSERT_TRUE(ctl_->Commit().ok());
+    return o;
   }
   // A new controller instance on the same store (a restart), nodes registered empty.
-  void Restart() {
-    ctl_.reset();
-    ControllerOptions o;
-    o.admin_uid = kAdmin;
-    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
-    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
-    ctl_ = std::make_unique<Controller>(HealthConfig(), &clock_, store_.get(), &link_,
-                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
-    ASSERT_TRUE(ctl_->Load(false).ok());
-  }
-  void Register(const std::string& node) {
-    RegisterNodeRequest r;
-    r.set_node(node);
-    r.set_cpus(4);
-    r.set_real_memory_mb(1000);
-    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
-    ASSERT_TRUE(ctl_->Commit().ok());
-  }
-  void TearDown() override {
-    ctl_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void Restart() { StartController(); }
   HeartbeatReply Beat(const std::string& node, int64_t seq, bool failed, const std::string& reason) {
     HeartbeatRequest h;
     h.set_node(node);
@@ -118,13 +63,6 @@ class HealthOps : public ::testing::Test {
     ASSERT_TRUE(ctl_->JobEnded(e).ok());
     ASSERT_TRUE(ctl_->Commit().ok());
   }
-
-  std::string dir_;
-  ManualClock clock_{1'700'000'000};
-  testing::FakeAgentLink link_;
-  testing::FirstFitScheduler sched_;
-  std::unique_ptr<storage::StateStore> store_;
-  std::unique_ptr<Controller> ctl_;
 };
 
 TEST_F(HealthOps, FailureDrainsOncePerRunAndPassLiftsOnlyItsOwnDrain) {

@@ -4,69 +4,27 @@
 
 #include <filesystem>
 
-#include "ctld/controller.h"
-#include "ctld/test_fakes.h"
+#include "ctld/controller_harness.h"
 
 namespace sluice::ctld {
 namespace {
-
-using testing::FakeAgentLink;
-using testing::FirstFitScheduler;
 
 constexpr uint32_t kAlice = 1000;
 constexpr uint32_t kBob = 1001;
 
 Config RequeueConfigForTest() {
-  Config c;
-  c.path = "/etc/sluice/sluice.conf";
+  Config c = testing::SmallCluster({"node01", "node02", "node03"}, "batch");
   c.slurmd_timeout_s = 10;
-  for (const char* name : {"node01", "node02", "node03"}) {
-    NodeConfig n;
-    n.name = name;
-    n.cpus = 4;
-    n.real_memory_mb = 1000;
-    c.nodes.push_back(n);
-  }
-  PartitionConfig p;
-  p.name = "batch";
-  p.nodes = {"node01", "node02", "node03"};
-  p.is_default = true;
-  p.max_time_min = 60;
-  c.partitions.push_back(p);
+  c.partitions[0].max_time_min = 60;
   c.requeue.max_batch_requeue = 2;
   c.requeue.requeue_exit = {42};
   c.requeue.requeue_exit_hold = {43};
   return c;
 }
 
-class RequeueTest : public ::testing::Test {
+class RequeueTest : public testing::ControllerHarness {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sluice-requeue-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
-    ControllerOptions o;
-    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
-    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
-    ctl_ = std::make_unique<Controller>(RequeueConfigForTest(), &clock_, store_.get(), &link_,
-                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
-    ASSERT_TRUE(ctl_->Load(false).ok());
-    for (const char* n : {"node01", "node02", "node03"}) Register(n);
-  }
-  void TearDown() override {
-    ctl_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  void Register(const std::string& node) {
-    RegisterNodeRequest r;
-    r.set_node(node);
-    r.set_cpus(4);
-    r.set_real_memory_mb(1000);
-    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
-    ASSERT_TRUE(ctl_->Commit().ok());
-  }
+  Config MakeConfig() const override { return RequeueConfigForTest(); }
 
   int64_t Start(int nodes = 1, int requeue = 0, const std::string& signal = "") {
     SubmitRequest r;
@@ -128,13 +86,6 @@ class RequeueTest : public ::testing::Test {
     }
     return out;
   }
-
-  std::string dir_;
-  ManualClock clock_{1'700'000'000};
-  FakeAgentLink link_;
-  FirstFitScheduler sched_;
-  std::unique_ptr<storage::StateStore> store_;
-  std::unique_ptr<Controller> ctl_;
 };
 
 TEST_F(RequeueTest, LostNodeKillsSurvivorsAndRequeuesAtOnceWithFreshAge) {

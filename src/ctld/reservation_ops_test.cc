@@ -5,8 +5,7 @@
 
 #include <filesystem>
 
-#include "ctld/controller.h"
-#include "ctld/test_fakes.h"
+#include "ctld/controller_harness.h"
 
 namespace sluice::ctld {
 namespace {
@@ -15,20 +14,8 @@ constexpr uint32_t kAlice = 1000;
 constexpr int64_t kT0 = 1'700'000'000;
 
 Config ResvConfig() {
-  Config c;
-  c.path = "/etc/sluice/sluice.conf";
-  for (const char* name : {"node01", "node02", "node03"}) {
-    NodeConfig n;
-    n.name = name;
-    n.cpus = 4;
-    n.real_memory_mb = 1000;
-    c.nodes.push_back(n);
-  }
-  PartitionConfig p;
-  p.name = "gpu";
-  p.nodes = {"node01", "node02", "node03"};
-  p.is_default = true;
-  c.partitions.push_back(p);
+  Config c = testing::SmallCluster({"node01", "node02", "node03"}, "gpu");
+  const PartitionConfig p = c.partitions[0];
   PartitionConfig q = p;
   q.name = "private";
   q.is_default = false;
@@ -45,36 +32,14 @@ Config ResvConfig() {
   return c;
 }
 
-class ResvOpsTest : public ::testing::Test {
+class ResvOpsTest : public testing::ControllerHarness {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sluice-resv-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    Reopen();
-  }
-  void TearDown() override {
-    ctl_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  ResvOpsTest() : ControllerHarness(kT0) {}
+  Config MakeConfig() const override { return ResvConfig(); }
+  // A controller restart on the same store; the nodes register again.
   void Reopen() {
-    ctl_.reset();
-    store_.reset();
-    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
-    ControllerOptions o;
-    o.user_name = [](uint32_t uid) { return uid == 0 ? std::string("root") : "u" + std::to_string(uid); };
-    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
-    ctl_ = std::make_unique<Controller>(ResvConfig(), &clock_, store_.get(), &link_,
-                                        SchedDeps{&sched_, testing::FakeFeasible}, o);
-    ASSERT_TRUE(ctl_->Load(false).ok());
-    for (const char* n : {"node01", "node02", "node03"}) {
-      RegisterNodeRequest r;
-      r.set_node(n);
-      r.set_cpus(4);
-      r.set_real_memory_mb(1000);
-      ASSERT_TRUE(ctl_->RegisterNode(r).ok());
-    }
-    ASSERT_TRUE(ctl_->Commit().ok());
+    StartController();
+    for (const char* n : {"node01", "node02", "node03"}) Register(n);
   }
   Expected<ReservationReply> Do(ReservationAction a, std::vector<std::string> args,
                                 uint32_t uid = 0, std::string name = "") {
@@ -100,13 +65,6 @@ class ResvOpsTest : public ::testing::Test {
     EXPECT_TRUE(ctl_->Commit().ok());
     return rep;
   }
-
-  std::string dir_;
-  ManualClock clock_{kT0};
-  testing::FakeAgentLink link_;
-  testing::FirstFitScheduler sched_;
-  std::unique_ptr<storage::StateStore> store_;
-  std::unique_ptr<Controller> ctl_;
 };
 
 TEST_F(ResvOpsTest, CreateValidatesAndPersists) {
