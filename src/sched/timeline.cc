@@ -154,12 +154,12 @@ Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
     s.jobs = std::max(0, s.jobs - 1);
     if (r.excl) s.excl = false;
   }
-  std::vector<FreeIndex::Value> values(n), partial(n);
+  std::vector<FreeIndex::Value> idle(n), partial(n);
   for (size_t i = 0; i < n; ++i) {
-    values[i] = t.IndexValue(static_cast<int>(i));
-    partial[i] = t.PartialValue(static_cast<int>(i));
+    const FreeIndex::Value v = t.IndexValue(static_cast<int>(i));
+    (v.idle ? idle : partial)[i] = v;
   }
-  t.index_.Reset(values);
+  t.idle_.Reset(idle);
   t.partial_.Reset(partial);
   t.tree_ = SwitchTree::Build(snapshot);
   std::vector<EarliestIndex::Bounds> bounds(n);
@@ -419,18 +419,14 @@ FreeIndex::Value IndexNeed(const Need& need) {
 }  // namespace
 
 bool Timeline::MayFitNow(const Need& need) const {
-  return FreeIndex::Covers(index_.Max(), IndexNeed(need));
-}
-
-FreeIndex::Value Timeline::PartialValue(int node) const {
-  FreeIndex::Value v = IndexValue(node);
-  if (v.idle) v = FreeIndex::Value{};
-  return v;
+  const FreeIndex::Value want = IndexNeed(need);
+  return FreeIndex::Covers(idle_.Max(), want) || FreeIndex::Covers(partial_.Max(), want);
 }
 
 void Timeline::SetIndexes(int node) {
-  index_.Set(node, IndexValue(node));
-  partial_.Set(node, PartialValue(node));
+  const FreeIndex::Value v = IndexValue(node);
+  idle_.Set(node, v.idle ? v : FreeIndex::Value{});
+  partial_.Set(node, v.idle ? FreeIndex::Value{} : v);
 }
 
 std::vector<int> Timeline::NowCandidates(const Need& need, const JobFilter& filter,
@@ -442,13 +438,8 @@ std::vector<int> Timeline::NowCandidates(const Need& need, const JobFilter& filt
     return found.size() < enough;
   };
   const FreeIndex::Value want = IndexNeed(need);
-  if (need.exclusive) {  // only idle nodes can fit
-    index_.Scan(want, visit);
-    return found;
-  }
-  partial_.Scan(want, visit);
-  if (found.size() < enough)
-    index_.Scan(want, [&](int i) { return !IndexValue(i).idle || visit(i); });
+  if (!need.exclusive) partial_.Scan(want, visit);  // exclusive jobs need idle nodes
+  if (found.size() < enough) idle_.Scan(want, visit);
   return found;
 }
 

@@ -142,7 +142,6 @@ class Timeline {
   static size_t Split(Line* line, int64_t at);
   void Reindex(int node);
   FreeIndex::Value IndexValue(int node) const;
-  FreeIndex::Value PartialValue(int node) const;
   void SetIndexes(int node);
   // Nodes that fit now for [origin, end), partially used ones first; stops at `enough`.
   std::vector<int> NowCandidates(const Need& need, const JobFilter& filter, int64_t end,
@@ -154,8 +153,11 @@ class Timeline {
   std::vector<Line> lines_;
   std::unordered_map<std::string, int> by_name_;
   std::vector<std::string> gpu_types_;
-  FreeIndex index_;
-  FreeIndex partial_;  // as index_, but idle nodes can take nothing (packing scans it first)
+  // What each node has free now, split: idle nodes in idle_, partly used ones in
+  // partial_ (each index shows the other kind as taking nothing). Packing scans partial_
+  // first.
+  FreeIndex idle_;
+  FreeIndex partial_;
   EarliestIndex earliest_;
   SwitchTree tree_;
 };
