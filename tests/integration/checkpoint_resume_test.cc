@@ -92,7 +92,7 @@ class CheckpointResume : public ClusterTest {
     std::filesystem::create_directories(dir);
     std::ofstream(work_dir() + "/" + name + ".sh")
         << "#!/bin/bash\n"
-           "#SBATCH -N2 --ntasks-per-node=1 --requeue\n"
+           "#SBATCH -N2 --ntasks-per-node=1 --exclusive --requeue\n"
            "#SBATCH -o " << name << ".out\n"
            "echo start ${SLURM_RESTART_COUNT:-0} on $SLURM_JOB_NODELIST\n"
         << cluster_->BinPath("srun") << " /usr/bin/python3 train.py " << dir << " " << kSteps << " 5 0.1\n";
@@ -113,7 +113,8 @@ class CheckpointResume : public ClusterTest {
 
 TEST_F(CheckpointResume, TrainingSurvivesLossOfItsBatchNodeAndMatchesTheUninterruptedRun) {
   std::ofstream(work_dir() + "/train.py") << kTrainPy;
-  // The run to interrupt goes first (node01 = its batch host, node02); the reference
+  // The run to interrupt goes first (node01 = its batch host, node02; --exclusive: the
+  // nodes are not shared with the other run); the reference
   // runs at the same time on node03-04, so the test waits for torch's start-up once.
   int64_t victim = SubmitTraining("victim");
   ASSERT_EQ(WaitState(victim, {"RUNNING"}), "RUNNING");

@@ -72,7 +72,7 @@ TEST_F(NodeScripts, PrologAndEpilogRunOnEveryNodeOfTheJob) {
 TEST_F(NodeScripts, FailingPrologOnASecondNodeDrainsItAndRequeuesTheJob) {
   std::ofstream(root_dir_ + "/badprolog.node02") << "";
   int64_t job = Submit({"-N2", "-o", "out.txt", "--wrap",
-                        "echo restart=$SLURM_RESTART_COUNT on $SLURM_JOB_NODELIST; " +
+                        "echo restart=${SLURM_RESTART_COUNT:-0} on $SLURM_JOB_NODELIST; " +
                             cluster_->BinPath("srun") + " -N2 true"});
   ASSERT_EQ(WaitDone(job), "COMPLETED") << ReadFile("out.txt");
   EXPECT_EQ(NodeStateReason("node02"), "drain|Prolog error");
