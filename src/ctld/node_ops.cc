@@ -106,6 +106,25 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
 Status Controller::JobEnded(const JobEndedRequest& req) {
   JobInfo* job = jobs_.Find(req.report().job_id());
   NodeRuntime* n = nodes_.Find(req.node());
+  const JobReport& r = req.report();
+  if (n && (r.prolog_failed() || r.epilog_failed()) && !(job && IsBatchHost(*job, req.node()))) {
+    // A non-batch node's Prolog/Epilog failed (noded/agent_node_scripts.cc): drain it; a
+    // failed prolog of the job run still holding the node ends its other shares and
+    // requeues it.
+    SystemDrain(n, r.prolog_failed() ? "Prolog error" : "Epilog error");
+    if (!r.prolog_failed() || !job || !HoldsResources(*job) || !n->jobs.count(job->job_id())) {
+      return Status::Ok();
+    }
+    for (const auto& a : job->alloc()) SendSignalTo(a.node(), job->job_id(), SIGNAL_KILL_STALE, 0);
+    if (job->completing() && !job->requeue_on_end()) {  // cancelled meanwhile
+      ReleaseResources(job);
+    } else {
+      std::cerr << fmt::format("sluicectld: prolog of job {} failed on {}, requeued\n",
+                               job->job_id(), req.node());
+      RequeueNow(job, "None");
+    }
+    return Status::Ok();
+  }
   if (!job || !n || !n->jobs.count(job->job_id()) || !IsBatchHost(*job, req.node())) {
     return Status::Ok();  // stale or duplicate report: nothing to do
   }

@@ -125,6 +125,21 @@ class Agent {
   // A newer restart of a job whose older run still runs here: kill that run and wait
   // (up to `wait_ms`) for its stepd to finish.
   Status KillOlderRun(int64_t job_id, int64_t wait_ms);
+
+  // Prolog / Epilog on non-batch nodes (agent_node_scripts.cc).
+  struct NodeScriptRun {
+    BatchLaunch launch;  // the job as the scripts see it
+    bool prolog_ok = true;
+  };
+  BatchLaunch NodeScriptLaunch(const StepLaunch& step) const;
+  // Runs the Prolog before the first step of a job run on a non-batch node; an error
+  // fails the step launch (after the controller is told).
+  Status StepProlog(const StepLaunch& step);
+  // Runs the Epilog of a job whose prolog ran here, once.
+  void JobEpilog(int64_t job_id);
+  void ReportNodeScript(int64_t job_id, bool prolog_failed, bool epilog_failed);
+  std::mutex scripts_mu_;
+  std::map<int64_t, NodeScriptRun> node_scripts_;  // guarded by scripts_mu_
 };
 
 // Heartbeat interval: Config.heartbeat_interval_s, else slurmd_timeout / 3, in [1, 30] s.

@@ -34,6 +34,7 @@ Status ValidateStep(const StepLaunch& l, const std::string& node) {
 LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
   LaunchTasksReply reply;
   Status st = ValidateStep(launch, options_.node_name);
+  if (st.ok()) st = StepProlog(launch);  // non-batch nodes: before the job's first step here
   if (st.ok()) {
     launch.mutable_local()->set_node(options_.node_name);
     launch.set_cluster_name(options_.cluster_name);
