@@ -126,6 +126,11 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
   for (const GresRequest& g : spec.gres_per_node()) {
     if (g.name() == "gpu") req.set_gpus_per_node(static_cast<int32_t>(g.count()));
   }
+  if (o.alloc.mem_kinds_this_source & 3) {  // --mem / --mem-per-cpu (0 = all still free)
+    req.set_mem_set(true);
+    req.set_mem_per_node_mb(spec.mem_per_node_mb());
+    req.set_mem_per_cpu_mb(spec.mem_per_cpu_mb());
+  }
   req.set_cpu_bind(o.cpu_bind);
   req.set_gpu_bind(o.gpu_bind);
   ASSIGN_OR_RETURN(StdinPlan plan, PlanStdin(o.input));

@@ -62,7 +62,7 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   request.submit_time = now;
   reply.set_job_id(job.job_id());
   InsertSubmitted(std::move(job), std::move(request), tasks);
-  WantSchedule();
+  if (!held) WantSchedule();  // a held job cannot start: no pass for it
   return reply;
 }
 

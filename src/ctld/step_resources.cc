@@ -9,6 +9,7 @@ namespace {
 struct Held {
   std::set<int> cpus;
   std::set<int> gpus;
+  int64_t mem_mb = 0;
 };
 
 Held HeldOn(const std::string& node, const std::vector<ActiveStep>& running) {
@@ -19,6 +20,7 @@ Held HeldOn(const std::string& node, const std::vector<ActiveStep>& running) {
       if (u.node != node) continue;
       h.cpus.insert(u.cpu_ids.begin(), u.cpu_ids.end());
       h.gpus.insert(u.gpu_ids.begin(), u.gpu_ids.end());
+      h.mem_mb += u.mem_mb;
     }
   }
   return h;
@@ -33,6 +35,14 @@ std::vector<int> Take(const google::protobuf::RepeatedField<int32_t>& ids, const
     if (!held.count(id)) out.push_back(id);
   }
   return out;
+}
+
+// Memory the step takes on a node given the CPUs it got; -1 = all that is free.
+int64_t WantMem(const StepRequest& req, size_t cpus) {
+  if (!req.mem_set()) return 0;
+  if (req.mem_per_cpu_mb() > 0) return req.mem_per_cpu_mb() * static_cast<int64_t>(cpus);
+  if (req.mem_per_node_mb() > 0) return req.mem_per_node_mb();
+  return -1;
 }
 
 }  // namespace
@@ -62,6 +72,14 @@ Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const S
     use.gpu_ids = Take(a.gpu_ids(), held.gpus, want_gpus);
     if (static_cast<int>(use.cpu_ids.size()) < std::min(want_cpus, ncpu)) busy = true;
     if (want_gpus >= 0 && static_cast<int>(use.gpu_ids.size()) < want_gpus) busy = true;
+    if (a.mem_mb() > 0) {
+      // --mem-per-cpu counts the CPUs the step asks for, even while they are held.
+      int64_t want_mem = WantMem(req, static_cast<size_t>(std::min(want_cpus, ncpu)));
+      int64_t free_mem = std::max<int64_t>(0, a.mem_mb() - held.mem_mb);
+      if (want_mem > a.mem_mb()) return InvalidArgument(kMsgTaskMemory);
+      use.mem_mb = want_mem < 0 ? free_mem : want_mem;
+      if (want_mem < 0 ? free_mem == 0 : want_mem > free_mem) busy = true;
+    }
     out.push_back(std::move(use));
   }
   if (busy) return Status(Code::kResourceExhausted, kMsgNodesBusy);

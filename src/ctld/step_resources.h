@@ -8,10 +8,18 @@
 //     no other step holds (possibly none; it never waits for implicit GPUs);
 //   - --overlap: shares everything with every other step: never waits, holds nothing
 //     (it still gets the ids it asked for, counted from the job's first ones);
+//   - memory (the job's per-node memory, NodeAlloc.mem_mb): a step with --mem=X takes X
+//     MB on each of its nodes, --mem-per-cpu=Y takes Y x the CPUs it gets there, an
+//     explicit --mem=0 takes all the job memory no other step holds; a step without
+//     either may use all the job's memory but holds none and never waits for it (as
+//     srun(1) says for steps: all the job's memory unless the step asks for some).
+//     More than the job has on a node fails (kMsgTaskMemory); more than is free now
+//     waits like CPUs. A job with no memory (mem_mb 0) is not accounted;
 //   - the batch script itself holds nothing.
 // Errors: kResourceExhausted "Requested nodes are busy" when other steps hold what is
 // needed now (srun retries until they end); kInvalidArgument when the allocation can
-// never satisfy it ("More processors requested than permitted", kMsgStepNodeConfig).
+// never satisfy it ("More processors requested than permitted", kMsgStepNodeConfig,
+// "Memory required by task is not available").
 #pragma once
 
 #include <cstdint>
@@ -27,11 +35,13 @@ namespace sluice::ctld {
 
 inline constexpr char kMsgNodesBusy[] = "Requested nodes are busy";
 inline constexpr char kMsgTooManyCpus[] = "More processors requested than permitted";
+inline constexpr char kMsgTaskMemory[] = "Memory required by task is not available";
 
 struct StepNodeUse {
   std::string node;
   std::vector<int> cpu_ids;
   std::vector<int> gpu_ids;
+  int64_t mem_mb = 0;  // memory the step holds on the node (0: none asked for)
 };
 
 // A running step as the controller tracks it (in memory only).

@@ -15,6 +15,7 @@ JobInfo OneNodeJob() {
   a->add_gpu_ids(0);
   a->add_gpu_ids(1);
   a->set_ntasks(1);
+  a->set_mem_mb(1000);
   return job;
 }
 
@@ -25,12 +26,21 @@ StepRequest OneTask() {
   return r;
 }
 
-ActiveStep Holding(int id, std::vector<int> cpus, std::vector<int> gpus, bool overlap = false) {
+ActiveStep Holding(int id, std::vector<int> cpus, std::vector<int> gpus, bool overlap = false,
+                   int64_t mem_mb = 0) {
   ActiveStep s;
   s.step_id = id;
   s.overlap = overlap;
-  s.use.push_back({"node01", std::move(cpus), std::move(gpus)});
+  s.use.push_back({"node01", std::move(cpus), std::move(gpus), mem_mb});
   return s;
+}
+
+StepRequest ExactWithMem(int64_t mem_mb) {
+  StepRequest r = OneTask();
+  r.set_exact(true);
+  r.set_mem_set(true);
+  r.set_mem_per_node_mb(mem_mb);
+  return r;
 }
 
 Expected<std::vector<StepNodeUse>> Pick(const StepRequest& r, const std::vector<ActiveStep>& running) {
@@ -98,6 +108,75 @@ TEST(StepResources, ImplicitGpusNeverWaitExplicitOnesDo) {
   EXPECT_EQ(Pick(exact, {Holding(0, {0}, {0, 1})}).status().code(), Code::kResourceExhausted);
   exact.set_gpus_per_node(3);
   EXPECT_EQ(Pick(exact, {}).status().message(), kMsgStepNodeConfig);
+}
+
+TEST(StepResources, StepWithoutMemHoldsNoneAndNeverWaitsForMemory) {
+  StepRequest r = OneTask();
+  r.set_exact(true);
+  auto use = Pick(r, {Holding(0, {0}, {}, false, 1000)});
+  ASSERT_TRUE(use.ok()) << use.status().message();
+  EXPECT_EQ((*use)[0].mem_mb, 0);
+}
+
+TEST(StepResources, MemPerNodeIsTakenFromTheJobsMemory) {
+  auto first = Pick(ExactWithMem(600), {});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ((*first)[0].mem_mb, 600);
+  // 400 MB left: a second 600 MB step waits, a 400 MB one fits.
+  auto second = Pick(ExactWithMem(600), {Holding(0, {0}, {}, false, 600)});
+  EXPECT_EQ(second.status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(second.status().message(), kMsgNodesBusy);
+  auto third = Pick(ExactWithMem(400), {Holding(0, {0}, {}, false, 600)});
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_EQ((*third)[0].mem_mb, 400);
+  // Memory held by an --overlap step does not count.
+  EXPECT_TRUE(Pick(ExactWithMem(600), {Holding(0, {0}, {}, true, 600)}).ok());
+}
+
+TEST(StepResources, MoreMemoryThanTheJobHasFails) {
+  auto use = Pick(ExactWithMem(1001), {});
+  EXPECT_EQ(use.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(use.status().message(), kMsgTaskMemory);
+  // Even an --overlap step cannot exceed the job's memory.
+  StepRequest r = ExactWithMem(2000);
+  r.set_overlap(true);
+  EXPECT_EQ(Pick(r, {}).status().message(), kMsgTaskMemory);
+}
+
+TEST(StepResources, MemPerCpuCountsTheStepsCpus) {
+  StepRequest r = OneTask();
+  r.set_cpus_per_task(2);
+  r.set_mem_set(true);
+  r.set_mem_per_cpu_mb(300);
+  auto use = Pick(r, {});
+  ASSERT_TRUE(use.ok()) << use.status().message();
+  EXPECT_EQ((*use)[0].mem_mb, 600);
+  r.set_cpus_per_task(4);  // 4 x 300 > 1000
+  EXPECT_EQ(Pick(r, {}).status().message(), kMsgTaskMemory);
+  // A default (whole-node) step asks for every job CPU: 4 x 300.
+  StepRequest whole = OneTask();
+  whole.set_mem_set(true);
+  whole.set_mem_per_cpu_mb(300);
+  EXPECT_EQ(Pick(whole, {}).status().message(), kMsgTaskMemory);
+}
+
+TEST(StepResources, ExplicitMemZeroTakesAllFreeMemory) {
+  auto use = Pick(ExactWithMem(0), {Holding(0, {0}, {}, false, 300)});
+  ASSERT_TRUE(use.ok()) << use.status().message();
+  EXPECT_EQ((*use)[0].mem_mb, 700);
+  EXPECT_EQ(Pick(ExactWithMem(0), {Holding(0, {0}, {}, false, 1000)}).status().code(),
+            Code::kResourceExhausted);
+}
+
+TEST(StepResources, JobWithoutMemoryIsNotAccounted) {
+  JobInfo job = OneNodeJob();
+  job.mutable_alloc(0)->set_mem_mb(0);
+  StepRequest r = ExactWithMem(5000);
+  auto layout = PlanStepLayout(job, r);
+  ASSERT_TRUE(layout.ok());
+  auto use = PickStepResources(job, *layout, r, {Holding(0, {0}, {}, false, 0)});
+  ASSERT_TRUE(use.ok()) << use.status().message();
+  EXPECT_EQ((*use)[0].mem_mb, 0);
 }
 
 }  // namespace

@@ -180,5 +180,34 @@ TEST_F(SrunSteps, KilledStandaloneSrunLosesItsAllocation) {
   EXPECT_EQ(sinfo.out.find("alloc"), std::string::npos) << sinfo.out;
 }
 
+TEST_F(SrunSteps, StepMemoryComesOutOfTheJobsMemory) {
+  std::string srun = cluster_->BinPath("srun");
+  // 1000 MB job: a 2000 MB step fails at once; two 600 MB steps cannot run together
+  // (the second waits until the first ends); a step without --mem never waits.
+  std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -N1 -n2 --mem=1000 -o mem-%j.out\n" +
+      srun + " --exact -n1 --mem=2000 true; echo too-big rc=$?\n" +
+      srun + " --exact -n1 --mem=600 bash -c 'touch a.started; sleep 2' &\n"
+      "while [ ! -e a.started ]; do sleep 0.1; done\n" +
+      srun + " --exact -n1 true && echo no-mem ok\n" +
+      srun + " --exact -n1 --mem=600 true && echo second ok\n"
+      "wait\n";
+  int64_t id = Submit({WriteScript("mem_steps.sh", script)});
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  std::string out = ReadFile("mem-" + std::to_string(id) + ".out");
+  std::string sid = std::to_string(id);
+  EXPECT_NE(out.find("srun: error: Unable to create step for job " + sid +
+                     ": Memory required by task is not available\ntoo-big rc=1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("no-mem ok"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: Job " + sid + " step creation temporarily disabled"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("second ok"), std::string::npos) << out;
+  // The no-mem step ran while the first 600 MB step held its memory: before "second".
+  EXPECT_LT(out.find("no-mem ok"), out.find("second ok")) << out;
+}
+
 }  // namespace
 }  // namespace sluice::testing
