@@ -161,7 +161,13 @@ int ProcessTracker::SignalAll(int sig) {
   if (leader_ > 0) ::kill(-leader_, sig);
   int n = 0;
   for (pid_t p : targets) {
-    if (p != ::getpid() && ::kill(p, sig) == 0) ++n;
+    if (p == ::getpid()) continue;
+    // Members of the leader's group already got it: a second kill would run a trap twice.
+    if (leader_ > 0 && ::getpgid(p) == leader_) {
+      ++n;
+    } else if (::kill(p, sig) == 0) {
+      ++n;
+    }
   }
   return n;
 }
