@@ -1,0 +1,106 @@
+// srun's signal handling on a real cluster: SIGTERM is forwarded to every task, Ctrl-C
+// twice within a second interrupts the tasks, and --kill-on-bad-exit ends the step when a
+// task fails.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "cluster_fixture.h"
+
+namespace sluice::testing {
+namespace {
+
+class SrunSignals : public ClusterTest {
+ protected:
+  // Starts srun with default signal dispositions, stdout+stderr to `out`.
+  pid_t StartSrun(const std::vector<std::string>& args, const std::string& out) {
+    std::vector<std::string> argv = {cluster_->BinPath("srun")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<std::string> env = cluster_->Env();
+    pid_t pid = fork();
+    if (pid == 0) {
+      int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      if (chdir(work_dir().c_str()) != 0) _exit(126);
+      for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+      std::vector<char*> cargv;
+      for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+      cargv.push_back(nullptr);
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
+      signal(SIGINT, SIG_DFL);
+      execv(cargv[0], cargv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+  // Waits until `n` files "ready.<rank>" exist.
+  bool WaitReady(int n) {
+    for (int i = 0; i < 400; ++i) {
+      int found = 0;
+      for (int r = 0; r < n; ++r) found += std::filesystem::exists(work_dir() + "/ready." + std::to_string(r));
+      if (found == n) return true;
+      usleep(50'000);
+    }
+    return false;
+  }
+  // waitpid with a deadline; -1 on timeout (srun is then killed).
+  int Wait(pid_t pid, int timeout_ms) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    int status = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      usleep(20'000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+  }
+};
+
+const char kTask[] =
+    "trap 'echo got-$1 $SLURM_PROCID; exit 7' $1; touch ready.$SLURM_PROCID; "
+    "while :; do sleep 0.1; done";
+
+TEST_F(SrunSignals, SigtermIsForwardedToEveryTask) {
+  const std::string out = work_dir() + "/term.out";
+  pid_t srun = StartSrun({"-N2", "-n2", "-l", "bash", "-c", kTask, "task", "TERM"}, out);
+  ASSERT_TRUE(WaitReady(2));
+  kill(srun, SIGTERM);
+  EXPECT_EQ(Wait(srun, 20'000), 7);
+  const std::string text = ReadFile(out);
+  EXPECT_NE(text.find("0: got-TERM 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("1: got-TERM 1"), std::string::npos) << text;
+}
+
+TEST_F(SrunSignals, CtrlCTwiceInterruptsTheTasks) {
+  const std::string out = work_dir() + "/int.out";
+  pid_t srun = StartSrun({"-n2", "-l", "bash", "-c", kTask, "task", "INT"}, out);
+  ASSERT_TRUE(WaitReady(2));
+  kill(srun, SIGINT);
+  usleep(200'000);
+  kill(srun, SIGINT);
+  EXPECT_EQ(Wait(srun, 20'000), 7);
+  const std::string text = ReadFile(out);
+  EXPECT_NE(text.find("0: got-INT 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("1: got-INT 1"), std::string::npos) << text;
+}
+
+TEST_F(SrunSignals, KillOnBadExitEndsTheStep) {
+  auto start = std::chrono::steady_clock::now();
+  auto r = Run({"srun", "-n2", "--kill-on-bad-exit=1", "bash", "-c",
+                "if [ $SLURM_PROCID = 1 ]; then exit 4; fi; sleep 60"});
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(took, std::chrono::seconds(30));
+  EXPECT_NE(r.err.find("task 1: Exited with exit code 4"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace sluice::testing
