@@ -63,34 +63,4 @@ std::string BlockedByReason(const ClusterSnapshot& snapshot, const std::vector<s
          CompressHostlistSorted(std::vector<std::string>(in_way.begin(), in_way.end()));
 }
 
-bool RestrictForReservations(const ClusterSnapshot& snapshot, int64_t now, JobRequest* job,
-                             std::string* reason) {
-  if (!job->reservation.empty()) {
-    const ReservationWindow* r = FindReservation(snapshot, job->reservation, now);
-    if (!r) {
-      *reason = kReasonResvDeleted;
-      return false;
-    }
-    if (r->start > now) {
-      *reason = kReasonReservation;
-      return false;
-    }
-    std::vector<std::string> allowed;
-    for (const std::string& n : r->nodes)
-      if (job->allowed_nodes.empty() || Has(job->allowed_nodes, n)) allowed.push_back(n);
-    if (allowed.empty()) {
-      *reason = kReasonResources;
-      return false;
-    }
-    job->allowed_nodes = std::move(allowed);
-  }
-  const int64_t end = job->time_limit_s > 0 ? AddTime(now, job->time_limit_s) : kForever;
-  for (const ReservationWindow& r : snapshot.reservations) {
-    if (!Live(r, now) || r.name == job->reservation || r.start >= end) continue;
-    for (const std::string& n : r.nodes)
-      if (!Has(job->excluded_nodes, n)) job->excluded_nodes.push_back(n);
-  }
-  return true;
-}
-
 }  // namespace sluice::sched

@@ -37,10 +37,4 @@ void BlockReservations(Timeline* timeline, const ClusterSnapshot& snapshot, int6
 std::string BlockedByReason(const ClusterSnapshot& snapshot, const std::vector<std::string>& nodes,
                             int64_t start, int64_t end);
 
-// FIFO's view: `job` restricted so that a start now respects the reservations (nodes of
-// reservations overlapping [now, now + limit) excluded; a reservation job limited to its
-// nodes). Returns false with `reason` when the job cannot start now at all.
-bool RestrictForReservations(const ClusterSnapshot& snapshot, int64_t now, JobRequest* job,
-                             std::string* reason);
-
 }  // namespace sluice::sched
