@@ -18,7 +18,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation, kSwitches,
+  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu,
 };
 
 struct Unsupported {
@@ -31,7 +31,7 @@ struct Unsupported {
 constexpr Unsupported kUnsupportedOpts[] = {
     {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
     {"priority", 0, ArgKind::kRequired},
-    {"licenses", 'L', ArgKind::kRequired},     {"cpus-per-gpu", 0, ArgKind::kRequired},
+    {"licenses", 'L', ArgKind::kRequired},     
     {"mincpus", 0, ArgKind::kRequired},        {"tmp", 0, ArgKind::kRequired},
     {"bb", 0, ArgKind::kRequired},             {"bbf", 0, ArgKind::kRequired},
     {"container", 0, ArgKind::kRequired},      {"gpu-bind", 0, ArgKind::kRequired},
@@ -115,6 +115,7 @@ std::vector<OptionDef> BuildDefs() {
       {"nice", 0, ArgKind::kOptional, kNice},
       {"reservation", 0, ArgKind::kRequired, kReservation},
       {"switches", 0, ArgKind::kRequired, kSwitches},
+      {"cpus-per-gpu", 0, ArgKind::kRequired, kCpusPerGpu},
   };
   for (const auto& u : kUnsupportedOpts) d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
   for (const auto& u : kIgnoredOpts) d.push_back({u.long_name, u.short_name, u.arg, kIgnored});
@@ -248,6 +249,11 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
     case kExclusive: s.set_exclusive(true); break;
     case kTestOnly: o->test_only = true; break;
     case kIgnored: break;
+    case kCpusPerGpu: {
+      ASSIGN_OR_RETURN(int32_t v, PositiveInt(opt.value, "--cpus-per-gpu"));
+      s.set_cpus_per_gpu(v);
+      return Status::Ok();
+    }
     case kSwitches: {  // --switches=<count>[@<max-time>]
       const size_t at = opt.value.find('@');
       auto count = PositiveInt(opt.value.substr(0, at), "--switches");

@@ -197,6 +197,7 @@ TEST_F(SbatchTest, OptionErrors) {
       {{"--kill-on-invalid-dep=maybe"},
        "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255},
       {{"--bb=x"}, "sbatch: error: --bb is not supported yet\n", 1},
+      {{"--cpus-per-gpu=0"}, "sbatch: error: Invalid numeric value \"0\" for --cpus-per-gpu.\n", 255},
       {{"--switches=x"}, "sbatch: error: Invalid numeric value \"x\" for --switches.\n", 255},
       {{"--switches=2@soon"}, "sbatch: error: Invalid --switches max-time: soon\n", 255},
   };

@@ -179,6 +179,12 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
   }
   ASSIGN_OR_RETURN(Shape shape, ComputeShape(config, *part, *spec, required.size()));
   RETURN_IF_ERROR(ComputeGpus(*spec, shape, job));
+  if (spec->cpus_per_gpu() < 0) return InvalidArgument(kMsgNodeCount);
+  if (spec->cpus_per_gpu() > 0) {  // --cpus-per-gpu: CPUs follow the GPUs on each node
+    if (spec->cpus_per_task() > 0) return InvalidArgument(kMsgCpusPerGpu);
+    const int64_t cpus = int64_t{job->gpus_per_node()} * spec->cpus_per_gpu();
+    shape.cpus_per_node = static_cast<int>(std::min<int64_t>(std::max<int64_t>(shape.cpus_per_node, cpus), INT32_MAX));
+  }
   RETURN_IF_ERROR(ComputeMemory(config, *part, shape, job));
   if (spec->name().empty()) spec->set_name("sbatch");
   if (spec->work_dir().empty()) spec->set_work_dir("/");
@@ -204,7 +210,8 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   r.tasks_per_node = spec.ntasks_per_node() > 0
                          ? spec.ntasks_per_node()
                          : std::max(1, static_cast<int>(CeilDiv(job.num_tasks(), r.num_nodes)));
-  r.cpus_per_node = r.tasks_per_node * std::max(1, spec.cpus_per_task());
+  r.cpus_per_node = std::max(r.tasks_per_node * std::max(1, spec.cpus_per_task()),
+                             job.num_cpus() / r.num_nodes);  // num_cpus includes --cpus-per-gpu
   r.mem_per_node_mb = job.mem_per_node_mb();
   r.gpus_per_node = job.gpus_per_node();
   r.gpu_type = job.gpu_type();

@@ -28,6 +28,7 @@ inline constexpr char kMsgMemory[] = "Memory specification can not be satisfied"
 inline constexpr char kMsgBadNodeName[] = "Invalid node name specified";
 inline constexpr char kMsgNodeCount[] = "Node count specification invalid";
 inline constexpr char kMsgBadGres[] = "Invalid generic resource (gres) specification";
+inline constexpr char kMsgCpusPerGpu[] = "--cpus-per-gpu is incompatible with --cpus-per-task";
 
 const PartitionConfig* LookupPartition(const Config& config, const std::string& name);
 const PartitionConfig* LookupDefaultPartition(const Config& config);

@@ -80,6 +80,7 @@ void SetNodeVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env)
     env->Set("SLURM_NTASKS_PER_NODE", std::to_string(spec.ntasks_per_node()));
   }
   if (spec.cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK", std::to_string(spec.cpus_per_task()));
+  if (spec.cpus_per_gpu() > 0) env->Set("SLURM_CPUS_PER_GPU", std::to_string(spec.cpus_per_gpu()));
 }
 
 void SetGpuVars(const BatchLaunch& l, EnvList* env) {

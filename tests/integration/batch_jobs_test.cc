@@ -132,6 +132,18 @@ TEST_F(BatchJobs, ImpossibleRequestsAreRejectedAtSubmit) {
   EXPECT_EQ(q.out, "") << "rejected jobs must not be queued";
 }
 
+TEST_F(BatchJobs, CpusPerGpuSizesTheCpuShare) {
+  const int64_t id = Submit({"-o", "cpg.out", "--gres=gpu:2", "--cpus-per-gpu=3", "--wrap",
+                             "echo $SLURM_CPUS_ON_NODE $SLURM_CPUS_PER_GPU"});
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  EXPECT_EQ(ReadFile("cpg.out"), "6 3\n");
+  // 8 GPUs x 4 CPUs = 32 CPUs: more than a 16-CPU node has.
+  auto r = Run({"sbatch", "--gres=gpu:8", "--cpus-per-gpu=4", "--wrap", "true"});
+  EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  r = Run({"sbatch", "--gres=gpu:1", "--cpus-per-gpu=2", "-c", "2", "--wrap", "true"});
+  EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: --cpus-per-gpu is incompatible with --cpus-per-task\n");
+}
+
 TEST_F(BatchJobs, TimeLimitEndsInTimeout) {
   int64_t id = Submit({"--time=1", "-o", "t.out", "--wrap", "trap 'echo got TERM' TERM; sleep 300 & wait; sleep 300"});
   EXPECT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
