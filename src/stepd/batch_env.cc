@@ -113,23 +113,6 @@ void SetMemoryVars(const BatchLaunch& l, EnvList* env) {
   }
 }
 
-void SetJobVars(const BatchLaunch& l, EnvList* env) {
-  const JobInfo& job = l.job();
-  const JobSpec& spec = job.spec();
-  std::string id = std::to_string(l.job_id());
-  env->Set("SLURM_JOB_ID", id);
-  env->Set("SLURM_JOBID", id);
-  env->Set("SLURM_JOB_NAME", spec.name());
-  env->Set("SLURM_JOB_PARTITION", spec.partition());
-  if (!spec.account().empty()) env->Set("SLURM_JOB_ACCOUNT", spec.account());
-  env->Set("SLURM_JOB_QOS", spec.qos().empty() ? "normal" : spec.qos());
-  env->Set("SLURM_SUBMIT_DIR", spec.work_dir());
-  env->Set("SLURM_SUBMIT_HOST", spec.submit_host());
-  env->Set("SLURM_JOB_UID", std::to_string(job.uid()));
-  env->Set("SLURM_JOB_GID", std::to_string(job.gid()));
-  env->Set("SLURM_JOB_USER", job.user());
-  if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
-}
 
 // Array tasks: SLURM_ARRAY_JOB_ID/TASK_ID/TASK_COUNT/TASK_MIN/TASK_MAX, and
 // SLURM_ARRAY_TASK_STEP when the task ids are evenly spaced.
@@ -174,10 +157,27 @@ void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvLis
 
 }  // namespace
 
+void SetJobIdentityVars(const JobInfo& job, int64_t job_id, EnvList* env) {
+  const JobSpec& spec = job.spec();
+  const std::string id = std::to_string(job_id);
+  env->Set("SLURM_JOB_ID", id);
+  env->Set("SLURM_JOBID", id);
+  env->Set("SLURM_JOB_NAME", spec.name());
+  env->Set("SLURM_JOB_PARTITION", spec.partition());
+  if (!spec.account().empty()) env->Set("SLURM_JOB_ACCOUNT", spec.account());
+  env->Set("SLURM_JOB_QOS", spec.qos().empty() ? "normal" : spec.qos());
+  env->Set("SLURM_SUBMIT_DIR", spec.work_dir());
+  env->Set("SLURM_SUBMIT_HOST", spec.submit_host());
+  env->Set("SLURM_JOB_UID", std::to_string(job.uid()));
+  env->Set("SLURM_JOB_GID", std::to_string(job.gid()));
+  env->Set("SLURM_JOB_USER", job.user());
+  if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
+}
+
 std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnvContext& ctx) {
   EnvList env;
   for (const std::string& e : launch.env()) env.Add(e);
-  SetJobVars(launch, &env);
+  SetJobIdentityVars(launch.job(), launch.job_id(), &env);
   SetArrayVars(launch, &env);
   SetNodeVars(launch, ctx, &env);
   SetGpuVars(launch, &env);

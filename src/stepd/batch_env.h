@@ -26,4 +26,9 @@ struct BatchEnvContext {
 
 std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnvContext& ctx);
 
+class EnvList;
+// The job variables the batch script and every step task share: SLURM_JOB_ID/JOBID/NAME/
+// PARTITION/ACCOUNT/QOS/UID/GID/USER, SLURM_SUBMIT_DIR/HOST, SLURM_RESTART_COUNT.
+void SetJobIdentityVars(const JobInfo& job, int64_t job_id, EnvList* env);
+
 }  // namespace sluice

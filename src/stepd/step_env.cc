@@ -45,24 +45,11 @@ std::vector<int64_t> JobCpus(const JobInfo& job) {
 
 void SetJobVars(const StepLaunch& l, EnvList* env) {
   const JobInfo& job = l.job();
-  const JobSpec& spec = job.spec();
-  std::string id = std::to_string(l.job_id());
-  env->Set("SLURM_JOB_ID", id);
-  env->Set("SLURM_JOBID", id);
-  env->Set("SLURM_JOB_NAME", spec.name());
-  env->Set("SLURM_JOB_PARTITION", spec.partition());
-  if (!spec.account().empty()) env->Set("SLURM_JOB_ACCOUNT", spec.account());
-  env->Set("SLURM_JOB_QOS", spec.qos().empty() ? "normal" : spec.qos());
-  env->Set("SLURM_JOB_UID", std::to_string(job.uid()));
-  env->Set("SLURM_JOB_GID", std::to_string(job.gid()));
-  env->Set("SLURM_JOB_USER", job.user());
+  SetJobIdentityVars(job, l.job_id(), env);
   std::string list = SortedList(job);
   env->Set("SLURM_JOB_NODELIST", list);
   env->Set("SLURM_JOB_NUM_NODES", std::to_string(job.alloc_size()));
   env->Set("SLURM_JOB_CPUS_PER_NODE", FormatRepeatedCounts(JobCpus(job)));
-  env->Set("SLURM_SUBMIT_DIR", spec.work_dir());
-  env->Set("SLURM_SUBMIT_HOST", spec.submit_host());
-  if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
   env->Set("SLURM_CLUSTER_NAME", l.cluster_name());
   if (!l.ctld_host().empty()) {
     env->Set("SLURM_WORKING_CLUSTER", l.cluster_name() + ":" + l.ctld_host() + ":" +
