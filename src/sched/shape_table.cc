@@ -28,6 +28,7 @@ uint64_t HashShape(const JobRequest& j) {
   if (!j.allowed_nodes.empty()) MixStrings(&h, j.allowed_nodes);
   if (!j.required_nodes.empty()) MixStrings(&h, j.required_nodes);
   if (!j.excluded_nodes.empty()) MixStrings(&h, j.excluded_nodes);
+  Mix(&h, j.max_switches);
   return h;
 }
 
@@ -36,7 +37,10 @@ bool SameShape(const JobRequest& a, const JobRequest& b) {
          a.mem_per_node_mb == b.mem_per_node_mb && a.gpus_per_node == b.gpus_per_node &&
          a.exclusive == b.exclusive && a.gpu_type == b.gpu_type &&
          a.constraint == b.constraint && a.allowed_nodes == b.allowed_nodes &&
-         a.required_nodes == b.required_nodes && a.excluded_nodes == b.excluded_nodes;
+         a.required_nodes == b.required_nodes && a.excluded_nodes == b.excluded_nodes &&
+         a.max_switches == b.max_switches &&
+         (a.max_switches == 0 ||  // the same --switches deadline
+          a.submit_time + a.switches_wait_s == b.submit_time + b.switches_wait_s);
 }
 
 }  // namespace

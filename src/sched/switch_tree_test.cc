@@ -83,6 +83,27 @@ TEST(TopologyPlacement, SwitchesWaitsThenTakesWhatItCan) {
             (std::vector<std::string>{"node4", "node7", "node8"}));
 }
 
+TEST(TopologyPlacement, SwitchLimitIsPerJobNotPerShape) {
+  ClusterSnapshot s = TwoLeaves();
+  for (int i : {0, 1, 2, 4, 5}) ApplyAllocation(&s, {{s.nodes[i].name, {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1}}, false);
+  JobRequest limited = MakeJob(1, 2, 1);
+  limited.max_switches = 1;
+  limited.switches_wait_s = 600;
+  // Same shape otherwise; free: node4 (leaf1), node7 and node8 (leaf2).
+  JobRequest spread = MakeJob(2, 3, 1);
+  JobRequest limited3 = MakeJob(3, 3, 1);
+  limited3.max_switches = 1;
+  limited3.switches_wait_s = 600;
+  Plan plan = MakeScheduler({})->Schedule(s, {limited3, spread}, 0);
+  EXPECT_EQ(plan.decisions[0].outcome, Outcome::kPending);
+  ASSERT_EQ(plan.decisions[1].outcome, Outcome::kStartNow);
+  EXPECT_EQ(NodeNames(plan.decisions[1].alloc), (std::vector<std::string>{"node4", "node7", "node8"}));
+  // A 2-node job with the limit fits under leaf2.
+  plan = MakeScheduler({})->Schedule(s, {limited}, 0);
+  ASSERT_EQ(plan.decisions[0].outcome, Outcome::kStartNow);
+  EXPECT_EQ(NodeNames(plan.decisions[0].alloc), (std::vector<std::string>{"node7", "node8"}));
+}
+
 TEST(Packing, SmallJobsFillAPartlyUsedNodeBeforeIdleOnes) {
   ClusterSnapshot s = MakeCluster(3);  // 8 CPUs, 4 GPUs each
   ApplyAllocation(&s, {{"node3", {0}, 0, {0}, 1}}, false);
