@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -101,6 +102,21 @@ std::string ClusterTest::ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+int64_t ClusterTest::LastJobId() {
+  auto r = Run({"squeue", "-h", "-t", "all", "-o", "%i"});
+  int64_t best = 0;
+  std::istringstream in(r.out);
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty()) best = std::max<int64_t>(best, std::stoll(l));
+  }
+  return best;
+}
+
+void WriteShellScript(const std::string& path, const std::string& body) {
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  fs::permissions(path, fs::perms(0755));
 }
 
 }  // namespace sluice::testing

@@ -30,11 +30,16 @@ class ClusterTest : public ::testing::Test {
   std::string WaitState(int64_t job_id, const std::vector<std::string>& states, int timeout_ms = 30'000);
   std::string WaitDone(int64_t job_id, int timeout_ms = 30'000);
   std::string ReadFile(const std::string& path);
+  // Id of the newest job squeue knows (all states); 0 when none.
+  int64_t LastJobId();
   std::string work_dir() const { return work_dir_; }
 
   std::unique_ptr<LocalCluster> cluster_;
   std::string root_dir_;
   std::string work_dir_;
 };
+
+// Writes `body` as an executable /bin/sh script at `path` (health checks, prologs).
+void WriteShellScript(const std::string& path, const std::string& body);
 
 }  // namespace sluice::testing

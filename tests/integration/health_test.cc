@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 namespace sluice::testing {
 namespace {
 
-void WriteScript(const std::string& path, const std::string& body) {
-  std::ofstream(path) << "#!/bin/sh\n" << body;
-  fs::permissions(path, fs::perms(0755));
-}
-
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
@@ -36,16 +31,16 @@ class Health : public ClusterTest {
     LocalClusterOptions o = ClusterTest::Options();
     const std::string d = root_dir_;
     // The last line the program prints is the drain reason.
-    WriteScript(d + "/health.sh",
+    WriteShellScript(d + "/health.sh",
                 "echo $SLURMD_NODENAME >> " + d + "/health.runs\n"
                 "if [ -e " + d + "/sick.$SLURMD_NODENAME ]; then\n"
                 "  cat " + d + "/sick.$SLURMD_NODENAME\n  exit 1\nfi\n");
     std::string log_line =
         "$SLURM_JOB_ID $SLURM_JOB_USER $SLURM_JOB_UID $SLURM_JOB_NODELIST $SLURM_JOB_PARTITION "
         "$SLURMD_NODENAME $SLURM_SCRIPT_CONTEXT >> " + d + "/scripts.log\n";
-    WriteScript(d + "/prolog.sh", "echo prolog " + log_line + "[ -e " + d +
+    WriteShellScript(d + "/prolog.sh", "echo prolog " + log_line + "[ -e " + d +
                                       "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
-    WriteScript(d + "/epilog.sh", "echo epilog " + log_line + "[ -e " + d +
+    WriteShellScript(d + "/epilog.sh", "echo epilog " + log_line + "[ -e " + d +
                                       "/badepilog.$SLURMD_NODENAME ] && exit 4\nexit 0\n");
     o.extra_config_lines = {"HealthCheckProgram=" + d + "/health.sh", "HealthCheckInterval=1",
                             "HealthCheckNodeState=ANY,CYCLE", "Prolog=" + d + "/prolog.sh",

@@ -16,11 +16,6 @@ namespace fs = std::filesystem;
 namespace sluice::testing {
 namespace {
 
-void WriteScript(const std::string& path, const std::string& body) {
-  std::ofstream(path) << "#!/bin/sh\n" << body;
-  fs::permissions(path, fs::perms(0755));
-}
-
 class NodeScripts : public ClusterTest {
  protected:
   LocalClusterOptions Options() override {
@@ -28,8 +23,8 @@ class NodeScripts : public ClusterTest {
     const std::string d = root_dir_;
     std::string line = "$SLURM_JOB_ID $SLURM_RESTART_COUNT $SLURM_JOB_NODELIST $SLURMD_NODENAME "
                        "$SLURM_SCRIPT_CONTEXT >> " + d + "/scripts.log\n";
-    WriteScript(d + "/prolog.sh", "echo prolog " + line + "[ -e " + d + "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
-    WriteScript(d + "/epilog.sh", "echo epilog " + line + "exit 0\n");
+    WriteShellScript(d + "/prolog.sh", "echo prolog " + line + "[ -e " + d + "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
+    WriteShellScript(d + "/epilog.sh", "echo epilog " + line + "exit 0\n");
     o.extra_config_lines = {"Prolog=" + d + "/prolog.sh", "Epilog=" + d + "/epilog.sh"};
     return o;
   }

@@ -16,15 +16,6 @@ namespace {
 
 class SrunSteps : public ClusterTest {
  protected:
-  int64_t LastJobId() {
-    auto r = Run({"squeue", "-h", "-t", "all", "-o", "%i"});
-    int64_t best = 0;
-    std::istringstream in(r.out);
-    for (std::string l; std::getline(in, l);) {
-      if (!l.empty()) best = std::max<int64_t>(best, std::stoll(l));
-    }
-    return best;
-  }
   std::string WriteScript(const std::string& name, const std::string& text) {
     std::string path = work_dir() + "/" + name;
     FILE* f = fopen(path.c_str(), "w");

@@ -13,19 +13,7 @@
 namespace sluice::testing {
 namespace {
 
-class Srun : public ClusterTest {
- protected:
-  // Job id of the newest job squeue knows (all states).
-  int64_t LastJobId() {
-    auto r = Run({"squeue", "-h", "-t", "all", "-o", "%i"});
-    int64_t best = 0;
-    std::istringstream in(r.out);
-    for (std::string l; std::getline(in, l);) {
-      if (!l.empty()) best = std::max<int64_t>(best, std::stoll(l));
-    }
-    return best;
-  }
-};
+using Srun = ClusterTest;
 
 std::vector<std::string> SplitLines(const std::string& s) {
   std::vector<std::string> out;
