@@ -113,9 +113,15 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
   for (const std::string& a : o.command) req.add_argv(a);
   ASSIGN_OR_RETURN(std::vector<std::string> vars, ResolveExport(o.alloc.export_spec, env.environ));
   for (auto& v : vars) {
-    if (v.rfind("SLURM_UMASK=", 0) != 0) req.add_env(std::move(v));
+    if (v.rfind("SLURM_UMASK=", 0) != 0 && v.rfind("SLURM_CPUS_PER_GPU=", 0) != 0) {
+      req.add_env(std::move(v));
+    }
   }
   req.add_env("SLURM_UMASK=" + CurrentUmask());
+  if (spec.cpus_per_gpu() > 0) {
+    req.set_cpus_per_gpu(spec.cpus_per_gpu());
+    req.add_env("SLURM_CPUS_PER_GPU=" + std::to_string(spec.cpus_per_gpu()));
+  }
   std::string dir = o.alloc.chdir.empty() ? env.cwd : o.alloc.chdir;
   if (!dir.empty() && dir[0] != '/') dir = env.cwd + "/" + dir;
   req.set_work_dir(dir);

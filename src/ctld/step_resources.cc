@@ -50,7 +50,8 @@ int64_t WantMem(const StepRequest& req, size_t cpus) {
 Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const StepLayout& layout,
                                                      const StepRequest& req,
                                                      const std::vector<ActiveStep>& running) {
-  bool exact = req.exact() || req.cpus_per_task() > 0;
+  if (req.cpus_per_gpu() > 0 && req.cpus_per_task() > 0) return InvalidArgument(kMsgStepCpusPerGpu);
+  bool exact = req.exact() || req.cpus_per_task() > 0 || req.cpus_per_gpu() > 0;
   int cpt = std::max(1, req.cpus_per_task());
   std::vector<StepNodeUse> out;
   bool busy = false;
@@ -58,12 +59,16 @@ Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const S
     const NodeAlloc& a = job.alloc(layout.alloc_index[i]);
     int tasks = layout.tasks_per_node[i];
     int ncpu = a.cpu_ids_size();
-    int want_cpus = exact ? tasks * cpt : ncpu;
-    if (exact && ncpu > 0 && want_cpus > ncpu) return InvalidArgument(kMsgTooManyCpus);
     int want_gpus = -1;  // implicit: whatever is free
     if (req.gpus_per_task() > 0) want_gpus = tasks * req.gpus_per_task();
     else if (req.gpus_per_node() > 0) want_gpus = req.gpus_per_node();
     if (want_gpus > a.gpu_ids_size()) return InvalidArgument(kMsgStepNodeConfig);
+    int want_cpus = exact ? tasks * cpt : ncpu;
+    if (req.cpus_per_gpu() > 0) {  // CPUs follow the GPUs the step asks for (or the node's)
+      want_cpus = (want_gpus >= 0 ? want_gpus : a.gpu_ids_size()) * req.cpus_per_gpu();
+      if (want_cpus == 0) return InvalidArgument(kMsgStepNodeConfig);
+    }
+    if (exact && ncpu > 0 && want_cpus > ncpu) return InvalidArgument(kMsgTooManyCpus);
 
     Held held = req.overlap() ? Held{} : HeldOn(a.node(), running);
     StepNodeUse use;

@@ -2,7 +2,9 @@
 // node a new step (srun) takes, given the job's steps already running. Pure; tested in
 // step_resources_test.cc. Semantics follow srun(1) of Slurm 22.05:
 //   - CPUs: by default a step takes ALL the job's CPUs on each of its nodes; with
-//     --exact (implied by an explicit -c) it takes tasks x cpus-per-task of them;
+//     --exact (implied by an explicit -c) it takes tasks x cpus-per-task of them; with
+//     --cpus-per-gpu=N, N x the GPUs it takes on the node (its explicit GPUs, else all
+//     the job's GPUs there; none -> kMsgStepNodeConfig; with -c -> kMsgStepCpusPerGpu);
 //   - GPUs: --gpus-per-task (tasks x N) or a step --gres=gpu:N/--gpus-per-node (N per
 //     node) take that many; a step that asks for none gets every job GPU of the node
 //     no other step holds (possibly none; it never waits for implicit GPUs);
@@ -36,6 +38,7 @@ namespace sluice::ctld {
 inline constexpr char kMsgNodesBusy[] = "Requested nodes are busy";
 inline constexpr char kMsgTooManyCpus[] = "More processors requested than permitted";
 inline constexpr char kMsgTaskMemory[] = "Memory required by task is not available";
+inline constexpr char kMsgStepCpusPerGpu[] = "--cpus-per-gpu is incompatible with --cpus-per-task";
 
 struct StepNodeUse {
   std::string node;

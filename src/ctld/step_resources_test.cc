@@ -179,5 +179,33 @@ TEST(StepResources, JobWithoutMemoryIsNotAccounted) {
   EXPECT_EQ((*use)[0].mem_mb, 0);
 }
 
+TEST(StepResources, CpusPerGpuSizesTheStepsCpus) {
+  StepRequest r = OneTask();
+  r.set_gpus_per_node(1);
+  r.set_cpus_per_gpu(2);
+  auto use = Pick(r, {});
+  ASSERT_TRUE(use.ok()) << use.status().message();
+  EXPECT_EQ((*use)[0].cpu_ids, (std::vector<int>{0, 1}));
+  EXPECT_EQ((*use)[0].gpu_ids, (std::vector<int>{0}));
+  // A second such step fits beside it on the other GPU and the other two CPUs.
+  auto second = Pick(r, {Holding(1, {0, 1}, {0})});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ((*second)[0].cpu_ids, (std::vector<int>{2, 3}));
+  EXPECT_EQ((*second)[0].gpu_ids, (std::vector<int>{1}));
+}
+
+TEST(StepResources, CpusPerGpuWithoutGpuCountUsesTheNodesGpus) {
+  StepRequest r = OneTask();
+  r.set_cpus_per_gpu(2);
+  auto use = Pick(r, {});
+  ASSERT_TRUE(use.ok()) << use.status().message();
+  EXPECT_EQ((*use)[0].cpu_ids.size(), 4u);
+  r.set_cpus_per_gpu(3);  // 2 GPUs x 3 > 4 CPUs
+  EXPECT_EQ(Pick(r, {}).status().message(), kMsgTooManyCpus);
+  r.set_cpus_per_gpu(1);
+  r.set_cpus_per_task(1);
+  EXPECT_EQ(Pick(r, {}).status().message(), kMsgStepCpusPerGpu);
+}
+
 }  // namespace
 }  // namespace sluice::ctld

@@ -200,5 +200,30 @@ TEST_F(SrunSteps, StepMemoryComesOutOfTheJobsMemory) {
   EXPECT_LT(out.find("no-mem ok"), out.find("second ok")) << out;
 }
 
+TEST_F(SrunSteps, CpusPerGpuSizesEachStep) {
+  std::string srun = cluster_->BinPath("srun");
+  // The job has 2 GPUs x 2 CPUs. Two 1-GPU steps with --cpus-per-gpu=2 fit side by side
+  // (each waits for the other to have started); 2 GPUs x 3 CPUs can never fit.
+  std::string step = " -n1 --gres=gpu:1 --cpus-per-gpu=2 bash -c ";
+  std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -N1 --gres=gpu:2 --cpus-per-gpu=2 -o cpg-%j.out\n" +
+      srun + " -n1 --gres=gpu:2 --cpus-per-gpu=3 true; echo too-many rc=$?\n" +
+      srun + step + "'touch a.started; for i in $(seq 150); do [ -e b.started ] && break; sleep 0.1; done; "
+                    "[ -e b.started ] && echo A saw B cpg=$SLURM_CPUS_PER_GPU' &\n" +
+      srun + step + "'touch b.started; for i in $(seq 150); do [ -e a.started ] && break; sleep 0.1; done; "
+                    "[ -e a.started ] && echo B saw A'\n"
+      "wait\n";
+  int64_t id = Submit({WriteScript("cpg_steps.sh", script)});
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  std::string out = ReadFile("cpg-" + std::to_string(id) + ".out");
+  EXPECT_NE(out.find("srun: error: Unable to create step for job " + std::to_string(id) +
+                     ": More processors requested than permitted\ntoo-many rc=1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("A saw B cpg=2"), std::string::npos) << out;
+  EXPECT_NE(out.find("B saw A"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace sluice::testing
