@@ -124,6 +124,16 @@ void Controller::SendSignalTo(const std::string& node, int64_t job_id, SignalKin
   SendAfterCommit([this, to, req]() { agents_->Signal(to, req); });
 }
 
+void Controller::SendJobEndTo(const std::string& node, const JobInfo& job) {
+  SignalJobRequest req;
+  req.set_job_id(job.job_id());
+  req.set_kind(SIGNAL_KILL_STALE);
+  *req.mutable_job() = job;
+  req.mutable_job()->mutable_spec()->clear_script();
+  AgentAddress to = AddressOf(node);
+  SendAfterCommit([this, to, req]() { agents_->Signal(to, req); });
+}
+
 void Controller::SendSignal(const JobInfo& job, SignalKind kind, int sig, bool all_nodes) {
   for (int i = 0; i < job.alloc_size(); ++i) {
     if (i > 0 && !all_nodes) break;
@@ -199,7 +209,7 @@ void Controller::StartCancel(JobInfo* job, JobState state) {
 void Controller::LoseJob(JobInfo* job, const std::string& lost_node) {
   // The surviving nodes of the allocation (the batch host too) drop their share.
   for (const auto& a : job->alloc()) {
-    if (a.node() != lost_node) SendSignalTo(a.node(), job->job_id(), SIGNAL_KILL_STALE, 0);
+    if (a.node() != lost_node) SendJobEndTo(a.node(), *job);
   }
   if (job->requeue_on_end()) {
     RequeueNow(job, "None");
@@ -211,9 +221,7 @@ void Controller::LoseJob(JobInfo* job, const std::string& lost_node) {
 }
 
 void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
-  for (int i = 1; i < job->alloc_size(); ++i) {
-    SendSignalTo(job->alloc(i).node(), job->job_id(), SIGNAL_KILL_STALE, 0);
-  }
+  for (int i = 1; i < job->alloc_size(); ++i) SendJobEndTo(job->alloc(i).node(), *job);
   if (HandleNodeScripts(job, r)) return;
   if (job->requeue_on_end()) {
     RequeueNow(job, "None");

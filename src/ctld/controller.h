@@ -139,6 +139,8 @@ class Controller {
   void SendAfterCommit(std::function<void()> fn) { outbox_.push_back(std::move(fn)); }
   void SendSignal(const JobInfo& job, SignalKind kind, int sig, bool all_nodes);
   void SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind, int sig);
+  // SIGNAL_KILL_STALE to one node of an ending job, with the job (its Epilog input).
+  void SendJobEndTo(const std::string& node, const JobInfo& job);
 
   // Job state transitions (controller.cc).
   void FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal);

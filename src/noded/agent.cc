@@ -119,7 +119,9 @@ SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   if (req.kind() == SIGNAL_CANCEL || req.kind() == SIGNAL_KILL_STALE) {
     SignalSteps(req.job_id(), req.kind() == SIGNAL_CANCEL ? SIGTERM : SIGKILL);
   }
-  if (req.kind() == SIGNAL_KILL_STALE) JobEpilog(req.job_id());  // non-batch nodes
+  if (req.kind() == SIGNAL_KILL_STALE) {  // non-batch nodes
+    JobEpilog(req.job_id(), req.has_job() ? &req.job() : nullptr);
+  }
   auto job = jobs_->Inspect(req.job_id());
   reply.set_found(job.ok());
   if (!job.ok()) return reply;

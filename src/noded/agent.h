@@ -18,8 +18,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -135,11 +137,15 @@ class Agent {
   // Runs the Prolog before the first step of a job run on a non-batch node; an error
   // fails the step launch (after the controller is told).
   Status StepProlog(const StepLaunch& step);
-  // Runs the Epilog of a job whose prolog ran here, once.
-  void JobEpilog(int64_t job_id);
+  // Runs the Epilog once per job run: where its prolog ran, or (given the ended `job`)
+  // on an allocated non-batch node where no step ever ran.
+  void JobEpilog(int64_t job_id, const JobInfo* job);
   void ReportNodeScript(int64_t job_id, bool prolog_failed, bool epilog_failed);
   std::mutex scripts_mu_;
   std::map<int64_t, NodeScriptRun> node_scripts_;  // guarded by scripts_mu_
+  // Runs (job id, restarts) whose step-less epilog already ran; bounded, oldest dropped.
+  std::set<std::pair<int64_t, int64_t>> stepless_epilogs_;  // guarded by scripts_mu_
+  std::deque<std::pair<int64_t, int64_t>> stepless_order_;
 };
 
 // Heartbeat interval: Config.heartbeat_interval_s, else slurmd_timeout / 3, in [1, 30] s.

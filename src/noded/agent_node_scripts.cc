@@ -5,7 +5,9 @@
 // controller (JobReport.prolog_failed from a non-batch node: drain it, requeue the job)
 // before the launch is answered. The Epilog runs when the controller ends the job's
 // share on the node (SIGNAL_KILL_STALE at the job's end or loss), on nodes that ran a
-// prolog for it; a failure is reported as JobReport.epilog_failed (drain the node).
+// prolog for it and, as Slurm does, on allocated nodes where no step ever ran (the
+// controller sends the ended job along); a failure is reported as
+// JobReport.epilog_failed (drain the node).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -17,6 +19,8 @@ namespace sluice {
 namespace {
 
 void Log(const std::string& msg) { std::fprintf(stderr, "sluiced: %s\n", msg.c_str()); }
+
+constexpr size_t kMaxSteplessEpilogs = 4096;
 
 }  // namespace
 
@@ -65,14 +69,34 @@ Status Agent::StepProlog(const StepLaunch& step) {
   return FailedPrecondition("Prolog error: " + r.Reason("Prolog"));
 }
 
-void Agent::JobEpilog(int64_t job_id) {
+void Agent::JobEpilog(int64_t job_id, const JobInfo* job) {
   NodeScriptRun run;
   {
     std::lock_guard<std::mutex> lock(scripts_mu_);
     auto it = node_scripts_.find(job_id);
-    if (it == node_scripts_.end()) return;
-    run = it->second;
-    node_scripts_.erase(it);
+    if (it != node_scripts_.end()) {
+      run = it->second;
+      node_scripts_.erase(it);
+    } else {
+      if (job == nullptr || options_.epilog.empty() || job->alloc_size() == 0 ||
+          job->alloc(0).node() == options_.node_name) {
+        return;
+      }
+      auto key = std::make_pair(job_id, job->restarts());
+      if (!stepless_epilogs_.insert(key).second) return;
+      stepless_order_.push_back(key);
+      if (stepless_order_.size() > kMaxSteplessEpilogs) {
+        stepless_epilogs_.erase(stepless_order_.front());
+        stepless_order_.pop_front();
+      }
+      StepLaunch step;
+      step.set_job_id(job_id);
+      *step.mutable_job() = *job;
+      for (const NodeAlloc& a : job->alloc()) {
+        if (a.node() == options_.node_name) *step.mutable_local() = a;
+      }
+      run.launch = NodeScriptLaunch(step);
+    }
   }
   if (!run.prolog_ok) return;  // the job never ran here
   if (!RunEpilog(run.launch, 0).ok()) ReportNodeScript(job_id, false, true);

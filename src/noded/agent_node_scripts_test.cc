@@ -1,7 +1,8 @@
 // Prolog / Epilog of a non-batch node in the agent: the Prolog runs once per job run
 // before its first step there, a failure fails the step launch and is reported to the
 // controller as prolog_failed; the Epilog runs on SIGNAL_KILL_STALE where a prolog ran;
-// the batch host leaves both to its stepd.
+// the batch host leaves both to its stepd; an allocated node where no step ran runs the
+// Epilog when the controller ends the job there (with the job in the request), once.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -67,10 +68,11 @@ class AgentNodeScripts : public ::testing::Test {
     ss << std::ifstream(dir_ + "/log").rdbuf();
     return ss.str();
   }
-  void KillStale(int64_t job) {
+  void KillStale(int64_t job, const JobInfo* ended = nullptr) {
     SignalJobRequest req;
     req.set_job_id(job);
     req.set_kind(SIGNAL_KILL_STALE);
+    if (ended) *req.mutable_job() = *ended;
     agent_->Signal(req);
   }
 
@@ -116,7 +118,20 @@ TEST_F(AgentNodeScripts, FailedPrologFailsTheLaunchAndIsReported) {
 TEST_F(AgentNodeScripts, BatchHostLeavesThemToItsStepd) {
   agent_->LaunchTasks(Step(9, 0, "n2"));
   KillStale(9);
+  KillStale(9, &Step(9, 0, "n2").job());
   EXPECT_EQ(Log(), "");
+}
+
+TEST_F(AgentNodeScripts, NodeWithoutStepsRunsTheEpilogAtTheJobsEnd) {
+  StepLaunch s = Step(11, 0, "n1");
+  KillStale(11);  // no job given: nothing known to run it with
+  EXPECT_EQ(Log(), "");
+  KillStale(11, &s.job());
+  KillStale(11, &s.job());  // once per run
+  EXPECT_EQ(Log(), "epilog 11 n2\n");
+  s.mutable_job()->set_restarts(1);  // the requeued run ends here too
+  KillStale(11, &s.job());
+  EXPECT_EQ(Log(), "epilog 11 n2\nepilog 11 n2\n");
 }
 
 }  // namespace
