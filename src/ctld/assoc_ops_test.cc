@@ -45,6 +45,8 @@ class AssocOpsTest : public ::testing::Test {
     c.raw["AccountingStorageEnforce"] = enforce_;
     c.accounts.push_back({"seeded", "root", 5});
     c.priority.decay_half_life_s = 0;  // no decay: usage is exact
+    c.priority.multifactor = true;
+    c.priority.weight_qos = 1000;
     return c;
   }
   void Open() {  // (re)start on the same store
@@ -246,6 +248,32 @@ TEST_F(AssocOpsTest, UsageSurvivesRestartAndUsageFactorScalesIt) {
   Open();
   EXPECT_DOUBLE_EQ(ctl_->UsageOf("physics", "u1000"), saved);
   (void)a;
+}
+
+TEST_F(AssocOpsTest, QosPriorityFeedsTheQosFactor) {
+  MustMgr("add", "account", {"physics"}, {});
+  MustMgr("add", "user", {"u1000"}, {"account=physics"});
+  MustMgr("add", "qos", {"high"}, {"priority=100"});
+  MustMgr("modify", "user", {"u1000"}, {"qos=normal,high"});
+  SubmitRequest r;
+  r.mutable_spec()->set_script("#!/bin/sh\n");
+  r.mutable_spec()->set_work_dir("/tmp");
+  r.mutable_spec()->set_ntasks(8);
+  r.mutable_spec()->set_hold(false);
+  auto plain = ctl_->Submit({kAlice, kAlice}, r);  // each fills the cluster
+  r.mutable_spec()->set_qos("high");
+  auto high = ctl_->Submit({kAlice, kAlice}, r);
+  ASSERT_TRUE(plain.ok() && high.ok()) << high.status().message();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  Pass();
+  GetPrioritiesRequest q;
+  // The later high-QOS job outranks the earlier plain one and takes the cluster.
+  EXPECT_EQ(Job(high->job_id()).state(), JOB_RUNNING);
+  EXPECT_EQ(Job(plain->job_id()).state(), JOB_PENDING);
+  auto prios = ctl_->GetPriorities(q);
+  ASSERT_EQ(prios.jobs_size(), 1);
+  EXPECT_EQ(prios.jobs(0).job_id(), plain->job_id());
+  EXPECT_DOUBLE_EQ(prios.jobs(0).qos_factor(), 0.0);
 }
 
 }  // namespace
