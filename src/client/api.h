@@ -48,6 +48,10 @@ class ClientApiInterface {
   virtual Expected<ReservationReply> Reservation(const ReservationRequest&) {
     return Internal("Reservation is not supported");
   }
+  // sacctmgr.
+  virtual Expected<SacctmgrReply> Sacctmgr(const SacctmgrRequest&) {
+    return Internal("Sacctmgr is not supported");
+  }
 };
 
 }  // namespace sluice

@@ -109,4 +109,8 @@ Expected<ReservationReply> ClusterClient::Reservation(const ReservationRequest& 
   return Call<ReservationRequest, ReservationReply>(&ClientApi::Stub::Reservation, req);
 }
 
+Expected<SacctmgrReply> ClusterClient::Sacctmgr(const SacctmgrRequest& req) {
+  return Call<SacctmgrRequest, SacctmgrReply>(&ClientApi::Stub::Sacctmgr, req);
+}
+
 }  // namespace sluice

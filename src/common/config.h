@@ -38,7 +38,7 @@
 // 7-0; a half-life of 0 disables decay), PriorityFavorSmall (YES/NO),
 // TRESBillingWeights (e.g. CPU=1.0,Mem=0.25G,GRES/gpu=4.0; validated here).
 //
-// Interim account tree (until sacctmgr exists; config_accounts.cc):
+// Account tree seed (config_accounts.cc; sacctmgr edits the controller's copy):
 //   AccountName=<name> [Parent=<parent|root>] [Fairshare=<shares>]
 //   UserName=<user> Account=<account> [Fairshare=<shares>]
 // Parents must be defined before their children; "root" always exists.

@@ -1,6 +1,6 @@
-// Priority keys and the interim account tree lines of the config (see config.h).
-// INTERIM: AccountName=/UserName= lines stand in for the accounting database until
-// sacctmgr exists; the accounting work will replace this source of associations.
+// Priority keys and the account tree lines of the config (see config.h).
+// AccountName=/UserName= lines seed the controller's association database
+// (ctld/assoc_db.h); sacctmgr edits it.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -41,6 +41,7 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   RETURN_IF_ERROR(CheckSubmitAccess(&job));
   job.set_job_id(next_job_id_);
   ASSIGN_OR_RETURN(std::vector<int64_t> tasks, ParseArrayAndDeps(&job));
+  RETURN_IF_ERROR(CheckAssocSubmit(&job, tasks.empty() ? 1 : static_cast<int64_t>(tasks.size())));
   ASSIGN_OR_RETURN(sched::JobRequest request, BuildRequest(config_, job));
   sched::Decision feas = sched_.check_feasible(nodes_.Snapshot(true), request);
   if (feas.outcome == sched::Outcome::kNever) {
@@ -101,7 +102,7 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
 
 Status Controller::CheckOwner(const Caller& c, const JobInfo* job) const {
   if (!job) return NotFound(kMsgInvalidJobId);
-  if (!IsAdmin(c) && job->uid() != c.uid) return PermissionDenied(kMsgAccessDenied);
+  if (!IsOperator(c) && job->uid() != c.uid) return PermissionDenied(kMsgAccessDenied);
   return Status::Ok();
 }
 
@@ -158,9 +159,10 @@ CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
     }
     return reply;
   }
+  const bool op = IsOperator(caller);
   for (auto& [id, job] : jobs_.jobs()) {
     if (IsTerminal(job.state()) || !CancelMatches(job, req)) continue;
-    if (!IsAdmin(caller) && job.uid() != caller.uid) continue;
+    if (!op && job.uid() != caller.uid) continue;
     *reply.add_results() = CancelOne(caller, &job, req);
   }
   return reply;

@@ -183,4 +183,10 @@ grpc::Status ClientService::Reservation(grpc::ServerContext* ctx, const Reservat
   return Run(loop_, [&](Controller* c) { return c->Reservation(caller, *req); }, reply);
 }
 
+grpc::Status ClientService::Sacctmgr(grpc::ServerContext* ctx, const SacctmgrRequest* req,
+                                     SacctmgrReply* reply) {
+  AUTH_OR_RETURN(caller);
+  return Run(loop_, [&](Controller* c) { return c->Sacctmgr(caller, *req); }, reply);
+}
+
 }  // namespace sluice::ctld

@@ -52,6 +52,8 @@ class ClientService final : public ClientApi::Service {
                         GetStepsReply* reply) override;
   grpc::Status Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
                            ReservationReply* reply) override;
+  grpc::Status Sacctmgr(grpc::ServerContext* ctx, const SacctmgrRequest* req,
+                        SacctmgrReply* reply) override;
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;

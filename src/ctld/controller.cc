@@ -41,6 +41,7 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
   if (!options_.group_name) options_.group_name = DefaultGroupName;
   start_ms_ = clock_->NowMs();
   for (auto& n : nodes_.nodes()) n.last_heartbeat_ms = start_ms_;
+  assoc_db_.Seed(config_);
 }
 
 Status Controller::Load(bool clean_start) {
@@ -48,6 +49,7 @@ Status Controller::Load(bool clean_start) {
   ASSIGN_OR_RETURN(storage::LoadedState st, store_->LoadAll());
   next_job_id_ = st.next_job_id;
   LoadReservations(st.reservations);
+  RETURN_IF_ERROR(LoadAssociations());
   for (const auto& rec : st.nodes) {
     if (NodeRuntime* n = nodes_.Find(rec.name)) n->admin = rec;
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "client.pb.h"
+#include "ctld/assoc_db.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/status.h"
@@ -129,7 +130,8 @@ class Controller {
 
  private:
   friend class ControllerTestPeer;
-  bool IsAdmin(const Caller& c) const { return c.uid == 0 || c.uid == options_.admin_uid; }
+  // root, SlurmUser (the controller's uid) or AdminLevel=Administrator (assoc_ops.cc).
+  bool IsAdmin(const Caller& c) const;
   int64_t Now() const { return clock_->Now(); }
   void MarkJob(int64_t id) { dirty_jobs_.insert(id); }
   void MarkNode(const std::string& name) { dirty_nodes_.insert(name); }
@@ -275,6 +277,34 @@ class Controller {
   // Prolog/Epilog failures of the batch host in an end report: drains it; a failed
   // prolog requeues the job (returns true: the report is fully handled).
   bool HandleNodeScripts(JobInfo* job, const JobReport& r);
+
+ public:
+  // ---- associations, QOS, sacctmgr and limits (assoc_ops.cc, assoc_limits_ops.cc) ----
+  // sacctmgr: show for everyone; changes need AdminLevel Operator/Administrator (or
+  // root/SlurmUser) and are written to the store before the reply.
+  Expected<SacctmgrReply> Sacctmgr(const Caller& caller, const SacctmgrRequest& req);
+  const AssocDb& assoc_db() const { return assoc_db_; }
+  // AccountingStorageEnforce (associations, limits, qos, safe).
+  struct EnforceFlags {
+    bool associations = false, limits = false, qos = false, safe = false;
+  };
+  const EnforceFlags& enforce() const { return enforce_; }
+
+ private:
+  AdminLevel LevelOf(const Caller& c) const;
+  bool IsOperator(const Caller& c) const;   // Operator or above: others' jobs
+  Status LoadAssociations();                 // from Load(): records + fair-share usage
+  void SaveUsage(bool force);                // throttled write of usage_ (assoc record)
+  // Submit: default account, association / QOS validity and submit limits.
+  Status CheckAssocSubmit(JobInfo* job, int64_t count) const;
+  std::string JobQos(const JobInfo& job) const;
+  AssocLimits EffectiveLimits(const std::string& user, const std::string& account) const;
+  // Fills snap->limits for the pending jobs and the running ones (enforce limits).
+  void AddLimits(sched::ClusterSnapshot* snap, const std::vector<sched::JobRequest>& pending) const;
+  AssocDb assoc_db_;
+  EnforceFlags enforce_;
+  int64_t usage_saved_ms_ = -1;
+  std::map<AssocKey, std::pair<double, double>> tres_min_;  // decayed cpu / gpu minutes
 };
 
 }  // namespace sluice::ctld

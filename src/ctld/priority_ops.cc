@@ -1,7 +1,8 @@
 // Priority and fair-share in the Controller: usage accrual (TRES-billing-seconds,
-// decayed by PriorityDecayHalfLife), the association tree (interim: config
-// AccountName=/UserName= lines plus an implicit association under "root", or under the
-// requested account, for every user seen without one), multifactor priorities of
+// decayed by PriorityDecayHalfLife, times the QOS UsageFactor; persisted by
+// assoc_ops.cc), the association tree (the AssocDb's accounts and user associations plus
+// an implicit association under "root", or under the requested account, for every user
+// seen without one), multifactor priorities of
 // pending jobs, the scheduler's pending order, and the sprio/sshare replies.
 #include <algorithm>
 #include <cmath>
@@ -12,12 +13,6 @@
 
 namespace sluice::ctld {
 namespace {
-
-bool AccountExists(const Config& c, const std::string& name) {
-  if (name == "root") return true;
-  return std::any_of(c.accounts.begin(), c.accounts.end(),
-                     [&](const AccountDef& a) { return a.name == name; });
-}
 
 TresAlloc AllocOf(const JobInfo& job) {
   TresAlloc a;
@@ -62,20 +57,20 @@ int64_t MaxJobFactor(const Config& c) {
 
 Controller::AssocKey Controller::AssocOf(const JobInfo& job) const {
   const std::string& acct = job.spec().account();
-  if (!acct.empty() && AccountExists(config_, acct)) return {acct, job.user()};
-  for (const auto& u : config_.user_assocs) {
-    if (u.user == job.user()) return {u.account, job.user()};
-  }
-  return {"root", job.user()};
+  if (!acct.empty() && assoc_db_.Account(acct)) return {acct, job.user()};
+  std::string def = assoc_db_.DefaultAccount(job.user());
+  return {def.empty() ? std::string("root") : def, job.user()};
 }
 
 std::vector<sched::Assoc> Controller::Associations() const {
   std::vector<sched::Assoc> out;
   std::set<AssocKey> have;
-  for (const auto& a : config_.accounts) out.push_back({a.name, "", a.parent, a.shares, 0});
-  for (const auto& u : config_.user_assocs) {
-    have.insert({u.account, u.user});
-    out.push_back({u.account, u.user, "", u.shares, 0});
+  for (const auto& [name, a] : assoc_db_.accounts()) {
+    if (name != "root") out.push_back({name, "", a.parent(), a.shares(), 0});
+  }
+  for (const auto& [k, u] : assoc_db_.users()) {
+    have.insert({u.account(), u.user()});
+    out.push_back({u.account(), u.user(), "", u.shares(), 0});
   }
   auto add_implicit = [&](const AssocKey& k) {
     if (k.second.empty() || !have.insert(k).second) return;
@@ -100,6 +95,10 @@ void Controller::AccrueUsage() {
   }
   double decay = sched::DecayFactor(now - usage_time_, config_.priority.decay_half_life_s);
   for (auto& [k, u] : usage_) u *= decay;
+  for (auto& [k, m] : tres_min_) {
+    m.first *= decay;
+    m.second *= decay;
+  }
   auto weights = ParseTresBillingWeights(config_.priority.tres_billing_weights);
   if (!weights.ok()) weights = TresBillingWeights{};  // validated at config load
   for (const auto& [id, job] : jobs_.jobs()) {
@@ -107,9 +106,17 @@ void Controller::AccrueUsage() {
     int64_t from = std::max(job.start_time(), usage_time_);
     int64_t to = (HoldsResources(job) || job.end_time() <= 0) ? now : std::min(job.end_time(), now);
     if (to <= from) continue;
-    usage_[AssocOf(job)] += TresBilling(*weights, AllocOf(job)) * static_cast<double>(to - from);
+    const QosInfo* qos = assoc_db_.Qos(JobQos(job));
+    const double factor = qos ? qos->usage_factor() : 1.0;  // QOS UsageFactor
+    const TresAlloc alloc = AllocOf(job);
+    const double secs = static_cast<double>(to - from) * factor;
+    const AssocKey key = AssocOf(job);
+    usage_[key] += TresBilling(*weights, alloc) * secs;
+    tres_min_[key].first += static_cast<double>(alloc.cpus) * secs / 60.0;
+    tres_min_[key].second += static_cast<double>(alloc.gpus) * secs / 60.0;
   }
   usage_time_ = now;
+  SaveUsage(false);
 }
 
 void Controller::UpdatePriorities() {
@@ -125,6 +132,8 @@ void Controller::UpdatePriorities() {
   sched::PriorityWeights w = WeightsOf(config_.priority);
   sched::ClusterTotals totals = TotalsOf(config_);
   int64_t max_factor = MaxJobFactor(config_);
+  int64_t max_qos = 0;
+  for (const auto& [name, q] : assoc_db_.qos()) max_qos = std::max(max_qos, q.priority());
   for (auto& [id, job] : jobs_.jobs()) {
     if (job.state() != JOB_PENDING || job.priority() == 0) continue;  // held stays 0
     sched::PriorityInput in;
@@ -136,6 +145,8 @@ void Controller::UpdatePriorities() {
     in.partition_job_factor = part ? part->priority_job_factor : 0;
     in.max_partition_job_factor = max_factor;
     in.nice = job.spec().nice();
+    if (const QosInfo* q = assoc_db_.Qos(JobQos(job))) in.qos_priority = q->priority();
+    in.max_qos_priority = max_qos;
     sched::PriorityFactors f = sched::ComputePriority(w, in, totals, Now());
     job.set_priority(f.priority);  // advisory: recomputed every pass, not journaled
     if (auto* r = jobs_.MutableRequest(id)) r->priority = f.priority;

@@ -78,6 +78,7 @@ bool Controller::SchedulePass() {
     snap.running.push_back(std::move(r));
   }
   AddReservations(&snap);
+  if (enforce_.limits) AddLimits(&snap, pending);
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);

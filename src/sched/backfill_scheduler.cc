@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 
+#include "sched/assoc_limits.h"
 #include "sched/placement.h"
 #include "sched/reservations.h"
 #include "sched/scheduler.h"
@@ -24,7 +25,7 @@ namespace {
 class BackfillPass {
  public:
   BackfillPass(const SchedulerConfig& config, const ClusterSnapshot& snapshot, int64_t now)
-      : config_(config), snapshot_(snapshot), now_(now) {
+      : config_(config), snapshot_(snapshot), now_(now), limits_(snapshot.limits) {
     window_ = config.bf_window_s > 0 ? config.bf_window_s : kForever;
     latest_start_ = window_ >= kForever ? kForever : now + window_ - 1;
     if (config.policy == SchedulerConfig::Policy::kFifo) {
@@ -79,6 +80,10 @@ class BackfillPass {
       return decision;
     }
     decision.outcome = Outcome::kPending;
+    if (std::string why = limits_.Check(job); !why.empty()) {  // assoc/QOS limits: skip
+      decision.reason = why;
+      return decision;
+    }
     if (blocked_) {
       decision.reason = kReasonPriority;
       return decision;
@@ -88,6 +93,7 @@ class BackfillPass {
     if (t0 == now_ && duration < shape.fit_now_fails_from) {
       if (lane->timeline.FitNow(shape.need, shape.filter, duration, &placement)) {
         ReserveEverywhere(placement);
+        limits_.Start(job);
         decision.outcome = Outcome::kStartNow;
         decision.alloc = StartShares(job, placement);
         return decision;
@@ -208,6 +214,7 @@ class BackfillPass {
   bool fifo_ = false;
   bool blocked_ = false;
   std::unordered_map<int, std::vector<char>> cpus_taken_;
+  LimitsTracker limits_;
 };
 
 class BackfillScheduler : public Scheduler {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sched/limit_types.h"
+
 namespace sluice::sched {
 
 struct Gpu {
@@ -72,6 +74,7 @@ struct ClusterSnapshot {
   std::vector<RunningJob> running;  // already reflected in the nodes' used resources
   std::vector<ReservationWindow> reservations;  // unordered; windows ending <= now are ignored
   std::vector<Switch> switches;     // empty = flat network
+  LimitsInput limits;               // association/QOS limits (empty = none; assoc_limits.h)
 };
 
 // One job's request, already normalised by the controller: the same shape on every node.

@@ -69,6 +69,15 @@ class WriteBatch {
   std::vector<Op> ops_;
 };
 
+// An association-database record (sacctmgr entities, fair-share usage): an opaque
+// serialized message under (kind, name). See assoc_records.cc.
+struct AssocRecord {
+  std::string kind;
+  std::string name;
+  std::string data;
+  bool operator==(const AssocRecord&) const = default;
+};
+
 class StateStore {
  public:
   // Opens (creating if needed) the database file at `path`; the directory must exist.
@@ -82,6 +91,11 @@ class StateStore {
   Status Write(const WriteBatch& batch);
   // A job from job_history (nullopt when absent).
   Expected<std::optional<JobInfo>> LoadHistoryJob(int64_t job_id);
+  // Association records (table assoc_records; assoc_records.cc): all of them, ordered by
+  // (kind, name); and one transaction that writes `puts` then removes `erase` (data unused).
+  Expected<std::vector<AssocRecord>> LoadAssocRecords();
+  Status WriteAssocRecords(const std::vector<AssocRecord>& puts,
+                           const std::vector<AssocRecord>& erase);
 
  private:
   explicit StateStore(sqlite3* db) : db_(db) {}

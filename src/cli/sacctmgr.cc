@@ -1,0 +1,70 @@
+#include "cli/sacctmgr.h"
+
+#include <ostream>
+
+#include "cli/sacctmgr_args.h"
+#include "cli/sacctmgr_format.h"
+
+namespace sluice {
+namespace {
+
+void PrintError(const std::string& msg, CliEnv& env) {
+  if (!msg.empty() && msg[0] == ' ') *env.err << msg << "\n";  // Slurm's indented messages
+  else *env.err << "sacctmgr: error: " << msg << "\n";
+}
+
+constexpr char kUsage[] =
+    "sacctmgr [<OPTION>] [<COMMAND>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -h or --help: equivalent to \"help\" command\n"
+    "     -i or --immediate: commit changes immediately\n"
+    "     -n or --noheader: no header will be added to the beginning of output\n"
+    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
+    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
+    "     -Q or --quiet: equivalent to \"quiet\" command\n"
+    "     -s or --associations: equivalent to \"associations\" command\n"
+    "     -V or --version: equivalent to \"version\" command\n\n"
+    "  <COMMAND> is add|modify|delete|list|show cluster|account|user|qos [...]\n";
+
+}  // namespace
+
+int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
+  Expected<SacctmgrCommand> cmd = ParseSacctmgrArgs(args);
+  if (!cmd.ok()) {
+    PrintError(cmd.status().message(), env);
+    return 1;
+  }
+  if (cmd->version) {
+    *env.out << "slurm " << kSlurmVersion << "\n";
+    return 0;
+  }
+  if (cmd->help) {
+    *env.out << kUsage;
+    return 0;
+  }
+  auto api = env.connect();
+  if (!api.ok()) {
+    PrintError(api.status().message(), env);
+    return 1;
+  }
+  Expected<SacctmgrReply> reply = (*api)->Sacctmgr(cmd->request);
+  if (!reply.ok()) {
+    PrintError(reply.status().message(), env);
+    return 1;
+  }
+  if (cmd->request.verb() != "show") {
+    if (!cmd->quiet)
+      for (const auto& l : reply->lines()) *env.out << l << "\n";
+    return 0;
+  }
+  const std::string cluster = reply->clusters().empty() ? "" : reply->clusters(0).name();
+  Expected<std::string> table = FormatSacctmgrShow(*cmd, *reply, cluster);
+  if (!table.ok()) {
+    PrintError(table.status().message(), env);
+    return 1;
+  }
+  *env.out << *table;
+  return 0;
+}
+
+}  // namespace sluice

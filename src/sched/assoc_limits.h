@@ -1,0 +1,51 @@
+// Association / QOS limits during a scheduling pass (Slurm's AccountingStorageEnforce=
+// limits): a LimitsTracker counts the running jobs and TRES of every scope in
+// ClusterSnapshot::limits (limit_types.h) and answers whether a pending job may start
+// now without any scope exceeding a limit; starts of this pass are added with Start().
+// Jobs held back get Slurm's pending reasons (AssocMaxJobsLimit, AssocGrpGRES,
+// QOSMaxGRESPerUser, AssocMaxWallDurationPerJobLimit, ...). Pure.
+//
+// TRES strings: "cpu=64,mem=100G,node=2,gres/gpu=8" (mem takes Slurm sizes, default MB;
+// a value of -1 clears that TRES). Formatting orders cpu, mem, node, gres/gpu.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "sched/types.h"
+
+namespace sluice::sched {
+
+Expected<TresLimit> ParseTresLimit(std::string_view s);
+std::string FormatTresLimit(const TresLimit& t);
+// Applies `s` on top of `base` (only the TRES named in `s` change).
+Expected<TresLimit> MergeTresLimit(const TresLimit& base, std::string_view s);
+
+Tres TresOf(const JobRequest& job);
+
+class LimitsTracker {
+ public:
+  explicit LimitsTracker(const LimitsInput& input);
+  // "" when `job` may start now; else the pending reason of the first limit in the way.
+  std::string Check(const JobRequest& job) const;
+  // Counts `job` as running in its scopes.
+  void Start(const JobRequest& job);
+  bool empty() const { return input_.empty(); }
+
+  struct Count {
+    int64_t jobs = 0;
+    Tres tres;
+    double run_cpu_min = 0;  // remaining minutes of running jobs (GrpTRESMins)
+    double run_gpu_min = 0;
+  };
+  const std::vector<Count>& counts() const { return counts_; }
+
+ private:
+  void Add(const std::vector<int>& scopes, const Tres& t, int64_t remaining_s);
+  const LimitsInput& input_;
+  std::vector<Count> counts_;
+};
+
+}  // namespace sluice::sched
