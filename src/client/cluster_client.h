@@ -49,6 +49,9 @@ class ClusterClient : public ClientApiInterface {
   Expected<KeepaliveReply> Keepalive(const KeepaliveRequest& req) override;
   Expected<GetStepsReply> GetSteps(const GetStepsRequest& req) override;
   Expected<ReservationReply> Reservation(const ReservationRequest& req) override;
+  // AuthType=auth/munge: trade a MUNGE credential for a token (sent without one).
+  Expected<AuthMungeReply> AuthMunge(const AuthMungeRequest& req);
+  void set_token(std::string token) { token_ = std::move(token); }
 
  private:
   template <typename Req, typename Rep, typename Method>

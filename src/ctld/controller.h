@@ -273,6 +273,16 @@ class Controller {
   // Prolog/Epilog failures of the batch host in an end report: drains it; a failed
   // prolog requeues the job (returns true: the report is fully handled).
   bool HandleNodeScripts(JobInfo* job, const JobReport& r);
+
+ public:
+  // ---- PrivateData (private_data_ops.cc, private_data.h) ----
+  // Remove from a listing what PrivateData hides from a non-admin `c`. A job listing
+  // asked `by_id` that ends up empty is NotFound ("Invalid job id specified").
+  Status HidePrivate(const Caller& c, bool by_id, GetJobsReply* r) const;
+  void HidePrivate(const Caller& c, GetStepsReply* r) const;
+  void HidePrivate(const Caller& c, GetPrioritiesReply* r) const;
+  void HidePrivate(const Caller& c, GetSharesReply* r) const;
+  void HidePrivate(const Caller& c, ReservationReply* r) const;
 };
 
 }  // namespace sluice::ctld

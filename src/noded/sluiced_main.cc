@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "rpc/grpc_limits.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "noded/agent.h"
@@ -95,6 +96,7 @@ int Main(int argc, char** argv) {
   // No SO_REUSEPORT (gRPC's default): a second daemon on the same port must fail to
   // start, not silently share this agent's connections.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  LimitServer(&builder);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
