@@ -1,9 +1,9 @@
-#include "rpc/grpc_limits.h"
 #include "client/cluster_client.h"
 
 #include <chrono>
 
 #include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
 
 namespace sluice {
 

@@ -1,4 +1,3 @@
-#include "rpc/grpc_limits.h"
 #include "ctld/agent_link.h"
 
 #include <grpcpp/grpcpp.h>
@@ -6,6 +5,7 @@
 #include <chrono>
 
 #include "node.grpc.pb.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
 
 namespace sluice::ctld {

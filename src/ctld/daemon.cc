@@ -1,4 +1,3 @@
-#include "rpc/grpc_limits.h"
 #include "ctld/daemon.h"
 #include "ctld/scheduler_config.h"
 
@@ -18,6 +17,7 @@
 #include "ctld/owner_loop.h"
 #include "ctld/private_data.h"
 #include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
 #include "rpc/munge_auth.h"
 #include "sched/scheduler.h"

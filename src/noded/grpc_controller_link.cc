@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "rpc/grpc_limits.h"
 #include "noded/controller_link.h"
+#include "rpc/grpc_limits.h"
 
 namespace sluice {
 namespace {

@@ -10,7 +10,6 @@
 #include <string>
 #include <thread>
 
-#include "rpc/grpc_limits.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "noded/agent.h"
@@ -20,6 +19,7 @@
 #include "noded/end_listener.h"
 #include "noded/health_check.h"
 #include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
 
 namespace sluice {
