@@ -1,5 +1,7 @@
 #include "cli/sbatch.h"
 
+#include <sys/stat.h>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -107,6 +109,17 @@ Expected<JobSpec> BuildSpec(SbatchOptions& o, const ScriptSource& src,
   spec.set_work_dir(o.chdir.empty() ? env.cwd : AbsolutePath(o.chdir, env.cwd));
   spec.set_submit_host(env.hostname);
   spec.set_command(src.path);
+  // The job creates its files with the submitter's umask (SLURM_UMASK, as Slurm's
+  // sbatch sets it; stepd applies it), whatever --export says.
+  bool has_umask = false;
+  for (const auto& v : spec.env()) has_umask = has_umask || v.rfind("SLURM_UMASK=", 0) == 0;
+  if (!has_umask) {
+    mode_t mask = ::umask(022);
+    ::umask(mask);
+    char octal[8];
+    std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mask & 0777));
+    spec.add_env(std::string("SLURM_UMASK=") + octal);
+  }
   if (spec.name().empty()) spec.set_name(DefaultJobName(src.path, o.has_wrap));
   return spec;
 }

@@ -1,7 +1,10 @@
 #include "cli/sbatch.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cstdio>
 #include <fstream>
@@ -28,6 +31,13 @@ class SbatchTest : public ::testing::Test {
   }
   int Run(std::vector<std::string> args) { return RunSbatch(args, t.env); }
   const JobSpec& Spec() { return t.api.submits.back().spec(); }
+  std::vector<std::string> EnvWithoutUmask() {
+    std::vector<std::string> out;
+    for (const auto& v : Spec().env()) {
+      if (v.rfind("SLURM_UMASK=", 0) != 0) out.push_back(v);
+    }
+    return out;
+  }
   TestCli t;
   std::string dir_;
 };
@@ -43,7 +53,7 @@ TEST_F(SbatchTest, WrapSubmitsAndPrints) {
   EXPECT_EQ(s.work_dir(), "/home/alice/run");
   EXPECT_EQ(s.submit_host(), "login1");
   EXPECT_EQ(s.command(), "");
-  EXPECT_EQ(s.env_size(), 3);  // --export=ALL by default
+  EXPECT_EQ(EnvWithoutUmask().size(), 3u);  // --export=ALL by default
 }
 
 TEST_F(SbatchTest, ArrayAndDependencyOptions) {
@@ -148,13 +158,13 @@ TEST_F(SbatchTest, ResourceOptions) {
 
 TEST_F(SbatchTest, ExportModes) {
   EXPECT_EQ(Run({"--export=NONE", "--wrap", "x"}), 0);
-  EXPECT_EQ(std::vector<std::string>(Spec().env().begin(), Spec().env().end()),
+  EXPECT_EQ(EnvWithoutUmask(),
             (std::vector<std::string>{"SLURM_CONF=/x"}));
   EXPECT_EQ(Run({"--export=HOME,FOO=bar", "--wrap", "x"}), 0);
-  EXPECT_EQ(std::vector<std::string>(Spec().env().begin(), Spec().env().end()),
+  EXPECT_EQ(EnvWithoutUmask(),
             (std::vector<std::string>{"FOO=bar", "HOME=/home/alice", "SLURM_CONF=/x"}));
   EXPECT_EQ(Run({"--export=ALL,PATH=/opt/bin", "--wrap", "x"}), 0);
-  EXPECT_EQ(std::vector<std::string>(Spec().env().begin(), Spec().env().end()),
+  EXPECT_EQ(EnvWithoutUmask(),
             (std::vector<std::string>{"HOME=/home/alice", "PATH=/opt/bin", "SLURM_CONF=/x"}));
 }
 
@@ -335,6 +345,17 @@ TEST(SbatchNice, DefaultExplicitAndInvalid) {
   EXPECT_EQ(t.api.submits.back().spec().nice(), 0);
   EXPECT_NE(RunSbatch({"--nice=lots", "--wrap", "true"}, t.env), 0);
   EXPECT_NE(t.err.str().find("Invalid nice value"), std::string::npos) << t.err.str();
+}
+
+TEST_F(SbatchTest, RecordsTheSubmittersUmask) {
+  mode_t old = ::umask(027);
+  EXPECT_EQ(Run({"--export=NONE", "--wrap", "x"}), 0);
+  ::umask(old);
+  const auto& env = Spec().env();
+  EXPECT_EQ(std::count(env.begin(), env.end(), std::string("SLURM_UMASK=0027")), 1);
+  EXPECT_EQ(Run({"--export=NONE,SLURM_UMASK=0077", "--wrap", "x"}), 0);  // explicit wins
+  EXPECT_EQ(std::count(Spec().env().begin(), Spec().env().end(), std::string("SLURM_UMASK=0077")), 1);
+  EXPECT_EQ(EnvWithoutUmask().size() + 1, static_cast<size_t>(Spec().env().size()));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
 
 namespace sluice {
 
@@ -29,6 +30,10 @@ Status StatusFromGrpc(const grpc::Status& status) {
     case grpc::StatusCode::FAILED_PRECONDITION:
       return FailedPrecondition(msg);
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      // gRPC's own message size limit (rpc/grpc_limits.h), on either side.
+      if (msg.find("larger than max") != std::string::npos) {
+        return InvalidArgument("Request exceeds the maximum message size (" + msg + ")");
+      }
       return Status(Code::kResourceExhausted, msg);
     default:
       return Internal(msg.empty() ? "Unexpected controller error" : msg);
@@ -37,7 +42,7 @@ Status StatusFromGrpc(const grpc::Status& status) {
 
 std::unique_ptr<ClusterClient> ClusterClient::Create(const std::string& target,
                                                      std::string token, int deadline_ms) {
-  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  auto channel = CreateLimitedChannel(target);
   return std::make_unique<ClusterClient>(std::move(channel), std::move(token), deadline_ms);
 }
 
@@ -111,6 +116,10 @@ Expected<ReservationReply> ClusterClient::Reservation(const ReservationRequest& 
 
 Expected<SacctmgrReply> ClusterClient::Sacctmgr(const SacctmgrRequest& req) {
   return Call<SacctmgrRequest, SacctmgrReply>(&ClientApi::Stub::Sacctmgr, req);
+}
+
+Expected<AuthMungeReply> ClusterClient::AuthMunge(const AuthMungeRequest& req) {
+  return Call<AuthMungeRequest, AuthMungeReply>(&ClientApi::Stub::AuthMunge, req);
 }
 
 }  // namespace sluice

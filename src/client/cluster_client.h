@@ -50,6 +50,9 @@ class ClusterClient : public ClientApiInterface {
   Expected<GetStepsReply> GetSteps(const GetStepsRequest& req) override;
   Expected<ReservationReply> Reservation(const ReservationRequest& req) override;
   Expected<SacctmgrReply> Sacctmgr(const SacctmgrRequest& req) override;
+  // AuthType=auth/munge: trade a MUNGE credential for a token (sent without one).
+  Expected<AuthMungeReply> AuthMunge(const AuthMungeRequest& req);
+  void set_token(std::string token) { token_ = std::move(token); }
 
  private:
   template <typename Req, typename Rep, typename Method>

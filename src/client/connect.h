@@ -4,6 +4,12 @@
 // <StateSaveLocation>/ident.sock), and build a ClusterClient for ctld_host:ctld_port.
 //   Expected<Connection> conn = ConnectToController({});
 //   conn->client->GetJobs({});
+// Authentication: with AuthType=auth/munge in the config (or SLUICE_AUTH_TYPE=auth/munge
+// in the environment) the command encodes a MUNGE credential with its local munged
+// (AuthInfo=socket=PATH, else libmunge's default) and trades it for a token with the
+// AuthMunge rpc (rpc/munge_auth.h), so it works on hosts without the ident socket;
+// MUNGE errors keep their text ("Munge encode failed: ...", "Invalid MUNGE credential: ...").
+// Otherwise it uses the ident socket.
 // Errors: config problems keep the config parser's message ("sluice.conf:12: ...");
 // an unreachable ident socket is reported like an unreachable controller
 // ("Unable to contact slurm controller (connect failure)").
@@ -29,6 +35,9 @@ struct Connection {
 
 // The ident socket path a client uses for `config`.
 std::string IdentSocketPath(const Config& config);
+
+// "auth/munge" or "auth/ident", as described above.
+std::string AuthTypeFor(const Config& config);
 
 Expected<Connection> ConnectToController(const ConnectOptions& options);
 

@@ -149,6 +149,8 @@ const GlobalKey kGlobalKeys[] = {
     {"MailProg", Ignore}, {"SlurmdParameters", Ignore}, {"SlurmctldTimeout", Ignore},
     {"MessageTimeout", Ignore}, {"SchedulerParameters", Ignore},  // read by ctld (scheduler_config.h)
     {"SrunTorchEnv", Ignore},  // yes (default) / no: RANK, MASTER_ADDR, ... for step tasks (ctld)
+    {"AuthInfo", Ignore},     // socket=PATH of munged for AuthType=auth/munge (client, ctld)
+    {"PrivateData", Ignore},  // jobs,usage,...: what non-admins may not see (ctld private_data.h)
 };
 
 const GlobalKey* FindGlobalKey(std::string_view key) {

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "node.grpc.pb.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
 
 namespace sluice::ctld {
@@ -59,7 +60,7 @@ std::shared_ptr<grpc::Channel> GrpcAgentLink::ChannelFor(const AgentAddress& to)
   std::string target = to.host + ":" + std::to_string(to.port);
   std::lock_guard<std::mutex> lock(mu_);
   auto& ch = channels_[target];
-  if (!ch) ch = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  if (!ch) ch = CreateLimitedChannel(target);
   return ch;
 }
 

@@ -1,7 +1,11 @@
 #include "ctld/client_service.h"
 
 #include "ctld/grpc_status.h"
+#include "ctld/request_limits.h"
 #include "rpc/credential.h"
+#include "rpc/munge_auth.h"
+
+#include <iostream>
 
 namespace sluice::ctld {
 
@@ -48,6 +52,14 @@ Expected<Caller> ClientService::Authenticate(grpc::ServerContext* ctx) const {
   return Caller{cred->uid, cred->gid};
 }
 
+// Oversize requests are refused before they reach the owner thread (request_limits.h).
+#define LIMITS_OR_RETURN(req, what)                                                    \
+  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {                   \
+    std::cerr << "sluicectld: " << what << " from " << ctx->peer() << " refused: "     \
+              << detail << "\n";                                                       \
+    return ToGrpc(InvalidArgument(kMsgTooLong));                                       \
+  }
+
 #define AUTH_OR_RETURN(caller)                        \
   auto caller##_exp = Authenticate(ctx);              \
   if (!caller##_exp.ok()) return ToGrpc(caller##_exp.status()); \
@@ -56,18 +68,26 @@ Expected<Caller> ClientService::Authenticate(grpc::ServerContext* ctx) const {
 grpc::Status ClientService::SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
                                       SubmitReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "SubmitJob");
   return Run(loop_, [&](Controller* c) { return c->Submit(caller, *req); }, reply);
 }
 
 grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
                                     GetJobsReply* reply) {
   AUTH_OR_RETURN(caller);
-  return Run(loop_, [&](Controller* c) { return c->GetJobs(*req); }, reply);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<GetJobsReply> {
+               ASSIGN_OR_RETURN(GetJobsReply r, c->GetJobs(*req));
+               RETURN_IF_ERROR(c->HidePrivate(caller, !req->job_ids().empty(), &r));
+               return r;
+             },
+             reply);
 }
 
 grpc::Status ClientService::CancelJobs(grpc::ServerContext* ctx, const CancelRequest* req,
                                        CancelReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "CancelJobs");
   return Run(loop_,
              [&](Controller* c) -> Expected<CancelReply> { return c->Cancel(caller, *req); },
              reply);
@@ -91,6 +111,7 @@ grpc::Status ClientService::GetPartitions(grpc::ServerContext* ctx,
 grpc::Status ClientService::UpdateNode(grpc::ServerContext* ctx, const UpdateNodeRequest* req,
                                        UpdateNodeReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "UpdateNode");
   return Run(loop_,
              [&](Controller* c) -> Expected<UpdateNodeReply> {
                Status st = c->UpdateNode(caller, *req);
@@ -103,6 +124,7 @@ grpc::Status ClientService::UpdateNode(grpc::ServerContext* ctx, const UpdateNod
 grpc::Status ClientService::UpdateJob(grpc::ServerContext* ctx, const UpdateJobRequest* req,
                                       UpdateJobReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "UpdateJob");
   return Run(loop_,
              [&](Controller* c) -> Expected<UpdateJobReply> {
                Status st = c->UpdateJob(caller, *req);
@@ -122,6 +144,7 @@ grpc::Status ClientService::GetConfig(grpc::ServerContext* ctx, const GetConfigR
 grpc::Status ClientService::LaunchStep(grpc::ServerContext* ctx, const StepRequest* req,
                                        StepReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "LaunchStep");
   StepStart start;
   grpc::Status st = Run(loop_, [&](Controller* c) { return c->CreateStep(caller, *req); }, &start);
   if (!st.ok()) return st;
@@ -148,14 +171,24 @@ grpc::Status ClientService::GetPriorities(grpc::ServerContext* ctx,
                                           GetPrioritiesReply* reply) {
   AUTH_OR_RETURN(caller);
   return Run(loop_,
-             [&](Controller* c) -> Expected<GetPrioritiesReply> { return c->GetPriorities(*req); },
+             [&](Controller* c) -> Expected<GetPrioritiesReply> {
+               GetPrioritiesReply r = c->GetPriorities(*req);
+               c->HidePrivate(caller, &r);
+               return r;
+             },
              reply);
 }
 
 grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
                                       GetSharesReply* reply) {
   AUTH_OR_RETURN(caller);
-  return Run(loop_, [&](Controller* c) { return c->GetShares(); }, reply);
+  return Run(loop_,
+             [&](Controller* c) -> Expected<GetSharesReply> {
+               ASSIGN_OR_RETURN(GetSharesReply r, c->GetShares());
+               c->HidePrivate(caller, &r);
+               return r;
+             },
+             reply);
 }
 
 grpc::Status ClientService::Keepalive(grpc::ServerContext* ctx, const KeepaliveRequest* req,
@@ -173,14 +206,49 @@ grpc::Status ClientService::Keepalive(grpc::ServerContext* ctx, const KeepaliveR
 grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
                                      GetStepsReply* reply) {
   AUTH_OR_RETURN(caller);
-  return Run(loop_, [&](Controller* c) -> Expected<GetStepsReply> { return c->GetSteps(*req); },
+  return Run(loop_,
+             [&](Controller* c) -> Expected<GetStepsReply> {
+               GetStepsReply r = c->GetSteps(*req);
+               c->HidePrivate(caller, &r);
+               return r;
+             },
              reply);
 }
 
 grpc::Status ClientService::Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
                                         ReservationReply* reply) {
   AUTH_OR_RETURN(caller);
-  return Run(loop_, [&](Controller* c) { return c->Reservation(caller, *req); }, reply);
+  LIMITS_OR_RETURN(req, "Reservation");
+  return Run(loop_,
+             [&](Controller* c) -> Expected<ReservationReply> {
+               ASSIGN_OR_RETURN(ReservationReply r, c->Reservation(caller, *req));
+               c->HidePrivate(caller, &r);
+               return r;
+             },
+             reply);
+}
+
+grpc::Status ClientService::AuthMunge(grpc::ServerContext* ctx, const AuthMungeRequest* req,
+                                      AuthMungeReply* reply) {
+  if (!munge_enabled_) {
+    return ToGrpc(FailedPrecondition(
+        "The controller does not accept MUNGE credentials (AuthType is not auth/munge)"));
+  }
+  Expected<MungeIdentity> who = MungeDecode(munge_socket_, req->credential());
+  if (!who.ok()) {
+    std::cerr << "sluicectld: MUNGE credential from " << ctx->peer()
+              << " refused: " << who.status().message() << "\n";
+    // Never UNAVAILABLE: clients report that as "Unable to contact slurm controller".
+    Status st = who.status();
+    if (st.code() == Code::kUnavailable) st = Internal(st.message());
+    return ToGrpc(st);
+  }
+  Credential cred{who->uid, who->gid, clock_->NowMs() + munge_token_ttl_ms_};
+  reply->set_token(SignCredential(key_, cred));
+  reply->set_expires_ms(cred.expires_ms);
+  reply->set_uid(cred.uid);
+  reply->set_gid(cred.gid);
+  return grpc::Status::OK;
 }
 
 grpc::Status ClientService::Sacctmgr(grpc::ServerContext* ctx, const SacctmgrRequest* req,

@@ -54,12 +54,28 @@ class ClientService final : public ClientApi::Service {
                            ReservationReply* reply) override;
   grpc::Status Sacctmgr(grpc::ServerContext* ctx, const SacctmgrRequest* req,
                         SacctmgrReply* reply) override;
+  // AuthType=auth/munge: decodes the MUNGE credential with the controller's munged and
+  // returns a credential token for the uid/gid inside it (no x-sluice-cred needed).
+  // Invalid/expired/replayed credentials -> UNAUTHENTICATED "Invalid MUNGE credential: ..."
+  // MUNGE not configured -> FAILED_PRECONDITION.
+  grpc::Status AuthMunge(grpc::ServerContext* ctx, const AuthMungeRequest* req,
+                         AuthMungeReply* reply) override;
+  // Turns AuthMunge on, decoding with the munged at `socket` ("" = libmunge's default);
+  // issued tokens live `token_ttl_ms`.
+  void EnableMunge(std::string socket, int64_t token_ttl_ms) {
+    munge_enabled_ = true;
+    munge_socket_ = std::move(socket);
+    munge_token_ttl_ms_ = token_ttl_ms;
+  }
 
  private:
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;
   std::string key_;
   const Clock* clock_;
   OwnerLoop* loop_;
+  bool munge_enabled_ = false;
+  std::string munge_socket_;
+  int64_t munge_token_ttl_ms_ = 10 * 60 * 1000;
 };
 
 }  // namespace sluice::ctld

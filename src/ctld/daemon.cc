@@ -15,8 +15,11 @@
 #include "ctld/controller.h"
 #include "ctld/node_service.h"
 #include "ctld/owner_loop.h"
+#include "ctld/private_data.h"
 #include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
+#include "rpc/munge_auth.h"
 #include "sched/scheduler.h"
 #include "storage/state_store.h"
 
@@ -43,6 +46,27 @@ int64_t MinJobAge(const Config& config) {
   return 300;
 }
 
+std::string RawValue(const Config& config, const std::string& key) {
+  auto it = config.raw.find(key);
+  return it == config.raw.end() ? "" : it->second;
+}
+
+// AuthType=auth/munge: check that our munged works (encode + decode one credential)
+// and turn on the AuthMunge rpc.
+Status SetUpMunge(const Config& config, ClientService* service) {
+  const std::string type = RawValue(config, "AuthType");
+  if (type.empty() || !AuthTypeIsMunge(type)) return Status::Ok();
+  const std::string socket = MungeSocketFromAuthInfo(RawValue(config, "AuthInfo"));
+  auto cred = MungeEncode(socket);
+  if (!cred.ok()) return Unavailable("AuthType=auth/munge: " + cred.status().message());
+  auto who = MungeDecode(socket, *cred);
+  if (!who.ok()) return Unavailable("AuthType=auth/munge: " + who.status().message());
+  service->EnableMunge(socket, 10 * 60 * 1000);
+  std::cerr << "sluicectld: accepting MUNGE credentials (munged socket "
+            << (socket.empty() ? "default" : socket) << ")\n";
+  return Status::Ok();
+}
+
 void WaitForSignal() {
   sigset_t set;
   sigemptyset(&set);
@@ -67,6 +91,9 @@ int RunDaemon(const DaemonOptions& options) {
   auto config = LoadConfigFile(options.config_path);
   if (!config.ok()) return Fail(config.status().message());
   Config& cfg = *config;
+  if (auto it = cfg.raw.find("PrivateData"); it != cfg.raw.end()) {
+    if (auto p = ParsePrivateData(it->second); !p.ok()) return Fail(p.status().message());
+  }
   const std::string& state_dir = cfg.state_save_location;
   if (Status st = PrepareStateDir(state_dir); !st.ok()) return Fail(st.message());
   std::string key_file =
@@ -99,9 +126,14 @@ int RunDaemon(const DaemonOptions& options) {
   loop.Start();
 
   ClientService client_service(*key, &clock, &loop);
+  if (Status st = SetUpMunge(cfg, &client_service); !st.ok()) {
+    loop.Stop();
+    return Fail(st.message());
+  }
   NodeService node_service(*key, &clock, &loop);
   grpc::ServerBuilder builder;
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a port clash fails loudly
+  LimitServer(&builder);
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(&client_service);

@@ -17,6 +17,7 @@
 #include "local/process.h"
 #include "rpc/credential.h"
 #include "rpc/ident_server.h"
+#include "rpc/munged_process.h"
 
 namespace fs = std::filesystem;
 
@@ -75,6 +76,9 @@ Status LocalCluster::WriteConfig() {
     << "SlurmdTimeout=" << opts_.slurmd_timeout_s << "\n"
     << "KillWait=" << opts_.kill_wait_s << "\n"
     << "GresTypes=gpu\n";
+  if (!munge_socket_.empty()) {
+    c << "AuthType=auth/munge\nAuthInfo=socket=" << munge_socket_ << "\n";
+  }
   for (const auto& line : opts_.extra_config_lines) c << line << "\n";
   for (int i = 0; i < opts_.nodes; ++i) {
     ASSIGN_OR_RETURN(int port, unique_port());
@@ -122,6 +126,10 @@ Status LocalCluster::Up(int timeout_ms) {
     if (ec) return Internal("cannot create " + opts_.state_dir + sub + ": " + ec.message());
   }
   fs::permissions(opts_.state_dir, fs::perms(0755));
+  if (opts_.munge) {
+    ASSIGN_OR_RETURN(MungedPaths m, StartMunged(opts_.state_dir + "/munge"));
+    munge_socket_ = m.socket;
+  }
   RETURN_IF_ERROR(WriteConfig());
   RETURN_IF_ERROR(StartController());
   // Agents need the cluster key, which the controller creates at start.
@@ -166,6 +174,11 @@ Status LocalCluster::DownStateDir(const std::string& state_dir) {
   if (fs::exists(ctld)) {
     StopProcess(ReadPid(ctld), SIGTERM, 5000);
     fs::remove(ctld);
+  }
+  MungedPaths munged = MungedPathsIn(state_dir + "/munge");
+  if (fs::exists(munged.pid_file)) {
+    StopMunged(munged);
+    fs::remove(munged.pid_file);
   }
   return Status::Ok();
 }

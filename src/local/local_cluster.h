@@ -26,6 +26,9 @@ struct LocalClusterOptions {
   int kill_wait_s = 30;
   std::vector<std::string> extra_config_lines;
   std::map<std::string, std::string> extra_files;  // name -> text, written beside the config
+  // AuthType=auth/munge: start a private munged in <state>/munge (fresh key) and point
+  // the config's AuthInfo at its socket; Down() stops it.
+  bool munge = false;
 };
 
 class LocalCluster {
@@ -59,6 +62,7 @@ class LocalCluster {
 
   LocalClusterOptions opts_;
   std::string conf_path_;
+  std::string munge_socket_;  // set by Up() when opts_.munge
 };
 
 // Directory of the running executable (for finding sibling binaries).

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   up->add_option("--mem-per-node", opts.mem_per_node_mb, "memory per node in MB")->check(CLI::Range(1, 1 << 30));
   up->add_option("--state-dir", opts.state_dir, "state directory");
   up->add_option("--slurmd-timeout", opts.slurmd_timeout_s, "seconds before a silent node is DOWN");
+  up->add_flag("--munge", opts.munge, "AuthType=auth/munge with a private munged (fresh key)");
   std::string down_dir = "sluice-local";
   auto* down = app.add_subcommand("down", "stop the local cluster started by `sluice up`");
   down->add_option("--state-dir", down_dir, "state directory");

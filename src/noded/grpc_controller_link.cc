@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "noded/controller_link.h"
+#include "rpc/grpc_limits.h"
 
 namespace sluice {
 namespace {
@@ -27,7 +28,7 @@ Status FromGrpc(const grpc::Status& st) {
 
 GrpcControllerLink::GrpcControllerLink(const std::string& target, NodeSigner signer,
                                        int timeout_ms)
-    : stub_(NodeApi::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()))),
+    : stub_(NodeApi::NewStub(CreateLimitedChannel(target))),
       signer_(std::move(signer)),
       timeout_ms_(timeout_ms) {}
 

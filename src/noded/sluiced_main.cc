@@ -19,6 +19,7 @@
 #include "noded/end_listener.h"
 #include "noded/health_check.h"
 #include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
 
 namespace sluice {
@@ -95,6 +96,7 @@ int Main(int argc, char** argv) {
   // No SO_REUSEPORT (gRPC's default): a second daemon on the same port must fail to
   // start, not silently share this agent's connections.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  LimitServer(&builder);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -48,7 +48,8 @@ Expected<std::string> HexDecode(std::string_view hex);
 // random bytes written as hex, mode 0600, created atomically so concurrent creators
 // agree on one key). The key is the file's text with surrounding whitespace trimmed; it
 // must be at least 32 characters. A key file that is not a regular file, or that group
-// or others may read or write, is refused (kPermissionDenied) with a message saying so.
+// or others may read or write, is refused (kPermissionDenied) with a message saying so;
+// so is, when the caller runs as root, a key file not owned by root.
 Expected<std::string> LoadClusterKey(const std::string& path, bool create);
 
 }  // namespace sluice

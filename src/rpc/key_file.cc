@@ -77,6 +77,12 @@ Expected<std::string> ReadKeyFd(const std::string& path, int fd) {
                             "(run: chmod 600 " +
                             path + ")");
   }
+  if (geteuid() == 0 && st.st_uid != 0) {
+    return PermissionDenied("Cluster key file " + path + " is owned by uid " +
+                            std::to_string(st.st_uid) +
+                            ": a daemon running as root only trusts a key file owned by root "
+                            "(run: chown root " + path + ")");
+  }
   std::string data(kMaxKeyFileBytes + 1, '\0');
   size_t got = 0;
   while (got < data.size()) {

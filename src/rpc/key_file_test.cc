@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <thread>
@@ -101,6 +102,23 @@ TEST(KeyFileTest, UnwritableDirectoryIsAClearError) {
   auto key = LoadClusterKey("/nonexistent-dir-sluice/k", true);
   ASSERT_FALSE(key.ok());
   EXPECT_NE(key.status().message().find("Unable to create cluster key file"), std::string::npos);
+}
+
+TEST(KeyFileTest, RootRefusesAKeyFileOwnedBySomeoneElse) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (chown)";
+  TempDir dir;
+  std::string path = dir.File("k");
+  WriteFile(path, std::string(64, 'a') + "\n", 0600);
+  ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
+  auto key = LoadClusterKey(path, false);
+  ASSERT_FALSE(key.ok());
+  EXPECT_EQ(key.status().code(), Code::kPermissionDenied);
+  EXPECT_EQ(key.status().message(),
+            "Cluster key file " + path +
+                " is owned by uid 65534: a daemon running as root only trusts a key file "
+                "owned by root (run: chown root " + path + ")");
+  ASSERT_EQ(chown(path.c_str(), 0, 0), 0);
+  EXPECT_TRUE(LoadClusterKey(path, false).ok());
 }
 
 }  // namespace

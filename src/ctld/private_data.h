@@ -1,0 +1,33 @@
+// PrivateData=jobs,usage,users,accounts,reservations (slurm.conf): what a non-admin
+// may not see of other users. Parsed from Config::raw["PrivateData"] (comma list, case
+// insensitive; Slurm's other items cloud/events/nodes/partitions are accepted and have
+// no effect here). Unknown items are an error naming the item.
+// The filters live in private_data_ops.cc (Controller::HidePrivate):
+//   jobs          squeue / scontrol show job / sprio / squeue -s list only the caller's
+//                 jobs and steps; asking for another user's job by id -> "Invalid job id
+//                 specified" (as if it did not exist)
+//   usage         sshare lists only the caller's own user rows (account rows stay)
+//   reservations  scontrol show reservation lists only reservations naming the caller
+//   users, accounts  accepted (no user/account listing rpc exists yet)
+#pragma once
+
+#include <string_view>
+
+#include "common/config.h"
+#include "common/status.h"
+
+namespace sluice::ctld {
+
+struct PrivateData {
+  bool jobs = false;
+  bool usage = false;
+  bool users = false;
+  bool accounts = false;
+  bool reservations = false;
+};
+
+Expected<PrivateData> ParsePrivateData(std::string_view value);
+// From config.raw; an invalid value (refused at controller start) counts as everything private.
+PrivateData PrivateDataOf(const Config& config);
+
+}  // namespace sluice::ctld
