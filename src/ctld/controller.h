@@ -293,6 +293,7 @@ class Controller {
   // From ApplyEndReport: a victim's end (requeue or PREEMPTED); false = not a victim's.
   bool EndPreempted(JobInfo* job);
   sched::PreemptRules qos_preempt_rules_;
+  std::set<int64_t> preemptors_;  // pending jobs the last pass planned preemptions for
 };
 
 }  // namespace sluice::ctld

@@ -12,9 +12,11 @@
 // A victim that ends by itself during its grace time is requeued / PREEMPTED all the same.
 // The preemptor stays PENDING (reason Resources) and starts through a normal pass once
 // the victims' resources are released: they hold them until their ends are reported.
+// Meanwhile it is considered first in each pass, so nothing else takes its place.
 #include <csignal>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "common/signal_spec.h"
@@ -75,10 +77,17 @@ void Controller::FillPreemptInputs(sched::ClusterSnapshot* snap,
       q.qos = j->spec().qos();
     }
   }
+  // Preemptors of the last pass come first: the resources their victims release are
+  // theirs (a requeued victim of higher priority must not take them back).
+  std::stable_partition(pending->begin(), pending->end(), [this](const sched::JobRequest& q) {
+    return preemptors_.count(q.job_id) > 0;
+  });
 }
 
 void Controller::ApplyPreemptions(const sched::Plan& plan) {
+  preemptors_.clear();
   for (const sched::Preemption& p : plan.preemptions) {
+    preemptors_.insert(p.preemptor);
     for (int64_t id : p.victims) {
       JobInfo* victim = jobs_.Find(id);
       if (!victim || victim->state() != JOB_RUNNING || victim->completing() ||
