@@ -19,11 +19,12 @@ constexpr StateName kStates[] = {
     {JOB_FAILED, "FAILED", "F"},          {JOB_CANCELLED, "CANCELLED", "CA"},
     {JOB_TIMEOUT, "TIMEOUT", "TO"},       {JOB_NODE_FAIL, "NODE_FAIL", "NF"},
     {JOB_OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
+    {JOB_PREEMPTED, "PREEMPTED", "PR"},
 };
 
 // Slurm states without a Sluice equivalent: long and compact names.
 constexpr const char* kForeign[] = {
-    "SUSPENDED", "S", "PREEMPTED", "PR", "BOOT_FAIL", "BF", "DEADLINE", "DL",
+    "SUSPENDED", "S", "BOOT_FAIL", "BF", "DEADLINE", "DL",
     "CONFIGURING", "CF", "RESIZING", "RS", "RESV_DEL_HOLD", "RD", "REQUEUED", "RQ",
     "REQUEUE_FED", "RF", "REQUEUE_HOLD", "RH", "REVOKED", "RV", "SIGNALING", "SI",
     "SPECIAL_EXIT", "SE", "STAGE_OUT", "SO", "STOPPED", "ST",

@@ -120,6 +120,7 @@ Row UserRow(const AssocUser& u, const std::string& cluster) {
 
 const char* ModeName(QosPreemptMode m) {
   switch (m) {
+    case QOS_PREEMPT_OFF: return "off";
     case QOS_PREEMPT_CANCEL: return "cancel";
     case QOS_PREEMPT_REQUEUE: return "requeue";
     case QOS_PREEMPT_SUSPEND: return "suspend";

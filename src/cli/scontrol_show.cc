@@ -191,7 +191,8 @@ std::string FormatPartitionRecord(const PartitionInfo& p, const std::vector<Node
   r += "   AllocNodes=ALL Default=" + std::string(p.is_default() ? "YES" : "NO") + " QoS=N/A\n";
   r += "   DefaultTime=" +
        (p.default_time_min() > 0 ? FormatHmsLimit(p.default_time_min()) : std::string("NONE")) +
-       " DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n";
+       " DisableRootJobs=NO ExclusiveUser=NO GraceTime=" + std::to_string(p.grace_time_s()) +
+       " Hidden=NO\n";
   r += "   MaxNodes=" + (p.max_nodes() > 0 ? std::to_string(p.max_nodes()) : "UNLIMITED") +
        " MaxTime=" + FormatHmsLimit(p.max_time_min()) +
        " MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n";
@@ -199,7 +200,8 @@ std::string FormatPartitionRecord(const PartitionInfo& p, const std::vector<Node
   r += "   PriorityJobFactor=" + std::to_string(p.priority_job_factor()) +
        " PriorityTier=" + std::to_string(p.priority_tier()) +
        " RootOnly=NO ReqResv=NO OverSubscribe=" + (p.exclusive() ? "EXCLUSIVE" : "NO") + "\n";
-  r += "   OverTimeLimit=NONE PreemptMode=OFF\n";
+  r += "   OverTimeLimit=NONE PreemptMode=" +
+       (p.preempt_mode().empty() ? std::string("OFF") : p.preempt_mode()) + "\n";
   r += "   State=" + std::string(p.up() ? "UP" : "DOWN") + " TotalCPUs=" + std::to_string(cpus) +
        " TotalNodes=" + std::to_string(count) + " SelectTypeParameters=NONE\n";
   r += "   JobDefaults=(null)\n   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n";

@@ -31,6 +31,10 @@
 // submit; OverSubscribe=EXCLUSIVE (also Shared=EXCLUSIVE) gives every job whole nodes;
 // OverSubscribe=NO|YES|FORCE[:n] are accepted and mean NO here.
 //
+// Preemption: PreemptType=preempt/none|preempt/partition_prio|preempt/qos,
+// PreemptMode=OFF|CANCEL|REQUEUE (SUSPEND/GANG: "not supported"), PreemptExemptTime=<time>;
+// per partition PreemptMode= and GraceTime=<seconds>.
+//
 // Priority keys (priority/multifactor, see src/sched/priority.h): PriorityType
 // (priority/basic [default] or priority/multifactor), PriorityWeightAge/Fairshare/
 // JobSize/Partition/QOS (integers), PriorityWeightTRES (e.g. CPU=100,GRES/gpu=1000,
@@ -60,6 +64,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/preempt_mode.h"
 #include "common/status.h"
 
 namespace sluice {
@@ -104,6 +109,10 @@ struct PartitionConfig {
   std::vector<std::string> allow_qos;       // AllowQos (ALL = empty)
   std::vector<std::string> allow_groups;    // AllowGroups (ALL = empty)
   bool exclusive = false;                   // OverSubscribe=EXCLUSIVE: whole nodes per job
+  // Preemption (config_preempt.cc): PreemptMode= (kCluster = the global one), GraceTime=
+  // (seconds a victim of this partition gets between its signal and the kill).
+  PreemptMode preempt_mode = PreemptMode::kCluster;
+  int64_t grace_time_s = 0;
 };
 
 struct PriorityConfig {
@@ -188,6 +197,12 @@ struct Config {
   std::string prolog;                     // Prolog ("" = none)
   std::string epilog;                     // Epilog ("" = none)
   int prolog_epilog_timeout_s = 0;        // PrologEpilogTimeout (0 = none)
+  // Preemption (config_preempt.cc): PreemptType=, PreemptMode= (cluster-wide; partitions
+  // and QOS may override), PreemptExemptTime= (a job running less than this is not
+  // preempted; -1 = none).
+  PreemptType preempt_type = PreemptType::kNone;
+  PreemptMode preempt_mode = PreemptMode::kOff;
+  int64_t preempt_exempt_time_s = -1;
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;

@@ -42,6 +42,13 @@ Status SetPriorityKey(std::string_view key, std::string_view value, PriorityConf
 bool IsRequeueKey(std::string_view key);
 Status SetRequeueKey(std::string_view key, std::string_view value, RequeueConfig* r);
 
+// PreemptType, PreemptMode, PreemptExemptTime (config_preempt.cc).
+bool IsPreemptKey(std::string_view key);
+Status SetPreemptKey(std::string_view key, std::string_view value, Config* c);
+// Partition PreemptMode= / GraceTime=; false if `key` is neither.
+bool IsPartitionPreemptKey(std::string_view key);
+Status SetPartitionPreemptKey(std::string_view key, std::string_view value, PartitionConfig* p);
+
 Status ParseNodeLine(const ConfigLine& line, ParseContext* ctx);
 Status ParsePartitionLine(const ConfigLine& line, ParseContext* ctx);
 // Resolves partition node lists (after every node line was read).

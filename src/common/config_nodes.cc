@@ -163,9 +163,9 @@ bool HasKey(const ConfigLine& line, std::string_view key) {
 
 bool IsIgnoredPartitionKey(std::string_view key) {
   for (const char* k : {"DenyQos",
-                        "MinNodes", "Hidden", "ExclusiveUser", "PreemptMode", "LLN",
+                        "MinNodes", "Hidden", "ExclusiveUser", "LLN",
                         "MaxCPUsPerNode", "DefMemPerCPU", "MaxMemPerCPU", "DefMemPerNode",
-                        "MaxMemPerNode", "QOS", "TRESBillingWeights", "GraceTime",
+                        "MaxMemPerNode", "QOS", "TRESBillingWeights",
                         "DisableRootJobs", "RootOnly", "ReqResv", "OverTimeLimit",
                         "AllocNodes", "Alternate", "DefCpuPerGPU", "DefMemPerGPU"}) {
     if (EqualsIgnoreCase(key, k)) return true;
@@ -239,6 +239,7 @@ Status ApplyPartitionKey(const ConfigPair& kv, PartitionConfig* p) {
     }
     return InvalidArgument(fmt::format("invalid value '{}' for {}", v, k));
   }
+  if (IsPartitionPreemptKey(k)) return SetPartitionPreemptKey(k, v, p);
   if (IsIgnoredPartitionKey(k)) return Status::Ok();
   return InvalidArgument(fmt::format("unknown key '{}'", k));
 }

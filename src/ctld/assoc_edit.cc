@@ -382,10 +382,13 @@ class AssocEdit {
     }
     if (k == "preemptmode") {
       std::string m = ToLower(kv.value);
-      if (m == "off") q->set_preempt_mode(QOS_PREEMPT_OFF);
+      if (m == "cluster") q->set_preempt_mode(QOS_PREEMPT_CLUSTER);
+      else if (m == "off") q->set_preempt_mode(QOS_PREEMPT_OFF);
       else if (m == "cancel") q->set_preempt_mode(QOS_PREEMPT_CANCEL);
       else if (m == "requeue") q->set_preempt_mode(QOS_PREEMPT_REQUEUE);
-      else if (m == "suspend") q->set_preempt_mode(QOS_PREEMPT_SUSPEND);
+      else if (m == "suspend" || m == "gang") {
+        return InvalidArgument(fmt::format(" PreemptMode={} is not supported", kv.value));
+      }
       else return InvalidArgument(fmt::format(" Unknown preempt mode: {}", kv.value));
       return Status::Ok();
     }

@@ -61,7 +61,10 @@ Expected<SacctmgrReply> Controller::Sacctmgr(const Caller& caller, const Sacctmg
       return st;
     }
   }
-  if (!writes.puts.empty() || !writes.erase.empty()) WantSchedule();
+  if (!writes.puts.empty() || !writes.erase.empty()) {
+    SyncQosPreemptRules();
+    WantSchedule();
+  }
   return reply;
 }
 
@@ -82,6 +85,7 @@ Status Controller::LoadAssociations() {
       tres_min_[k] = {row.cpu_min(), row.gpu_min()};
     }
   }
+  SyncQosPreemptRules();
   return Status::Ok();
 }
 

@@ -207,6 +207,10 @@ GetPartitionsReply Controller::GetPartitions() const {
     pi->set_allow_qos(join(p.allow_qos));
     pi->set_allow_groups(join(p.allow_groups));
     pi->set_exclusive(p.exclusive);
+    pi->set_preempt_mode(PreemptModeName(p.preempt_mode == PreemptMode::kCluster
+                                             ? config_.preempt_mode
+                                             : p.preempt_mode));
+    pi->set_grace_time_s(p.grace_time_s);
   }
   return reply;
 }
@@ -382,6 +386,12 @@ GetConfigReply Controller::GetConfig() const {
       {"SLURM_CONF", config_.path},
       {"SchedulerType", "sched/builtin"},
       {"SelectType", "select/cons_tres"},
+      {"PreemptType", PreemptTypeName(config_.preempt_type)},
+      {"PreemptMode", PreemptModeName(config_.preempt_mode)},
+      {"PreemptExemptTime",
+       fmt::format("{:02}:{:02}:{:02}", std::max<int64_t>(0, config_.preempt_exempt_time_s) / 3600,
+                   std::max<int64_t>(0, config_.preempt_exempt_time_s) / 60 % 60,
+                   std::max<int64_t>(0, config_.preempt_exempt_time_s) % 60)},
   };
   std::string gres;
   for (const auto& g : config_.gres_types) gres += (gres.empty() ? "" : ",") + g;

@@ -100,6 +100,7 @@ void Controller::Tick() {
   CheckLiveness();
   CheckTimeLimits();
   CheckWarnSignals();
+  CheckPreemptGrace();
   PurgeOldJobs();
   ExpireClientLeases();
 }
@@ -187,6 +188,10 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
   job->set_completing(false);
   job->set_requeue_on_end(false);
   job->set_warn_signal_sent(false);
+  job->clear_preempt_time();
+  job->clear_preempt_kill_time();
+  job->clear_preempted_by();
+  job->clear_preempt_mode();
   job->set_eligible_time(Now());  // fresh priority age: no fixed requeue delay either
   if (job->hold_on_requeue()) HoldRequeued(job);
   MarkJob(job->job_id());
@@ -225,6 +230,7 @@ void Controller::LoseJob(JobInfo* job, const std::string& lost_node) {
 void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
   for (int i = 1; i < job->alloc_size(); ++i) SendJobEndTo(job->alloc(i).node(), *job);
   if (HandleNodeScripts(job, r)) return;
+  if (EndPreempted(job)) return;
   if (job->requeue_on_end()) {
     RequeueNow(job, "None");
     return;

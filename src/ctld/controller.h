@@ -313,6 +313,30 @@ class Controller {
   void HidePrivate(const Caller& c, GetPrioritiesReply* r) const;
   void HidePrivate(const Caller& c, GetSharesReply* r) const;
   void HidePrivate(const Caller& c, ReservationReply* r) const;
+
+ public:
+  // ---- preemption (preempt_ops.cc) ----
+  // QOS preemption rules by QOS name (PreemptType=preempt/qos: which QOS each may preempt,
+  // its victims' mode and grace time). The single wiring point for QOS objects.
+  void SetQosPreemptRules(sched::PreemptRules rules);
+  // The rules from the QOS objects of the association database (sacctmgr), after it loads
+  // or changes.
+  void SyncQosPreemptRules();
+
+ private:
+  PreemptMode VictimMode(const JobInfo& job) const;   // kCluster resolved; kOff = never
+  int64_t VictimGrace(const JobInfo& job) const;
+  // Snapshot/request inputs of sched/preempt.h (settings, tiers, QOS, who is leaving).
+  void FillPreemptInputs(sched::ClusterSnapshot* snap,
+                         std::vector<sched::JobRequest>* pending) const;
+  void ApplyPreemptions(const sched::Plan& plan);
+  void StartPreempt(JobInfo* job, int64_t preemptor);  // signal now, kill after grace
+  void KillPreempted(JobInfo* job);
+  void CheckPreemptGrace();                           // from Tick
+  // From ApplyEndReport: a victim's end (requeue or PREEMPTED); false = not a victim's.
+  bool EndPreempted(JobInfo* job);
+  sched::PreemptRules qos_preempt_rules_;
+  std::set<int64_t> preemptors_;  // pending jobs the last pass planned preemptions for
 };
 
 }  // namespace sluice::ctld

@@ -10,6 +10,7 @@ bool IsTerminal(JobState state) {
     case JOB_TIMEOUT:
     case JOB_NODE_FAIL:
     case JOB_OUT_OF_MEMORY:
+    case JOB_PREEMPTED:
       return true;
     default:
       return false;
@@ -27,6 +28,7 @@ const char* JobStateName(JobState state) {
     case JOB_TIMEOUT: return "TIMEOUT";
     case JOB_NODE_FAIL: return "NODE_FAIL";
     case JOB_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
+    case JOB_PREEMPTED: return "PREEMPTED";
     default: return "UNKNOWN";
   }
 }

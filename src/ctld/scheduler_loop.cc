@@ -79,7 +79,9 @@ bool Controller::SchedulePass() {
   }
   AddReservations(&snap);
   if (enforce_.limits) AddLimits(&snap, pending);
+  FillPreemptInputs(&snap, &pending);  // preempt_ops.cc
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
+  ApplyPreemptions(plan);
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);
     if (!job || job->state() != JOB_PENDING) continue;

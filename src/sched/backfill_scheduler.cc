@@ -13,6 +13,7 @@
 
 #include "sched/assoc_limits.h"
 #include "sched/placement.h"
+#include "sched/preempt.h"
 #include "sched/reservations.h"
 #include "sched/scheduler.h"
 #include "sched/shape_table.h"
@@ -223,6 +224,18 @@ class BackfillScheduler : public Scheduler {
 
   Plan Schedule(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pending,
                 int64_t now) override {
+    Plan plan = Pass(snapshot, pending, now);
+    PlanPreemptions(snapshot, pending, now, &plan);  // preempt.h
+    if (!plan.preemptions.empty()) {  // again, with the preemptors' places taken
+      std::vector<Preemption> preemptions = std::move(plan.preemptions);
+      plan = Pass(ClaimPreemptorPlaces(snapshot, preemptions, pending), pending, now);
+      plan.preemptions = std::move(preemptions);
+    }
+    return plan;
+  }
+
+  Plan Pass(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pending,
+            int64_t now) {
     BackfillPass pass(config_, snapshot, now);
     Plan plan;
     plan.decisions.reserve(pending.size());

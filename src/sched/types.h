@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "sched/limit_types.h"
+#include "common/preempt_mode.h"
 
 namespace sluice::sched {
 
@@ -56,6 +59,28 @@ struct RunningJob {
   int64_t end_time = 0;
   bool exclusive = false;
   std::vector<NodeShare> alloc;
+  // Preemption (sched/preempt.h): who may preempt it and which victims go first.
+  int64_t priority = 0;
+  int64_t start_time = 0;
+  int priority_tier = 0;         // its partition's PriorityTier
+  std::string qos{};             // its QOS ("" = none)
+  bool preempt_off = false;      // its PreemptMode is OFF: never a victim
+  bool being_preempted = false;  // already a victim (grace period / being killed)
+};
+
+// A QOS's preemption rule (PreemptType=preempt/qos): the QOS names its jobs may preempt,
+// the mode and grace time its own jobs get as victims (kCluster = the global mode).
+struct PreemptRule {
+  std::set<std::string> preempts;
+  PreemptMode mode = PreemptMode::kCluster;
+  int64_t grace_s = 0;
+};
+using PreemptRules = std::map<std::string, PreemptRule>;  // by QOS name
+
+struct PreemptSettings {
+  PreemptType type = PreemptType::kNone;
+  PreemptRules rules;            // preempt/qos
+  int64_t exempt_s = -1;         // PreemptExemptTime: younger jobs are not victims (-1 = none)
 };
 
 // An advance reservation: `nodes` are held for its members during [start, end). Jobs not
@@ -75,6 +100,7 @@ struct ClusterSnapshot {
   std::vector<ReservationWindow> reservations;  // unordered; windows ending <= now are ignored
   std::vector<Switch> switches;     // empty = flat network
   LimitsInput limits;               // association/QOS limits (empty = none; assoc_limits.h)
+  PreemptSettings preempt;          // PreemptType=preempt/none: no preemption
 };
 
 // One job's request, already normalised by the controller: the same shape on every node.
@@ -99,6 +125,9 @@ struct JobRequest {
   // (0 = no limit); afterwards the job takes what it can.
   int max_switches = 0;
   int64_t switches_wait_s = 0;
+  // Preemption (sched/preempt.h): the partition's PriorityTier and the job's QOS.
+  int priority_tier = 0;
+  std::string qos;
 };
 
 enum class Outcome {
@@ -118,8 +147,18 @@ struct Decision {
   std::vector<NodeShare> planned_alloc;
 };
 
+// "Preempt these running jobs for that pending job": the preemptor stays pending until
+// the victims' resources are released.
+// An entry with no victims: the preemptor only waits for earlier victims to go.
+struct Preemption {
+  int64_t preemptor = 0;
+  std::vector<int64_t> victims;     // job ids, in the order they were chosen
+  std::vector<NodeShare> alloc;     // where the preemptor will run once they are gone
+};
+
 struct Plan {
   std::vector<Decision> decisions;  // one per job request, in request order
+  std::vector<Preemption> preemptions;  // PreemptType != none: victims chosen this pass
 };
 
 }  // namespace sluice::sched
