@@ -327,5 +327,37 @@ TEST_F(PreemptQosTest, QosRuleTableDecidesWhoAndHow) {
   EXPECT_EQ(Job(normal).preempt_time(), 0);
 }
 
+TEST_F(PreemptQosTest, SacctmgrQosObjectsBecomeTheRules) {
+  auto mgr = [this](const std::string& verb, const std::string& name, std::vector<std::string> set) {
+    SacctmgrRequest r;
+    r.set_verb(verb);
+    r.set_entity("qos");
+    r.add_names(name);
+    for (auto& kv : set) r.add_set(kv);
+    auto reply = ctl_->Sacctmgr({0, 0}, r);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+  };
+  mgr("add", "scavenger", {"preemptmode=requeue", "gracetime=5"});
+  std::vector<int64_t> low = FillLow("scavenger");
+  int64_t normal = Submit("low", 2, "normal");
+  Pass();
+  EXPECT_EQ(Job(normal).state(), JOB_PENDING);  // normal may not preempt anyone yet
+  mgr("modify", "normal", {"preempt=scavenger"});
+  Pass();
+  int64_t victim = -1;
+  for (int64_t id : low) {
+    if (Job(id).preempt_time() > 0) victim = id;
+  }
+  ASSERT_NE(victim, -1);
+  Tick(4);
+  EXPECT_EQ(Job(victim).state(), JOB_RUNNING);  // the QOS's 5 s grace time
+  Tick(1);
+  EXPECT_EQ(Job(victim).state(), JOB_COMPLETING);
+  End(victim, 0, SIGKILL);
+  EXPECT_EQ(Job(victim).state(), JOB_PENDING);  // the QOS's REQUEUE, not the cluster's CANCEL
+  Pass();
+  EXPECT_EQ(Job(normal).state(), JOB_RUNNING);
+}
+
 }  // namespace
 }  // namespace sluice::ctld
