@@ -148,6 +148,21 @@ struct RequeueConfig {
   std::set<int> requeue_exit_hold;
 };
 
+// Accounting storage (config_accounting.cc): AccountingStorageType=
+// accounting_storage/sqlite (default; accounting.db in StateSaveLocation, or
+// AccountingStorageLoc as the file) | accounting_storage/pgsql (Host = name or socket
+// dir, Port, User, Pass, Loc = database name) | accounting_storage/slurmdbd (taken as
+// sqlite: the built-in store plays slurmdbd's role) | accounting_storage/none (sacct
+// reports it disabled). Any other type is an error.
+struct AccountingConfig {
+  std::string type = "accounting_storage/sqlite";
+  std::string host;
+  int port = 0;
+  std::string user;
+  std::string pass;
+  std::string loc;
+};
+
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
@@ -188,6 +203,7 @@ struct Config {
   std::string prolog;                     // Prolog ("" = none)
   std::string epilog;                     // Epilog ("" = none)
   int prolog_epilog_timeout_s = 0;        // PrologEpilogTimeout (0 = none)
+  AccountingConfig accounting;            // AccountingStorage* (config_accounting.cc)
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;
