@@ -6,7 +6,17 @@
 namespace sluice::acct {
 
 Status AcctWriter::Start() {
-  ASSIGN_OR_RETURN(store_, OpenAcctStore(config_));
+  auto store = OpenAcctStore(config_);
+  if (store.ok()) {
+    store_ = std::move(store).value();
+  } else if (store.status().code() == Code::kUnavailable &&
+             config_.type == "accounting_storage/pgsql") {
+    // The database server may come up later: records queue up and are retried.
+    std::cerr << "sluicectld: accounting: " << store.status().message()
+              << " (will retry)\n";
+  } else {
+    return store.status();
+  }
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
 }
@@ -56,7 +66,11 @@ void AcctWriter::Loop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
       backoff_ms = std::min(backoff_ms * 2, 5000);
       auto reopened = OpenAcctStore(config_);  // a dropped connection: reconnect
-      if (reopened.ok()) store_ = std::move(reopened).value();
+      if (reopened.ok()) {
+        store_ = std::move(reopened).value();
+      } else {
+        store_.reset();
+      }
       lock.lock();
       for (auto it = batch.rbegin(); it != batch.rend(); ++it) queue_.push_front(std::move(*it));
       if (stop_) return;

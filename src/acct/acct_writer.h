@@ -25,8 +25,9 @@ class AcctWriter {
   AcctWriter(const AcctWriter&) = delete;
   AcctWriter& operator=(const AcctWriter&) = delete;
 
-  // Opens the writer's store (reports a bad type / unreachable database) and starts the
-  // thread.
+  // Opens the writer's store and starts the thread. A bad type or an unusable SQLite
+  // file is an error; an unreachable PostgreSQL server is not (the thread keeps
+  // retrying, records wait in the queue).
   Status Start();
   void Stop();
   void Post(std::vector<AcctOp> ops);

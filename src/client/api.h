@@ -48,6 +48,10 @@ class ClientApiInterface {
   virtual Expected<ReservationReply> Reservation(const ReservationRequest&) {
     return Internal("Reservation is not supported");
   }
+  // sacct / sreport: live jobs merged with the accounting store.
+  virtual Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest&) {
+    return Internal("AcctJobs is not supported");
+  }
 };
 
 }  // namespace sluice

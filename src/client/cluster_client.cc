@@ -108,5 +108,8 @@ Expected<GetStepsReply> ClusterClient::GetSteps(const GetStepsRequest& req) {
 Expected<ReservationReply> ClusterClient::Reservation(const ReservationRequest& req) {
   return Call<ReservationRequest, ReservationReply>(&ClientApi::Stub::Reservation, req);
 }
+Expected<AcctJobsReply> ClusterClient::AcctJobs(const AcctJobsRequest& req) {
+  return Call<AcctJobsRequest, AcctJobsReply>(&ClientApi::Stub::AcctJobs, req);
+}
 
 }  // namespace sluice

@@ -49,6 +49,7 @@ class ClusterClient : public ClientApiInterface {
   Expected<KeepaliveReply> Keepalive(const KeepaliveRequest& req) override;
   Expected<GetStepsReply> GetSteps(const GetStepsRequest& req) override;
   Expected<ReservationReply> Reservation(const ReservationRequest& req) override;
+  Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>
