@@ -90,6 +90,14 @@ class FakeApi : public ClientApiInterface {
     if (!resv_status.ok()) return resv_status;
     return resv_reply;
   }
+  // sacct / sreport.
+  AcctJobsReply acct;
+  std::vector<AcctJobsRequest> acct_requests;
+  Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest& req) override {
+    acct_requests.push_back(req);
+    if (!fail.ok()) return fail;
+    return acct;
+  }
 };
 
 struct TestCli {

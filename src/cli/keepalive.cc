@@ -23,7 +23,9 @@ void ClientKeepalive::AddStep(int step_id) {
   steps_.insert(step_id);
 }
 
-void ClientKeepalive::EndStep(int step_id) {
+void ClientKeepalive::EndStep(int step_id) { EndStep(step_id, AcctStepEnd()); }
+
+void ClientKeepalive::EndStep(int step_id, const AcctStepEnd& how) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     steps_.erase(step_id);
@@ -31,6 +33,7 @@ void ClientKeepalive::EndStep(int step_id) {
   KeepaliveRequest req;
   req.set_job_id(job_id_);
   req.add_ended_step_ids(step_id);
+  if (how.step_id() == step_id) *req.add_acct_step_ends() = how;
   (void)api_->Keepalive(req);
 }
 

@@ -27,6 +27,8 @@ class ClientKeepalive {
 
   void AddStep(int step_id);
   void EndStep(int step_id);   // best effort
+  // Same, telling the controller how the step ended (accounting).
+  void EndStep(int step_id, const AcctStepEnd& how);
 
  private:
   void Loop();

@@ -240,7 +240,18 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   }
   std::vector<TaskOutcome> outcomes = (*io)->Run(cfg, env.out, env.err);
   trace.Mark("all tasks done", env);
-  keepalive.EndStep(rep->step_id());
+  AcctStepEnd how;  // accounting: highest exit code / signal, max RSS, total CPU
+  how.set_step_id(rep->step_id());
+  how.set_max_rss_kb(-1);
+  how.set_total_cpu_us(-1);
+  for (const TaskOutcome& t : outcomes) {
+    if (!t.ended) continue;
+    if (WIFEXITED(t.wait_status)) how.set_exit_code(std::max(how.exit_code(), WEXITSTATUS(t.wait_status)));
+    if (WIFSIGNALED(t.wait_status)) how.set_term_signal(WTERMSIG(t.wait_status));
+    if (t.max_rss_kb >= 0) how.set_max_rss_kb(std::max(how.max_rss_kb(), t.max_rss_kb));
+    if (t.cpu_ms >= 0) how.set_total_cpu_us(std::max<int64_t>(0, how.total_cpu_us()) + t.cpu_ms * 1000);
+  }
+  keepalive.EndStep(rep->step_id(), how);
   trace.Mark("step end reported", env);
   int rc = ReportTaskOutcomes(outcomes, cfg.nodes, cfg.task_nodes, env.err);
   env.err->flush();

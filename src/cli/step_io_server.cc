@@ -172,6 +172,10 @@ void StepIoServer::HandleFrame(Conn* c, const Frame& f) {
       if (f.task >= tasks_.size()) break;
       FlushTask(f.task);
       tasks_[f.task] = {true, static_cast<int>(DecodeU32(f.payload))};
+      if (f.payload.size() >= 12) {
+        tasks_[f.task].max_rss_kb = DecodeU32(std::string_view(f.payload).substr(4));
+        tasks_[f.task].cpu_ms = DecodeU32(std::string_view(f.payload).substr(8));
+      }
       if (first_end_ms_ == 0) first_end_ms_ = MonoMs();
       int st = tasks_[f.task].wait_status;
       bool bad = !WIFEXITED(st) || WEXITSTATUS(st) != 0;

@@ -45,6 +45,8 @@ struct StepIoConfig {
 struct TaskOutcome {
   bool ended = false;
   int wait_status = 0;                  // raw waitpid status
+  int64_t max_rss_kb = -1;              // accounting (from the exit frame; -1 = unknown)
+  int64_t cpu_ms = -1;
 };
 
 class StepIoServer {

@@ -52,6 +52,10 @@ class ClientApiInterface {
   virtual Expected<SacctmgrReply> Sacctmgr(const SacctmgrRequest&) {
     return Internal("Sacctmgr is not supported");
   }
+  // sacct / sreport: live jobs merged with the accounting store.
+  virtual Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest&) {
+    return Internal("AcctJobs is not supported");
+  }
 };
 
 }  // namespace sluice

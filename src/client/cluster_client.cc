@@ -113,6 +113,9 @@ Expected<GetStepsReply> ClusterClient::GetSteps(const GetStepsRequest& req) {
 Expected<ReservationReply> ClusterClient::Reservation(const ReservationRequest& req) {
   return Call<ReservationRequest, ReservationReply>(&ClientApi::Stub::Reservation, req);
 }
+Expected<AcctJobsReply> ClusterClient::AcctJobs(const AcctJobsRequest& req) {
+  return Call<AcctJobsRequest, AcctJobsReply>(&ClientApi::Stub::AcctJobs, req);
+}
 
 Expected<SacctmgrReply> ClusterClient::Sacctmgr(const SacctmgrRequest& req) {
   return Call<SacctmgrRequest, SacctmgrReply>(&ClientApi::Stub::Sacctmgr, req);

@@ -53,6 +53,7 @@ class ClusterClient : public ClientApiInterface {
   // AuthType=auth/munge: trade a MUNGE credential for a token (sent without one).
   Expected<AuthMungeReply> AuthMunge(const AuthMungeRequest& req);
   void set_token(std::string token) { token_ = std::move(token); }
+  Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

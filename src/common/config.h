@@ -157,6 +157,21 @@ struct RequeueConfig {
   std::set<int> requeue_exit_hold;
 };
 
+// Accounting storage (config_accounting.cc): AccountingStorageType=
+// accounting_storage/sqlite (default; accounting.db in StateSaveLocation, or
+// AccountingStorageLoc as the file) | accounting_storage/pgsql (Host = name or socket
+// dir, Port, User, Pass, Loc = database name) | accounting_storage/slurmdbd (taken as
+// sqlite: the built-in store plays slurmdbd's role) | accounting_storage/none (sacct
+// reports it disabled). Any other type is an error.
+struct AccountingConfig {
+  std::string type = "accounting_storage/sqlite";
+  std::string host;
+  int port = 0;
+  std::string user;
+  std::string pass;
+  std::string loc;
+};
+
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
@@ -203,6 +218,7 @@ struct Config {
   PreemptType preempt_type = PreemptType::kNone;
   PreemptMode preempt_mode = PreemptMode::kOff;
   int64_t preempt_exempt_time_s = -1;
+  AccountingConfig accounting;            // AccountingStorage* (config_accounting.cc)
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;

@@ -39,6 +39,8 @@ Status ParseUserAssocLine(const ConfigLine& line, ParseContext* ctx);
 bool IsPriorityKey(std::string_view key);
 Status SetPriorityKey(std::string_view key, std::string_view value, PriorityConfig* p);
 // MaxBatchRequeue, RequeueExit, RequeueExitHold (config_requeue.cc).
+bool IsAccountingKey(std::string_view key);
+Status SetAccountingKey(std::string_view key, std::string_view value, AccountingConfig* a);
 bool IsRequeueKey(std::string_view key);
 Status SetRequeueKey(std::string_view key, std::string_view value, RequeueConfig* r);
 

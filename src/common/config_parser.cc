@@ -176,6 +176,11 @@ Status ParseGlobalPair(const ConfigPair& p, int line_no, ParseContext* ctx) {
     ctx->config->raw[p.key] = p.value;
     return Status::Ok();
   }
+  if (IsAccountingKey(p.key)) {
+    RETURN_IF_ERROR(AtLine(SetAccountingKey(p.key, p.value, &ctx->config->accounting), ctx->path, line_no));
+    ctx->config->raw[p.key] = p.value;
+    return Status::Ok();
+  }
   const GlobalKey* k = FindGlobalKey(p.key);
   if (k == nullptr) {
     if (StartsWithIgnoreCase(p.key, "AccountingStorage")) {

@@ -307,7 +307,7 @@ TEST(GlobalKeys, IgnoredSlurmKeysAccepted) {
       "SlurmctldDebug=info\nSlurmdDebug=info\nSlurmctldLogFile=/l\nSlurmdLogFile=/l\n"
       "SlurmctldPidFile=/p\nSlurmdPidFile=/p\nTaskPlugin=x\nSwitchType=x\nMaxJobCount=5\n"
       "InactiveLimit=0\nWaittime=0\nJobAcctGatherType=x\nJobCompType=x\nMailProg=/bin/true\n"
-      "CredType=x\nSlurmdParameters=x\nAccountingStorageType=x\naccountingstorageenforce=x\n");
+      "CredType=x\nSlurmdParameters=x\nAccountingStorageType=accounting_storage/none\naccountingstorageenforce=x\n");
   EXPECT_EQ(c.raw.size(), 27u);
   EXPECT_EQ(c.raw.at("MailProg"), "/bin/true");
 }

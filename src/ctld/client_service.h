@@ -9,6 +9,7 @@
 
 #include "client.grpc.pb.h"
 #include "common/clock.h"
+#include "acct/acct_writer.h"
 #include "ctld/owner_loop.h"
 
 namespace sluice::ctld {
@@ -68,7 +69,15 @@ class ClientService final : public ClientApi::Service {
     munge_token_ttl_ms_ = token_ttl_ms;
   }
 
+  // sacct/sreport: the live records (owner thread) merged with the accounting store's
+  // history (queried on this RPC thread). No accounting: "Slurm accounting storage is
+  // disabled" (FAILED_PRECONDITION).
+  grpc::Status AcctJobs(grpc::ServerContext* ctx, const AcctJobsRequest* req,
+                        AcctJobsReply* reply) override;
+  void SetAccounting(acct::AcctWriter* writer) { acct_ = writer; }
+
  private:
+  acct::AcctWriter* acct_ = nullptr;
   Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;
   std::string key_;
   const Clock* clock_;

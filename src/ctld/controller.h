@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "acct/acct_record.h"
+#include "acct/acct_writer.h"
 #include "client.pb.h"
 #include "ctld/assoc_db.h"
 #include "common/clock.h"
@@ -337,6 +339,25 @@ class Controller {
   bool EndPreempted(JobInfo* job);
   sched::PreemptRules qos_preempt_rules_;
   std::set<int64_t> preemptors_;  // pending jobs the last pass planned preemptions for
+
+ public:
+  // ---- accounting (acct_ops.cc) ----
+  // Committed job changes, step starts/ends go to `writer` (queued, written by its own
+  // thread: the owner thread never waits on the accounting database).
+  void SetAccounting(acct::AcctWriter* writer) { acct_ = writer; }
+  // Posts the records of every job in memory (start-up re-sync: a crash between a
+  // state commit and its accounting write loses nothing).
+  void AcctResync();
+  // sacct's live part: the current records of the matching jobs in memory.
+  AcctJobsReply AcctLive(const AcctJobsRequest& req) const;
+
+ private:
+  void AcctJobCommitted(const JobInfo& job);
+  void AcctStepStarted(const JobInfo& job, const ActiveStep& step);
+  void AcctStepEnded(int64_t job_id, int step_id, const KeepaliveRequest& req);
+  acct::AcctWriter* acct_ = nullptr;
+  std::map<int64_t, std::map<int, acct::AcctStepRecord>> acct_open_steps_;  // srun steps
+  std::map<int64_t, std::pair<int64_t, int64_t>> acct_batch_usage_;  // max rss kB, cpu us
 };
 
 }  // namespace sluice::ctld

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "acct/acct_writer.h"
 #include "common/config.h"
 #include "ctld/agent_link.h"
 #include "ctld/client_service.h"
@@ -122,6 +123,23 @@ int RunDaemon(const DaemonOptions& options) {
   std::string listen = cfg.ctld_host + ":" + std::to_string(cfg.ctld_port);
   Controller controller(cfg, &clock, store->get(), &agents, deps, copts);
   if (Status st = controller.Load(options.clean_start); !st.ok()) return Fail(st.message());
+  std::unique_ptr<acct::AcctWriter> acct_writer;
+  if (cfg.accounting.type != "accounting_storage/none") {
+    acct::AcctConfig ac;
+    ac.type = cfg.accounting.type;
+    ac.sqlite_path = !cfg.accounting.loc.empty() && cfg.accounting.loc.front() == '/'
+                         ? cfg.accounting.loc
+                         : state_dir + "/accounting.db";
+    ac.host = cfg.accounting.host;
+    ac.port = cfg.accounting.port;
+    ac.user = cfg.accounting.user;
+    ac.pass = cfg.accounting.pass;
+    ac.db = cfg.accounting.loc;
+    acct_writer = std::make_unique<acct::AcctWriter>(ac);
+    if (Status st = acct_writer->Start(); !st.ok()) return Fail(st.message());
+    controller.SetAccounting(acct_writer.get());
+    controller.AcctResync();  // records a crash may have lost
+  }
   OwnerLoop loop(&controller, &clock);
   loop.Start();
 
@@ -131,6 +149,7 @@ int RunDaemon(const DaemonOptions& options) {
     return Fail(st.message());
   }
   NodeService node_service(*key, &clock, &loop);
+  client_service.SetAccounting(acct_writer.get());
   grpc::ServerBuilder builder;
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a port clash fails loudly
   LimitServer(&builder);
@@ -148,6 +167,10 @@ int RunDaemon(const DaemonOptions& options) {
   WaitForSignal();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   loop.Stop();
+  if (acct_writer) {
+    acct_writer->Flush(5000);
+    acct_writer->Stop();
+  }
   ident_server.Stop();
   return 0;
 }

@@ -38,7 +38,10 @@ Status Controller::Keepalive(const Caller& caller, const KeepaliveRequest& req) 
     if (s != it->second.end()) s->second.last_seen_ms = now;
   }
   bool freed = false;
-  for (int id : req.ended_step_ids()) freed |= it->second.erase(id) > 0;
+  for (int id : req.ended_step_ids()) {
+    AcctStepEnded(job->job_id(), id, req);
+    freed |= it->second.erase(id) > 0;
+  }
   if (it->second.empty()) steps_.erase(it);
   (void)freed;
   return Status::Ok();

@@ -93,6 +93,7 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   active.ntasks = layout.ntasks;
   active.use = use;
   steps_[job->job_id()][step_id] = std::move(active);
+  AcctStepStarted(*job, steps_[job->job_id()][step_id]);
 
   bool torch = TorchEnvEnabled(config_);
   for (size_t i = 0; i < layout.nodes.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -248,12 +249,16 @@ void StepSupervisor::DrainSignals() {
 void StepSupervisor::Reap() {
   int status = 0;
   pid_t p;
-  while ((p = ::waitpid(-1, &status, WNOHANG)) > 0) {
+  struct rusage ru {};
+  while ((p = ::wait4(-1, &status, WNOHANG, &ru)) > 0) {
     for (Task& t : tasks_) {
       if (t.pid != p) continue;
       t.exited = true;
       t.status = status;
       t.exited_ms = MonoMs();
+      t.max_rss_kb = ru.ru_maxrss;
+      t.cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000LL +
+                 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
     }
   }
 }
@@ -264,7 +269,12 @@ void StepSupervisor::SendExits(bool force_all) {
     if (!t.exited || t.exit_sent) continue;
     bool drained = t.out_fd < 0 && t.err_fd < 0;
     if (!drained && !force_all && now - t.exited_ms < options_.exit_grace_ms) continue;
-    Send(FrameType::kExit, t.rank, EncodeU32(static_cast<uint32_t>(t.status)));
+    // Wait status, then (accounting) max RSS in kB and CPU time in ms; older readers
+    // decode only the first 4 bytes.
+    Send(FrameType::kExit, t.rank,
+         EncodeU32(static_cast<uint32_t>(t.status)) +
+             EncodeU32(static_cast<uint32_t>(std::min<int64_t>(t.max_rss_kb, UINT32_MAX))) +
+             EncodeU32(static_cast<uint32_t>(std::min<int64_t>(t.cpu_ms, UINT32_MAX))));
     t.exit_sent = true;
   }
 }

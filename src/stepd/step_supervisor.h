@@ -61,6 +61,8 @@ class StepSupervisor {
     int in_fd = -1;          // stdin pipe when srun forwards stdin to this task
     std::string in_buf;      // forwarded bytes not yet written
     bool in_eof = false;
+    int64_t max_rss_kb = 0;  // accounting: wait4 usage of the task
+    int64_t cpu_ms = 0;
   };
 
   Status Start();

@@ -1,5 +1,7 @@
 #include "stepd/supervisor.h"
 
+#include <sys/resource.h>
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -214,6 +216,12 @@ JobReport Supervisor::MakeReport() const {
   r.set_end_time(clock_->Now());
   if (WIFEXITED(wait_status_)) r.set_exit_code(WEXITSTATUS(wait_status_));
   if (WIFSIGNALED(wait_status_)) r.set_term_signal(WTERMSIG(wait_status_));
+  struct rusage ru {};
+  if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {  // accounting: the batch step's usage
+    r.set_max_rss_kb(ru.ru_maxrss);
+    r.set_total_cpu_us((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+                       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  }
   if (forced_state_ != JOB_STATE_UNSPECIFIED) {
     r.set_state(forced_state_);
   } else if (tracker_->OomKilled()) {

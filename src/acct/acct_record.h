@@ -1,0 +1,95 @@
+// Accounting records: one AcctJobRecord per job ATTEMPT (job id + restart count) and
+// one AcctStepRecord per step of an attempt (batch = kBatchStep, extern = kExternStep,
+// srun steps 0, 1, ...). Plain values shared by every AcctStore backend, the
+// controller's writer and sacct/sreport. Times are unix seconds (0 = not yet);
+// states are sluice::JobState numbers plus kStateRequeued (an attempt a requeue closed).
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace sluice::acct {
+
+inline constexpr int kBatchStep = -5;   // "123.batch"
+inline constexpr int kExternStep = -4;  // "123.extern"
+inline constexpr int kStateRequeued = 100;
+
+struct AcctJobRecord {
+  int64_t job_id = 0;
+  int32_t attempt = 0;             // restart count of this run
+  int64_t array_job_id = 0;        // 0 = not an array task
+  int64_t array_task_id = 0;
+  std::string name;
+  uint32_t uid = 0;
+  std::string user;
+  uint32_t gid = 0;
+  std::string group;
+  std::string account;
+  std::string partition;
+  std::string qos;
+  int32_t state = 0;
+  int32_t exit_code = 0;
+  int32_t term_signal = 0;
+  int64_t submit_time = 0;
+  int64_t eligible_time = 0;
+  int64_t start_time = 0;
+  int64_t end_time = 0;
+  int64_t time_limit_min = 0;      // -1 = UNLIMITED
+  std::string nodes;               // hostlist expression ("" before start)
+  int32_t nnodes = 0;
+  int32_t alloc_cpus = 0;          // 0 before start
+  int32_t req_cpus = 0;
+  int64_t req_mem_mb = 0;
+  int64_t alloc_gpus = 0;
+  std::string req_tres;            // billing=4,cpu=4,gres/gpu=4,mem=4000M,node=2
+  std::string alloc_tres;
+  std::string work_dir;
+  bool operator==(const AcctJobRecord&) const = default;
+};
+
+struct AcctStepRecord {
+  int64_t job_id = 0;
+  int32_t attempt = 0;
+  int32_t step_id = 0;             // kBatchStep, kExternStep or 0, 1, ...
+  std::string name;
+  std::string nodes;
+  int32_t nnodes = 0;
+  int32_t ntasks = 0;
+  int32_t alloc_cpus = 0;
+  int32_t state = 0;
+  int32_t exit_code = 0;
+  int32_t term_signal = 0;
+  int64_t start_time = 0;
+  int64_t end_time = 0;
+  int64_t max_rss_kb = -1;         // -1 = not reported
+  int64_t total_cpu_us = -1;       // user + system CPU time of the step's processes
+  std::string alloc_tres;
+  bool operator==(const AcctStepRecord&) const = default;
+};
+
+// Closes every still-open attempt of `job_id` older than `attempt`: the job row becomes
+// REQUEUED and its open steps CANCELLED (signal 15), both ending at `end_time`.
+struct AcctCloseAttempts {
+  int64_t job_id = 0;
+  int32_t attempt = 0;
+  int64_t end_time = 0;
+};
+
+// What the store returns: jobs ordered by (job_id, attempt), steps by (job_id,
+// attempt, step_id).
+struct AcctData {
+  std::vector<AcctJobRecord> jobs;
+  std::vector<AcctStepRecord> steps;
+};
+
+// Store-side selection: jobs whose id is in job_ids (empty = any) that existed in the
+// window: submitted before `end` (0 = no bound) and not ended before `start`.
+struct AcctWindow {
+  std::set<int64_t> job_ids;
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+}  // namespace sluice::acct

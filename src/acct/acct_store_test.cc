@@ -1,0 +1,163 @@
+// The same cases against both backends: SQLite (a temp file) and PostgreSQL (a real
+// server started by PgTestServer; skipped with the reason when it cannot start).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "acct/acct_store.h"
+#include "acct/pg_test_server.h"
+
+namespace sluice::acct {
+namespace {
+
+class PgEnv : public ::testing::Environment {
+ public:
+  void TearDown() override { server.Stop(); }
+  static PgTestServer server;
+  static Status started;
+  static bool tried;
+};
+PgTestServer PgEnv::server;
+Status PgEnv::started = Status::Ok();
+bool PgEnv::tried = false;
+
+class AcctStoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "sqlite") {
+      dir_ = std::filesystem::temp_directory_path() /
+             ("acct-test-" + std::to_string(getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+      std::filesystem::remove_all(dir_);
+      std::filesystem::create_directories(dir_);
+      cfg_.type = "accounting_storage/sqlite";
+      cfg_.sqlite_path = dir_ + "/acct.db";
+    } else {
+      if (!PgEnv::tried) {
+        PgEnv::tried = true;
+        PgEnv::started = PgEnv::server.Start();
+      }
+      if (!PgEnv::started.ok()) {
+        GTEST_SKIP() << "PostgreSQL test server unavailable: " << PgEnv::started.message();
+      }
+      ASSERT_TRUE(PgEnv::server.Reset().ok());
+      cfg_ = PgEnv::server.Config();
+    }
+    auto s = OpenAcctStore(cfg_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(s).value();
+  }
+  void TearDown() override {
+    store_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  static AcctJobRecord Job(int64_t id, int attempt) {
+    AcctJobRecord j;
+    j.job_id = id;
+    j.attempt = attempt;
+    j.name = "train's \"job\"";  // quoting survives both backends
+    j.uid = 1000;
+    j.user = "alice";
+    j.account = "physics";
+    j.partition = "gpu";
+    j.state = 2;
+    j.submit_time = 1000;
+    j.start_time = 1010;
+    j.nodes = "node[01-02]";
+    j.alloc_tres = "billing=4,cpu=4,gres/gpu=2,mem=4000M,node=2";
+    return j;
+  }
+  std::string dir_;
+  AcctConfig cfg_;
+  std::unique_ptr<AcctStore> store_;
+};
+
+TEST_P(AcctStoreTest, UpsertIsIdempotentAndReadsBack) {
+  AcctJobRecord j = Job(7, 0);
+  ASSERT_TRUE(store_->Apply({j, j}).ok());
+  j.state = 4;
+  j.end_time = 1100;
+  ASSERT_TRUE(store_->Apply({j}).ok());
+  auto d = store_->Query({});
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->jobs.size(), 1u);
+  EXPECT_EQ(d->jobs[0], j);
+}
+
+TEST_P(AcctStoreTest, StepsAreKeyedByAttemptAndStep) {
+  AcctStepRecord b{.job_id = 7, .attempt = 0, .step_id = kBatchStep, .name = "batch",
+                   .nodes = "node01", .nnodes = 1, .ntasks = 1, .alloc_cpus = 2, .state = 2,
+                   .start_time = 1010, .max_rss_kb = 2048, .total_cpu_us = 1500000};
+  AcctStepRecord s0 = b;
+  s0.step_id = 0;
+  s0.name = "python";
+  ASSERT_TRUE(store_->Apply({Job(7, 0), s0, b, b}).ok());
+  auto d = store_->Query({});
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->steps.size(), 2u);
+  EXPECT_EQ(d->steps[0], b);  // batch sorts first
+  EXPECT_EQ(d->steps[1], s0);
+}
+
+TEST_P(AcctStoreTest, CloseAttemptsMarksRequeuedAndCancelsSteps) {
+  AcctStepRecord b{.job_id = 9, .attempt = 0, .step_id = kBatchStep, .name = "batch",
+                   .state = 2, .start_time = 1010};
+  AcctJobRecord next = Job(9, 1);
+  next.state = 1;
+  next.start_time = 0;
+  ASSERT_TRUE(store_->Apply({Job(9, 0), b, next, AcctCloseAttempts{9, 1, 1050}}).ok());
+  // Replaying is harmless.
+  ASSERT_TRUE(store_->Apply({AcctCloseAttempts{9, 1, 1050}}).ok());
+  auto d = store_->Query({});
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->jobs.size(), 2u);
+  EXPECT_EQ(d->jobs[0].state, kStateRequeued);
+  EXPECT_EQ(d->jobs[0].end_time, 1050);
+  EXPECT_EQ(d->jobs[0].start_time, 1010);
+  EXPECT_EQ(d->jobs[1].state, 1);
+  ASSERT_EQ(d->steps.size(), 1u);
+  EXPECT_EQ(d->steps[0].state, 6);
+  EXPECT_EQ(d->steps[0].term_signal, 15);
+  EXPECT_EQ(d->steps[0].end_time, 1050);
+}
+
+TEST_P(AcctStoreTest, WindowAndIdSelection) {
+  AcctJobRecord a = Job(1, 0), b = Job(2, 0), c = Job(3, 0);
+  a.end_time = 1100;                         // ended before the window
+  b.submit_time = 5000;                      // submitted after it
+  c.end_time = 2500;                         // overlaps
+  ASSERT_TRUE(store_->Apply({a, b, c}).ok());
+  auto d = store_->Query({.start = 2000, .end = 3000});
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->jobs.size(), 1u);
+  EXPECT_EQ(d->jobs[0].job_id, 3);
+  d = store_->Query({.job_ids = {1, 2}});
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->jobs.size(), 2u);
+}
+
+TEST_P(AcctStoreTest, SurvivesReopen) {
+  ASSERT_TRUE(store_->Apply({Job(4, 0)}).ok());
+  store_.reset();
+  auto s = OpenAcctStore(cfg_);
+  ASSERT_TRUE(s.ok());
+  auto d = (*s)->Query({});
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->jobs.size(), 1u);
+  EXPECT_EQ(d->jobs[0], Job(4, 0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, AcctStoreTest, ::testing::Values("sqlite", "pgsql"),
+                         [](const auto& info) { return info.param; });
+
+TEST(AcctStoreOpen, UnknownTypeIsAnError) {
+  AcctConfig c;
+  c.type = "accounting_storage/mysql";
+  auto s = OpenAcctStore(c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("accounting_storage/mysql"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::acct

@@ -1,0 +1,51 @@
+// AcctWriter: the controller's path to the accounting store without blocking its owner
+// thread on database I/O. Post() queues ops (never blocks on the database); a writer
+// thread applies them in batches (one transaction per batch) on its own AcctStore and
+// retries after an error (the ops are idempotent upserts, so retries are harmless).
+// Query() serves sacct/sreport on a second AcctStore opened on demand (the caller's
+// thread, serialized by a mutex). Flush() waits until everything posted so far is
+// written (tests, shutdown).
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "acct/acct_store.h"
+
+namespace sluice::acct {
+
+class AcctWriter {
+ public:
+  explicit AcctWriter(AcctConfig config) : config_(std::move(config)) {}
+  ~AcctWriter() { Stop(); }
+  AcctWriter(const AcctWriter&) = delete;
+  AcctWriter& operator=(const AcctWriter&) = delete;
+
+  // Opens the writer's store and starts the thread. A bad type or an unusable SQLite
+  // file is an error; an unreachable PostgreSQL server is not (the thread keeps
+  // retrying, records wait in the queue).
+  Status Start();
+  void Stop();
+  void Post(std::vector<AcctOp> ops);
+  bool Flush(int timeout_ms);
+  Expected<AcctData> Query(const AcctWindow& window);
+
+ private:
+  void Loop();
+  AcctConfig config_;
+  std::unique_ptr<AcctStore> store_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<AcctOp> queue_;
+  uint64_t posted_ = 0, written_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
+  std::mutex query_mu_;
+  std::unique_ptr<AcctStore> query_store_;
+};
+
+}  // namespace sluice::acct

@@ -1,0 +1,103 @@
+// PostgreSQL backend of AcctStore (accounting_storage/pgsql) over libpqxx 6.4. One
+// connection; statements run in a nontransaction with explicit BEGIN/COMMIT from
+// AcctStore::Apply; parameters are quoted by the connection (esc/quote).
+#include <fmt/format.h>
+
+#include <pqxx/pqxx>
+
+#include "acct/acct_store.h"
+
+namespace sluice::acct {
+namespace {
+
+class PgsqlAcctStore final : public AcctStore {
+ public:
+  explicit PgsqlAcctStore(std::unique_ptr<pqxx::connection> conn) : conn_(std::move(conn)) {}
+  Status Init() { return CreateSchema(); }
+
+ protected:
+  Status Exec(const std::string& sql, const Row& params) override {
+    try {
+      pqxx::nontransaction tx(*conn_);
+      tx.exec(Bind(tx, sql, params));
+      return Status::Ok();
+    } catch (const std::exception& e) {
+      return Unavailable(std::string("accounting database (pgsql): ") + e.what());
+    }
+  }
+
+  Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds) override {
+    try {
+      pqxx::nontransaction tx(*conn_);
+      pqxx::result res = tx.exec(sql);
+      std::vector<Row> rows;
+      for (const auto& r : res) {
+        Row row;
+        for (size_t i = 0; i < kinds.size(); ++i) {
+          if (kinds[i] == 'i') {
+            row.emplace_back(r[static_cast<int>(i)].as<int64_t>());
+          } else {
+            row.emplace_back(r[static_cast<int>(i)].as<std::string>());
+          }
+        }
+        rows.push_back(std::move(row));
+      }
+      return rows;
+    } catch (const std::exception& e) {
+      return Unavailable(std::string("accounting database (pgsql): ") + e.what());
+    }
+  }
+
+ private:
+  // Replaces $N (highest first, so $1 never eats $10) by the quoted parameter.
+  static std::string Bind(pqxx::transaction_base& tx, std::string sql, const Row& params) {
+    for (size_t i = params.size(); i > 0; --i) {
+      std::string name = "$" + std::to_string(i);
+      const Row::value_type& v = params[i - 1];
+      std::string lit = std::holds_alternative<int64_t>(v)
+                            ? std::to_string(std::get<int64_t>(v))
+                            : tx.quote(std::get<std::string>(v));
+      for (size_t pos = 0; (pos = sql.find(name, pos)) != std::string::npos;) {
+        sql.replace(pos, name.size(), lit);
+        pos += lit.size();
+      }
+    }
+    return sql;
+  }
+  std::unique_ptr<pqxx::connection> conn_;
+};
+
+std::string ConnString(const AcctConfig& c) {
+  auto q = [](const std::string& v) {
+    std::string out = "'";
+    for (char ch : v) {
+      if (ch == '\'' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    return out + "'";
+  };
+  std::string s;
+  if (!c.host.empty()) s += " host=" + q(c.host);
+  if (c.port > 0) s += fmt::format(" port={}", c.port);
+  if (!c.user.empty()) s += " user=" + q(c.user);
+  if (!c.pass.empty()) s += " password=" + q(c.pass);
+  s += " dbname=" + q(c.db.empty() ? "slurm_acct_db" : c.db);
+  s += " connect_timeout=10";
+  return s;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<AcctStore>> OpenPgsqlAcctStore(const AcctConfig& config) {
+  try {
+    auto conn = std::make_unique<pqxx::connection>(ConnString(config));
+    auto store = std::make_unique<PgsqlAcctStore>(std::move(conn));
+    RETURN_IF_ERROR(store->Init());
+    return std::unique_ptr<AcctStore>(std::move(store));
+  } catch (const std::exception& e) {
+    return Unavailable(std::string("cannot connect to the accounting database (pgsql): ") +
+                       e.what());
+  }
+}
+
+}  // namespace sluice::acct

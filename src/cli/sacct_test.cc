@@ -1,0 +1,242 @@
+// sacct against the reference captures (cli/sacct.txt, states/*.txt) and its options;
+// sreport's arithmetic and output.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "acct/acct_record.h"
+#include "cli/cli_test_util.h"
+#include "cli/sacct.h"
+#include "cli/sreport.h"
+#include "cli/sreport_calc.h"
+
+namespace sluice {
+namespace {
+
+class SacctTest : public ::testing::Test {
+ protected:
+  void SetUp() override { t.clock.Set(Ref(3, 0, 0)); }
+  AcctJob* Job(int64_t id, const char* name, int state, int cpus, int attempt = 0) {
+    AcctJob* j = t.api.acct.add_jobs();
+    j->set_job_id(id);
+    j->set_attempt(attempt);
+    j->set_name(name);
+    j->set_partition("gpu");
+    j->set_account("root");
+    j->set_user("root");
+    j->set_state(state);
+    j->set_alloc_cpus(cpus);
+    j->set_req_cpus(cpus);
+    j->set_submit_time(Ref(2, 26, 0));
+    j->set_start_time(Ref(2, 26, 2));
+    if (state != JOB_RUNNING) j->set_end_time(Ref(2, 26, 3));
+    j->set_nnodes(1);
+    j->set_time_limit_min(-1);
+    return j;
+  }
+  AcctStep* Step(int64_t id, int step, const char* name, int state, int cpus, int attempt = 0) {
+    AcctStep* s = t.api.acct.add_steps();
+    s->set_job_id(id);
+    s->set_attempt(attempt);
+    s->set_step_id(step);
+    s->set_name(name);
+    s->set_state(state);
+    s->set_alloc_cpus(cpus);
+    s->set_start_time(Ref(2, 26, 2));
+    if (state != JOB_RUNNING) s->set_end_time(Ref(2, 26, 3));
+    s->set_max_rss_kb(-1);
+    s->set_total_cpu_us(-1);
+    return s;
+  }
+  int Run(std::vector<std::string> args) { return RunSacct(args, t.env); }
+  TestCli t;
+};
+
+constexpr char kHeader[] =
+    "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
+    "------------ ---------- ---------- ---------- ---------- ---------- -------- \n";
+
+TEST_F(SacctTest, DefaultColumnsMatchReference) {
+  Job(8, "envbatch", JOB_COMPLETED, 4);
+  Step(8, acct::kBatchStep, "batch", JOB_COMPLETED, 2);
+  Step(8, 0, "bash", JOB_COMPLETED, 4);
+  Job(35, "cancelme", JOB_CANCELLED, 1);
+  Step(35, acct::kBatchStep, "batch", JOB_CANCELLED, 1)->set_term_signal(15);
+  Job(31, "exit3", JOB_FAILED, 1)->set_exit_code(3);
+  Step(31, acct::kBatchStep, "batch", JOB_FAILED, 1)->set_exit_code(3);
+  EXPECT_EQ(Run({}), 0);
+  EXPECT_EQ(t.out.str(), std::string(kHeader) +
+                             "8              envbatch        gpu       root          4  COMPLETED      0:0 \n"
+                             "8.batch           batch                  root          2  COMPLETED      0:0 \n"
+                             "8.0                bash                  root          4  COMPLETED      0:0 \n"
+                             "35             cancelme        gpu       root          1 CANCELLED+      0:0 \n"
+                             "35.batch          batch                  root          1  CANCELLED     0:15 \n"
+                             "31                exit3        gpu       root          1     FAILED      3:0 \n"
+                             "31.batch          batch                  root          1     FAILED      3:0 \n");
+  EXPECT_EQ(t.err.str(), "");
+}
+
+TEST_F(SacctTest, ParsableFormatAndDuplicates) {
+  Job(4, "requeue", acct::kStateRequeued, 1, 0)->set_end_time(Ref(2, 26, 2));
+  Step(4, acct::kBatchStep, "batch", JOB_CANCELLED, 1, 0)->set_term_signal(15);
+  Job(4, "requeue", JOB_RUNNING, 1, 1);
+  Step(4, acct::kBatchStep, "batch", JOB_RUNNING, 1, 1);
+  EXPECT_EQ(Run({"-D", "--parsable2", "-o", "JobID,State,ExitCode,End", "-j", "4"}), 0);
+  EXPECT_EQ(t.out.str(),
+            "JobID|State|ExitCode|End\n"
+            "4|REQUEUED|0:0|2026-11-30T02:26:02\n"
+            "4.batch|CANCELLED|0:15|2026-11-30T02:26:03\n"
+            "4|RUNNING|0:0|Unknown\n"
+            "4.batch|RUNNING|0:0|Unknown\n");
+  t.out.str("");
+  EXPECT_EQ(Run({"-p", "-n", "-o", "jobid,state", "-j", "4"}), 0);  // latest attempt only
+  EXPECT_EQ(t.out.str(), "4|RUNNING|\n4.batch|RUNNING|\n");
+  ASSERT_FALSE(t.api.acct_requests.empty());
+  EXPECT_EQ(t.api.acct_requests.back().start(), 0);  // -j: from the epoch
+}
+
+TEST_F(SacctTest, CancelledByUidAndTimelimitLikeReference) {
+  Job(36, "cancelpend", JOB_CANCELLED, 1)->set_start_time(0);
+  EXPECT_EQ(Run({"--parsable2", "-o", "JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,Timelimit",
+                 "-j", "36"}),
+            0);
+  EXPECT_EQ(t.out.str(),
+            "JobID|JobName|State|ExitCode|DerivedExitCode|Elapsed|Timelimit\n"
+            "36|cancelpend|CANCELLED by 0|0:0|0:0|00:00:00|UNLIMITED\n");
+}
+
+TEST_F(SacctTest, AllocationsStepSelectionAndWidths) {
+  Job(8, "envbatch", JOB_COMPLETED, 4);
+  Step(8, acct::kBatchStep, "batch", JOB_COMPLETED, 2);
+  Step(8, 0, "bash", JOB_COMPLETED, 4)->set_max_rss_kb(2048);
+  EXPECT_EQ(Run({"-X", "-P", "-o", "JobID", "-j", "8"}), 0);
+  EXPECT_EQ(t.out.str(), "JobID\n8\n");
+  t.out.str("");
+  EXPECT_EQ(Run({"-P", "-n", "-o", "JobID,MaxRSS", "-j", "8.0"}), 0);
+  EXPECT_EQ(t.out.str(), "8.0|2048K\n");
+  t.out.str("");
+  EXPECT_EQ(Run({"-n", "-X", "-o", "JobID%4,JobName%20", "-j", "8"}), 0);
+  EXPECT_EQ(t.out.str(), "8                envbatch \n");
+}
+
+TEST_F(SacctTest, FiltersUserAccountState) {
+  Job(1, "a", JOB_COMPLETED, 1);
+  AcctJob* b = Job(2, "b", JOB_FAILED, 1);
+  b->set_uid(1000);
+  b->set_user("alice");
+  b->set_account("physics");
+  EXPECT_EQ(Run({"-X", "-P", "-n", "-o", "JobID", "-s", "f"}), 0);
+  EXPECT_EQ(t.out.str(), "2\n");
+  t.out.str("");
+  EXPECT_EQ(Run({"-X", "-P", "-n", "-o", "JobID", "-A", "root"}), 0);
+  EXPECT_EQ(t.out.str(), "1\n");
+  t.out.str("");
+  EXPECT_EQ(Run({"-X", "-P", "-n", "-o", "JobID", "-u", "alice"}), 0);
+  EXPECT_EQ(t.out.str(), "2\n");
+  t.out.str("");
+  t.env.uid = 1000;  // a normal user sees only their own jobs without -a
+  EXPECT_EQ(Run({"-X", "-P", "-n", "-o", "JobID"}), 0);
+  EXPECT_EQ(t.out.str(), "2\n");
+  t.out.str("");
+  EXPECT_EQ(Run({"-X", "-P", "-n", "-o", "JobID", "-a"}), 0);
+  EXPECT_EQ(t.out.str(), "1\n2\n");
+}
+
+TEST_F(SacctTest, DefaultWindowIsToday) {
+  EXPECT_EQ(Run({}), 0);
+  ASSERT_EQ(t.api.acct_requests.size(), 1u);
+  EXPECT_EQ(t.api.acct_requests[0].start(), kRefDay);
+  EXPECT_EQ(Run({"-S", "2026-11-29T10:00", "-E", "now"}), 0);
+  EXPECT_EQ(t.api.acct_requests[1].start(), kRefDay - 14 * 3600);
+  EXPECT_EQ(t.api.acct_requests[1].end(), Ref(3, 0, 0));
+}
+
+TEST_F(SacctTest, JsonParses) {
+  Job(8, "envbatch", JOB_COMPLETED, 4);
+  Step(8, acct::kBatchStep, "batch", JOB_COMPLETED, 2);
+  EXPECT_EQ(Run({"--json", "-j", "8"}), 0);
+  auto j = nlohmann::json::parse(t.out.str());
+  ASSERT_EQ(j["jobs"].size(), 1u);
+  EXPECT_EQ(j["jobs"][0]["job_id"], 8);
+  EXPECT_EQ(j["jobs"][0]["name"], "envbatch");
+  EXPECT_EQ(j["jobs"][0]["state"]["current"], "COMPLETED");
+  EXPECT_EQ(j["jobs"][0]["exit_code"]["return_code"], 0);
+  EXPECT_EQ(j["jobs"][0]["steps"][0]["step"]["id"], "batch");
+}
+
+TEST_F(SacctTest, BadInputIsAnError) {
+  EXPECT_EQ(Run({"-o", "JobID,Bogus"}), 1);
+  EXPECT_EQ(t.err.str(), "sacct: error: Invalid field requested: \"Bogus\"\n");
+  t.err.str("");
+  EXPECT_EQ(Run({"-s", "nope"}), 1);
+  EXPECT_EQ(t.err.str(), "sacct: error: Invalid state: NOPE\n");
+  t.err.str("");
+  EXPECT_EQ(Run({"-S", "yesterdayish"}), 1);
+  EXPECT_NE(t.err.str().find("Invalid time specification"), std::string::npos);
+  t.err.str("");
+  EXPECT_EQ(Run({"-j", "abc"}), 1);
+  t.err.str("");
+  EXPECT_EQ(Run({"--bogus"}), 1);
+  EXPECT_NE(t.err.str().find("unrecognized option '--bogus'"), std::string::npos);
+  t.err.str("");
+  t.api.fail = FailedPrecondition("Slurm accounting storage is disabled");
+  EXPECT_EQ(Run({}), 1);
+  EXPECT_EQ(t.err.str(), "sacct: error: Slurm accounting storage is disabled\n");
+}
+
+TEST(SreportCalc, UtilizationAndTopUsers) {
+  std::vector<AcctJob> jobs(3);
+  jobs[0].set_user("alice");
+  jobs[0].set_account("a");
+  jobs[0].set_alloc_cpus(4);
+  jobs[0].set_alloc_gpus(2);
+  jobs[0].set_start_time(100);
+  jobs[0].set_end_time(400);   // 300 s, all inside
+  jobs[1].set_user("bob");
+  jobs[1].set_account("b");
+  jobs[1].set_alloc_cpus(1);
+  jobs[1].set_start_time(50);  // 50 s before the window: only 100 s count
+  jobs[1].set_end_time(200);
+  jobs[2].set_user("carol");   // never started
+  Utilization u = ClusterUtilization(jobs, 16, "cpu", 100, 1100, 2000);
+  EXPECT_EQ(u.allocated, 4 * 300 + 100);
+  EXPECT_EQ(u.reported, 16 * 1000);
+  EXPECT_EQ(u.idle, u.reported - u.allocated);
+  Utilization g = ClusterUtilization(jobs, 8, "gres/gpu", 100, 1100, 2000);
+  EXPECT_EQ(g.allocated, 600);
+  auto top = TopUsers(jobs, "cpu", 100, 1100, 2000, 10);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].user, "alice");
+  EXPECT_EQ(top[0].used, 1200);
+  EXPECT_EQ(top[1].user, "bob");
+  // A running attempt counts until now.
+  jobs[0].set_end_time(0);
+  EXPECT_EQ(ClusterUtilization(jobs, 16, "cpu", 100, 1100, 600).allocated, 4 * 500 + 100);
+}
+
+TEST_F(SacctTest, SreportGpuHoursParsable) {
+  AcctJob* j = Job(5, "train", JOB_COMPLETED, 4);
+  j->set_alloc_gpus(2);
+  j->set_start_time(kRefDay - 86400 + 3600);
+  j->set_end_time(kRefDay - 86400 + 3 * 3600);   // 2 h x 2 GPUs = 4 GPU-hours
+  NodeInfo* n = t.api.nodes.add_nodes();
+  n->set_cpus(16);
+  for (int i = 0; i < 8; ++i) n->add_gpus()->set_index(i);
+  t.api.config.add_keys("ClusterName");
+  t.api.config.add_values("anchor");
+  EXPECT_EQ(RunSreport({"-P", "-n", "-t", "hours", "--tres=gres/gpu", "cluster", "utilization"}, t.env), 0);
+  EXPECT_EQ(t.out.str(), "anchor|gres/gpu|4|0|0|188|0|192\n");
+  t.out.str("");
+  EXPECT_EQ(RunSreport({"-P", "-n", "-t", "hours", "--tres=gres/gpu", "user", "top"}, t.env), 0);
+  EXPECT_EQ(t.out.str(), "anchor|gres/gpu|root|root|root|4|0\n");
+  t.out.str("");
+  EXPECT_EQ(RunSreport({"cluster", "utilization"}, t.env), 0);
+  EXPECT_NE(t.out.str().find("Cluster Utilization 2026-11-29T00:00:00 - 2026-11-29T23:59:59"),
+            std::string::npos);
+  EXPECT_NE(t.out.str().find("Usage reported in CPU Minutes"), std::string::npos);
+  EXPECT_EQ(RunSreport({"cluster", "bogus"}, t.env), 1);
+  EXPECT_EQ(RunSreport({"-t", "fortnights", "cluster", "utilization"}, t.env), 1);
+}
+
+}  // namespace
+}  // namespace sluice

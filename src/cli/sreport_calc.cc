@@ -1,0 +1,49 @@
+#include "cli/sreport_calc.h"
+
+#include <algorithm>
+#include <map>
+
+namespace sluice {
+
+int64_t Overlap(int64_t a, int64_t b, int64_t start, int64_t end, int64_t now) {
+  if (a <= 0) return 0;
+  if (b <= 0) b = now;
+  int64_t lo = std::max(a, start), hi = std::min(b, end);
+  return hi > lo ? hi - lo : 0;
+}
+
+int64_t TresCount(const AcctJob& j, const std::string& tres) {
+  if (tres == "gres/gpu") return j.alloc_gpus();
+  if (tres == "node") return j.nnodes();
+  return j.alloc_cpus();
+}
+
+Utilization ClusterUtilization(const std::vector<AcctJob>& jobs, int64_t capacity,
+                               const std::string& tres, int64_t start, int64_t end, int64_t now) {
+  Utilization u;
+  for (const AcctJob& j : jobs) {
+    u.allocated += TresCount(j, tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
+  }
+  u.reported = capacity * std::max<int64_t>(0, std::min(end, std::max(now, start)) - start);
+  if (u.allocated > u.reported) u.reported = u.allocated;
+  u.idle = std::max<int64_t>(0, u.reported - u.allocated - u.down - u.reserved);
+  return u;
+}
+
+std::vector<UserUsage> TopUsers(const std::vector<AcctJob>& jobs, const std::string& tres,
+                                int64_t start, int64_t end, int64_t now, size_t top) {
+  std::map<std::pair<std::string, std::string>, int64_t> used;
+  for (const AcctJob& j : jobs) {
+    int64_t v = TresCount(j, tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
+    if (v > 0) used[{j.user(), j.account()}] += v;
+  }
+  std::vector<UserUsage> out;
+  for (const auto& [k, v] : used) out.push_back({k.first, k.second, v});
+  std::sort(out.begin(), out.end(), [](const UserUsage& a, const UserUsage& b) {
+    return a.used != b.used ? a.used > b.used : a.user < b.user;
+  });
+  if (out.size() > top) out.resize(top);
+  return out;
+}
+
+}  // namespace sluice

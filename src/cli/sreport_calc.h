@@ -1,0 +1,42 @@
+// sreport's arithmetic (pure): usage of accounting records inside a time window.
+//   ClusterUtilization: Allocated = sum over job attempts of TRES count x seconds of
+//   their run inside [start, end); Reported = cluster capacity (sum of the nodes' CPUs
+//   or GPUs) x window length; Down and Reserved are 0 (node down history and
+//   reservations are not recorded yet); Idle = Reported - Allocated - Down - Reserved
+//   (never negative). TRES: "cpu" (default) or "gres/gpu" (GPU-seconds).
+//   TopUsers: (user, account) usage in TRES-seconds, most first, ties by user name.
+// Still-running attempts count until `now`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "client.pb.h"
+
+namespace sluice {
+
+struct Utilization {
+  int64_t allocated = 0;   // TRES-seconds
+  int64_t down = 0;
+  int64_t planned_down = 0;
+  int64_t idle = 0;
+  int64_t reserved = 0;
+  int64_t reported = 0;
+};
+
+struct UserUsage {
+  std::string user;
+  std::string account;
+  int64_t used = 0;        // TRES-seconds
+};
+
+// Seconds of [a, b) inside [start, end) (b <= 0 means still running: `now`).
+int64_t Overlap(int64_t a, int64_t b, int64_t start, int64_t end, int64_t now);
+int64_t TresCount(const AcctJob& j, const std::string& tres);
+Utilization ClusterUtilization(const std::vector<AcctJob>& jobs, int64_t capacity,
+                               const std::string& tres, int64_t start, int64_t end, int64_t now);
+std::vector<UserUsage> TopUsers(const std::vector<AcctJob>& jobs, const std::string& tres,
+                                int64_t start, int64_t end, int64_t now, size_t top);
+
+}  // namespace sluice

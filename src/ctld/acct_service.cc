@@ -1,0 +1,39 @@
+// ClientService::AcctJobs (see client_service.h).
+#include "acct/acct_merge.h"
+#include "acct/job_records.h"
+#include "ctld/client_service.h"
+#include "ctld/controller.h"
+#include "ctld/grpc_status.h"
+#include "rpc/credential.h"
+
+namespace sluice::ctld {
+
+grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsRequest* req,
+                                     AcctJobsReply* reply) {
+  auto caller = Authenticate(ctx);
+  if (!caller.ok()) return ToGrpc(caller.status());
+  if (!acct_) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "Slurm accounting storage is disabled");
+  }
+  acct::AcctWindow window;
+  window.job_ids.insert(req->job_ids().begin(), req->job_ids().end());
+  window.start = req->start();
+  window.end = req->end();
+  // History first, then the live view: a job that ends in between shows its end.
+  auto stored = acct_->Query(window);
+  if (!stored.ok()) return ToGrpc(stored.status());
+  Expected<AcctJobsReply> live = loop_->Call<AcctJobsReply>(
+      std::function<Expected<AcctJobsReply>(Controller*)>(
+          [&](Controller* c) -> Expected<AcctJobsReply> { return c->AcctLive(*req); }));
+  if (!live.ok()) return ToGrpc(live.status());
+  acct::AcctData l;
+  for (const auto& j : live->jobs()) l.jobs.push_back(acct::FromProto(j));
+  for (const auto& s : live->steps()) l.steps.push_back(acct::FromProto(s));
+  acct::AcctData merged = acct::MergeLive(std::move(stored).value(), l);
+  for (const auto& j : merged.jobs) *reply->add_jobs() = acct::ToProto(j);
+  for (const auto& s : merged.steps) *reply->add_steps() = acct::ToProto(s);
+  return grpc::Status::OK;
+}
+
+}  // namespace sluice::ctld
