@@ -1,4 +1,6 @@
 // ClientService::AcctJobs (see client_service.h).
+#include <set>
+
 #include "acct/acct_merge.h"
 #include "acct/job_records.h"
 #include "ctld/client_service.h"
@@ -23,16 +25,27 @@ grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsReq
   // History first, then the live view: a job that ends in between shows its end.
   auto stored = acct_->Query(window);
   if (!stored.ok()) return ToGrpc(stored.status());
+  bool hide_others = false;  // PrivateData=jobs for a non-admin caller
   Expected<AcctJobsReply> live = loop_->Call<AcctJobsReply>(
       std::function<Expected<AcctJobsReply>(Controller*)>(
-          [&](Controller* c) -> Expected<AcctJobsReply> { return c->AcctLive(*req); }));
+          [&](Controller* c) -> Expected<AcctJobsReply> {
+            hide_others = c->HidesOthersJobs(*caller);
+            return c->AcctLive(*req);
+          }));
   if (!live.ok()) return ToGrpc(live.status());
   acct::AcctData l;
   for (const auto& j : live->jobs()) l.jobs.push_back(acct::FromProto(j));
   for (const auto& s : live->steps()) l.steps.push_back(acct::FromProto(s));
   acct::AcctData merged = acct::MergeLive(std::move(stored).value(), l);
-  for (const auto& j : merged.jobs) *reply->add_jobs() = acct::ToProto(j);
-  for (const auto& s : merged.steps) *reply->add_steps() = acct::ToProto(s);
+  std::set<int64_t> shown;
+  for (const auto& j : merged.jobs) {
+    if (hide_others && j.uid != caller->uid) continue;
+    shown.insert(j.job_id);
+    *reply->add_jobs() = acct::ToProto(j);
+  }
+  for (const auto& s : merged.steps) {
+    if (shown.count(s.job_id)) *reply->add_steps() = acct::ToProto(s);
+  }
   return grpc::Status::OK;
 }
 

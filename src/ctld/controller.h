@@ -311,6 +311,7 @@ class Controller {
   // Remove from a listing what PrivateData hides from a non-admin `c`. A job listing
   // asked `by_id` that ends up empty is NotFound ("Invalid job id specified").
   Status HidePrivate(const Caller& c, bool by_id, GetJobsReply* r) const;
+  bool HidesOthersJobs(const Caller& c) const;  // PrivateData=jobs and not an admin
   void HidePrivate(const Caller& c, GetStepsReply* r) const;
   void HidePrivate(const Caller& c, GetPrioritiesReply* r) const;
   void HidePrivate(const Caller& c, GetSharesReply* r) const;

@@ -61,6 +61,10 @@ Status Controller::HidePrivate(const Caller& c, bool by_id, GetJobsReply* r) con
   return Status::Ok();
 }
 
+bool Controller::HidesOthersJobs(const Caller& c) const {
+  return !IsAdmin(c) && PrivateDataOf(config_).jobs;
+}
+
 void Controller::HidePrivate(const Caller& c, GetStepsReply* r) const {
   if (IsAdmin(c) || !PrivateDataOf(config_).jobs) return;
   KeepIf(r->mutable_steps(), [&](const StepInfo& s) { return s.uid() == c.uid; });

@@ -185,6 +185,13 @@ TEST_F(IdentityPrivateData, UsersSeeOnlyTheirOwnJobs) {
   auto b_one = As(b_, {"scontrol", "show", "job", sid}, "/tmp");
   EXPECT_EQ(b_one.exit_code, 1);
   EXPECT_EQ(b_one.err, "slurm_load_jobs error: Invalid job id specified\n");
+  // sacct too: B asking for everyone, or for A's job by id, gets nothing; A and root see it.
+  auto b_acct = As(b_, {"sacct", "-a", "-n", "-X", "-o", "JobID", "-j", sid}, "/tmp");
+  EXPECT_EQ(b_acct.exit_code, 0) << b_acct.err;
+  EXPECT_EQ(b_acct.out, "");
+  auto a_acct = As(a_, {"sacct", "-n", "-X", "-P", "-o", "JobID", "-j", sid}, a_dir_);
+  EXPECT_EQ(a_acct.out, sid + "\n") << a_acct.err;
+  EXPECT_EQ(Run({"sacct", "-a", "-n", "-X", "-P", "-o", "JobID", "-j", sid}).out, sid + "\n");
   EXPECT_EQ(Run({"scancel", sid}).exit_code, 0);
 }
 
