@@ -307,17 +307,18 @@ class Controller {
   EnforceFlags enforce_;
   int64_t usage_saved_ms_ = -1;
   std::map<AssocKey, std::pair<double, double>> tres_min_;  // decayed cpu / gpu minutes
+
+ public:
   // ---- PrivateData (private_data_ops.cc, private_data.h) ----
   // Remove from a listing what PrivateData hides from a non-admin `c`. A job listing
   // asked `by_id` that ends up empty is NotFound ("Invalid job id specified").
   Status HidePrivate(const Caller& c, bool by_id, GetJobsReply* r) const;
-  bool HidesOthersJobs(const Caller& c) const;  // PrivateData=jobs and not an admin
   void HidePrivate(const Caller& c, GetStepsReply* r) const;
   void HidePrivate(const Caller& c, GetPrioritiesReply* r) const;
   void HidePrivate(const Caller& c, GetSharesReply* r) const;
   void HidePrivate(const Caller& c, ReservationReply* r) const;
+  bool HidesOthersJobs(const Caller& c) const;  // PrivateData=jobs and not an admin
 
- public:
   // ---- preemption (preempt_ops.cc) ----
   // QOS preemption rules by QOS name (PreemptType=preempt/qos: which QOS each may preempt,
   // its victims' mode and grace time). The single wiring point for QOS objects.
