@@ -11,7 +11,15 @@ AcctData MergeLive(AcctData stored, const AcctData& live) {
   for (auto& j : stored.jobs) jobs[{j.job_id, j.attempt}] = std::move(j);
   for (auto& s : stored.steps) steps[{s.job_id, s.attempt, s.step_id}] = std::move(s);
   for (const auto& j : live.jobs) jobs[{j.job_id, j.attempt}] = j;
-  for (const auto& s : live.steps) steps[{s.job_id, s.attempt, s.step_id}] = s;
+  for (const auto& s : live.steps) {
+    AcctStepRecord& slot = steps[{s.job_id, s.attempt, s.step_id}];
+    // The store may already hold usage the controller no longer keeps in memory.
+    int64_t rss = s.max_rss_kb >= 0 ? s.max_rss_kb : slot.max_rss_kb;
+    int64_t cpu = s.total_cpu_us >= 0 ? s.total_cpu_us : slot.total_cpu_us;
+    slot = s;
+    slot.max_rss_kb = rss;
+    slot.total_cpu_us = cpu;
+  }
   AcctData out;
   for (auto& [k, j] : jobs) out.jobs.push_back(std::move(j));
   for (auto& [k, s] : steps) {

@@ -86,6 +86,21 @@ TEST(MergeLive, LiveRowsReplaceStoredOnes) {
   EXPECT_EQ(m.steps[0].step_id, kBatchStep);
 }
 
+TEST(MergeLive, StoredUsageSurvivesALiveStepThatNoLongerKnowsIt) {
+  AcctData stored, live;
+  stored.jobs = {{.job_id = 1, .attempt = 0, .state = 4}};
+  stored.steps = {{.job_id = 1, .attempt = 0, .step_id = kBatchStep, .state = 4, .max_rss_kb = 95000,
+                   .total_cpu_us = 300000}};
+  live.jobs = stored.jobs;
+  live.steps = {{.job_id = 1, .attempt = 0, .step_id = kBatchStep, .state = 4}};  // usage -1
+  AcctData m = MergeLive(stored, live);
+  ASSERT_EQ(m.steps.size(), 1u);
+  EXPECT_EQ(m.steps[0].max_rss_kb, 95000);
+  EXPECT_EQ(m.steps[0].total_cpu_us, 300000);
+  live.steps[0].max_rss_kb = 7;  // a live value wins
+  EXPECT_EQ(MergeLive(stored, live).steps[0].max_rss_kb, 7);
+}
+
 TEST(AcctWriter, PostedOpsAreWrittenAndQueryable) {
   std::string dir = std::filesystem::temp_directory_path() / ("acct-writer-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

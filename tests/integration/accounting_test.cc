@@ -56,6 +56,11 @@ TEST_F(Accounting, LiveStatesExitCodesStepsAndJson) {
   ASSERT_GE(rss.size(), 3u) << rss;
   EXPECT_EQ(rss.substr(rss.size() - 2), "K\n") << rss;
   EXPECT_GE(std::stoll(rss), 60 * 1024) << rss;
+  // The batch step's own usage (the shell and srun) from its supervisor.
+  std::string batch = Sacct({"-j", s + ".batch", "-o", "MaxRSS,TotalCPU"});
+  ASSERT_NE(batch.find("K|"), std::string::npos) << batch;
+  EXPECT_GE(std::stoll(batch), 1000) << batch;
+  EXPECT_NE(batch.substr(batch.find('|') + 1), "\n") << batch;
 
   int64_t bad = Submit({"-o", "/dev/null", "--wrap", "exit 3"});
   EXPECT_EQ(WaitDone(bad), "FAILED");
