@@ -1,6 +1,7 @@
 #include "ctld/validate.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "common/hostlist.h"
 #include "common/signal_spec.h"
@@ -40,6 +41,11 @@ Status CheckTimeLimit(const PartitionConfig& part, JobInfo* job) {
   return Status::Ok();
 }
 
+// Bounds on request numbers, so no product below overflows: no node has a million CPUs
+// or GPUs, no job a million nodes or tasks per node, no node 2^40 MB of memory.
+constexpr int64_t kMaxCount = int64_t{1} << 20;
+constexpr int64_t kMaxMemMb = int64_t{1} << 40;
+
 struct Shape {
   int nodes = 1;
   int tasks = 1;
@@ -61,6 +67,10 @@ Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
       spec.cpus_per_task() < 0) {
     return InvalidArgument(kMsgNodeCount);
   }
+  if (spec.min_nodes() > kMaxCount || spec.ntasks() > kMaxCount ||
+      spec.ntasks_per_node() > kMaxCount || spec.cpus_per_task() > kMaxCount) {
+    return InvalidArgument(kMsgNodeConfig);
+  }
   int cpt = std::max(1, spec.cpus_per_task());
   Shape s;
   s.nodes = spec.min_nodes();
@@ -75,15 +85,16 @@ Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
   }
   s.nodes = std::max<int>(s.nodes, static_cast<int>(nodelist_size));
   if (part.max_nodes > 0 && s.nodes > part.max_nodes) return InvalidArgument(kMsgNodeConfig);
-  if (spec.ntasks() > 0) {
-    s.tasks = spec.ntasks();
-  } else {
-    s.tasks = spec.ntasks_per_node() > 0 ? s.nodes * spec.ntasks_per_node() : s.nodes;
-  }
+  int64_t tasks = spec.ntasks() > 0 ? spec.ntasks()
+                                    : int64_t{s.nodes} * std::max(1, spec.ntasks_per_node());
+  if (tasks > kMaxCount) return InvalidArgument(kMsgNodeConfig);
+  s.tasks = static_cast<int>(tasks);
   s.tasks_per_node = spec.ntasks_per_node() > 0
                          ? spec.ntasks_per_node()
                          : std::max(1, static_cast<int>(CeilDiv(s.tasks, s.nodes)));
-  s.cpus_per_node = s.tasks_per_node * cpt;
+  int64_t cpus = int64_t{s.tasks_per_node} * cpt;
+  if (cpus > kMaxCount) return InvalidArgument(kMsgNodeConfig);
+  s.cpus_per_node = static_cast<int>(cpus);
   return s;
 }
 
@@ -91,13 +102,17 @@ Status ComputeGpus(const JobSpec& spec, const Shape& shape, JobInfo* job) {
   int64_t per_node = 0;
   std::string type = spec.gpu_type();
   for (const auto& g : spec.gres_per_node()) {
-    if (g.name() != "gpu" || g.count() < 0) return InvalidArgument(kMsgBadGres);
+    if (g.name() != "gpu" || g.count() < 0 || g.count() > kMaxCount) return InvalidArgument(kMsgBadGres);
     per_node += g.count();
     if (type.empty()) type = g.type();
   }
-  if (spec.gpus_total() < 0 || spec.gpus_per_task() < 0) return InvalidArgument(kMsgBadGres);
+  if (spec.gpus_total() < 0 || spec.gpus_per_task() < 0 || spec.gpus_total() > kMaxCount ||
+      spec.gpus_per_task() > kMaxCount) {
+    return InvalidArgument(kMsgBadGres);
+  }
   if (spec.gpus_total() > 0) per_node = CeilDiv(spec.gpus_total(), shape.nodes);
   if (spec.gpus_per_task() > 0) per_node = spec.gpus_per_task() * shape.tasks_per_node;
+  if (per_node > kMaxCount) return InvalidArgument(kMsgBadGres);
   job->set_gpus_per_node(static_cast<int32_t>(per_node));
   job->set_gpu_type(type);
   return Status::Ok();
@@ -106,7 +121,9 @@ Status ComputeGpus(const JobSpec& spec, const Shape& shape, JobInfo* job) {
 Status ComputeMemory(const Config& config, const PartitionConfig& part, const Shape& shape,
                      JobInfo* job) {
   const JobSpec& spec = job->spec();
-  if (spec.mem_per_node_mb() < 0 || spec.mem_per_cpu_mb() < 0 || spec.mem_per_gpu_mb() < 0) {
+  if (spec.mem_per_node_mb() < 0 || spec.mem_per_cpu_mb() < 0 || spec.mem_per_gpu_mb() < 0 ||
+      spec.mem_per_node_mb() > kMaxMemMb || spec.mem_per_cpu_mb() > kMaxMemMb ||
+      spec.mem_per_gpu_mb() > kMaxMemMb) {
     return InvalidArgument(kMsgMemory);
   }
   int64_t mem = 0;
@@ -183,8 +200,10 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
   if (spec->cpus_per_gpu() > 0) {  // --cpus-per-gpu: CPUs follow the GPUs on each node
     if (spec->cpus_per_task() > 0) return InvalidArgument(kMsgCpusPerGpu);
     const int64_t cpus = int64_t{job->gpus_per_node()} * spec->cpus_per_gpu();
-    shape.cpus_per_node = static_cast<int>(std::min<int64_t>(std::max<int64_t>(shape.cpus_per_node, cpus), INT32_MAX));
+    if (cpus > kMaxCount) return InvalidArgument(kMsgNodeConfig);
+    shape.cpus_per_node = static_cast<int>(std::max<int64_t>(shape.cpus_per_node, cpus));
   }
+  if (int64_t{shape.cpus_per_node} * shape.nodes > INT32_MAX) return InvalidArgument(kMsgNodeConfig);
   RETURN_IF_ERROR(ComputeMemory(config, *part, shape, job));
   if (spec->name().empty()) spec->set_name("sbatch");
   if (spec->work_dir().empty()) spec->set_work_dir("/");
