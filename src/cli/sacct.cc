@@ -10,6 +10,7 @@
 #include "acct/acct_record.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
+#include "common/text_util.h"
 #include "cli/sacct_format.h"
 
 namespace sluice {
@@ -161,6 +162,12 @@ Status Apply(const ParsedOption& o, Options* s) {
   return Status::Ok();
 }
 
+constexpr char kUsage[] =
+    "Usage: sacct [-a|--allusers] [-A accounts] [-D] [-E endtime] [-S starttime]\n"
+    "             [-j jobs] [-n] [-o format] [-p|-P] [-s states] [-u users] [-X] [--json]\n";
+
+}  // namespace
+
 int64_t LocalMidnight(int64_t now) {
   time_t t = now;
   struct tm tm;
@@ -170,16 +177,9 @@ int64_t LocalMidnight(int64_t now) {
   return mktime(&tm);
 }
 
-constexpr char kUsage[] =
-    "Usage: sacct [-a|--allusers] [-A accounts] [-D] [-E endtime] [-S starttime]\n"
-    "             [-j jobs] [-n] [-o format] [-p|-P] [-s states] [-u users] [-X] [--json]\n";
-
-}  // namespace
-
 Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
   auto bad = [&]() { return InvalidArgument(fmt::format("Invalid time specification (pos=0): {}", in)); };
-  std::string s = in;
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string s = ToLower(in);
   if (s.empty()) return bad();
   if (s == "now") return now;
   if (s == "today" || s == "midnight") return LocalMidnight(now);

@@ -24,5 +24,7 @@ int RunSacct(const std::vector<std::string>& args, CliEnv& env);
 
 // Slurm time specifications for -S/-E relative to `now` (local time).
 Expected<int64_t> ParseSacctTime(const std::string& s, int64_t now);
+// 00:00 local time of the day of `now` (sacct's and sreport's default start/end).
+int64_t LocalMidnight(int64_t now);
 
 }  // namespace sluice

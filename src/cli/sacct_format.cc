@@ -35,11 +35,6 @@ constexpr FieldDef kFields[] = {
     {"AllocNodes", 10, true}, {"ReqNodes", 8, true},    {"Cluster", 10, true},
 };
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string StepIdText(int id) {
   if (id == acct::kBatchStep) return "batch";
   if (id == acct::kExternStep) return "extern";
@@ -137,7 +132,7 @@ Expected<std::vector<SacctField>> ParseSacctFormat(const std::string& spec) {
     }
     const FieldDef* def = nullptr;
     for (const auto& f : kFields) {
-      if (Lower(f.name) == Lower(name)) def = &f;
+      if (ToLower(f.name) == ToLower(name)) def = &f;
     }
     if (!def) return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", name));
     out.push_back({def->name, width > 0 ? width : def->width, def->right});

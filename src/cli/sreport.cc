@@ -41,20 +41,6 @@ int Fail(CliEnv& env, const std::string& msg) {
   return 1;
 }
 
-int64_t Midnight(int64_t now) {
-  time_t t = now;
-  struct tm tm;
-  localtime_r(&t, &tm);
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  tm.tm_isdst = -1;
-  return mktime(&tm);
-}
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 struct Report {
   std::string unit = "minutes";  // minutes, hours, seconds, percent
   std::string tres = "cpu";
@@ -120,7 +106,7 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
   for (const ParsedOption& o : parsed->options) {
     switch (o.id) {
       case kTime: {
-        std::string u = Lower(o.value);
+        std::string u = ToLower(o.value);
         if (u == "m" || u == "min" || u == "minutes") r.unit = "minutes";
         else if (u == "h" || u == "hour" || u == "hours") r.unit = "hours";
         else if (u == "s" || u == "sec" || u == "secs" || u == "seconds") r.unit = "seconds";
@@ -129,7 +115,7 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
         break;
       }
       case kTres: {
-        std::string t = Lower(o.value);
+        std::string t = ToLower(o.value);
         if (t != "cpu" && t != "gres/gpu" && t != "node") return Fail(env, "Invalid TRES: " + o.value);
         r.tres = t;
         r.tres_given = true;
@@ -147,16 +133,16 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
   }
   const auto& pos = parsed->positionals;
   if (pos.size() < 2) return Fail(env, "Specify a report: cluster utilization | user top");
-  std::string kind = Lower(pos[0]) + " " + Lower(pos[1]);
+  std::string kind = ToLower(pos[0]) + " " + ToLower(pos[1]);
   bool util = kind == "cluster utilization";
   bool top = kind == "user top" || kind == "user topusage";
   if (!util && !top) return Fail(env, "Not valid report: " + pos[0] + " " + pos[1]);
   int64_t now = env.clock->Now();
-  int64_t end = Midnight(now), start = end - 86400;
+  int64_t end = LocalMidnight(now), start = end - 86400;
   size_t top_count = 10;
   for (size_t i = 2; i < pos.size(); ++i) {
     size_t eq = pos[i].find('=');
-    std::string k = Lower(pos[i].substr(0, eq));
+    std::string k = ToLower(pos[i].substr(0, eq));
     std::string v = eq == std::string::npos ? "" : pos[i].substr(eq + 1);
     if (eq == std::string::npos || v.empty()) return Fail(env, "Unknown condition: " + pos[i]);
     if (k == "start" || k == "end") {
