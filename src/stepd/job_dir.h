@@ -4,6 +4,8 @@
 //   stepd.pid   pid of the supervising sluice-stepd
 //   stepd.sock  stepd's control socket (see proto/stepd.proto)
 //   stepd.log   stepd's own stderr
+//   cgroup      path of the job's cgroup on this node (absent without one); the job's
+//               steps on this node join it
 //   script      the batch script (0700, owned by the job's user)
 //   status.pb   JobReport written atomically by stepd when the job is over
 //   reported    marker: the end was acknowledged by (or must not be sent to) the
@@ -39,6 +41,7 @@ class JobDir {
   std::string StatusFile() const { return path_ + "/status.pb"; }
   std::string ReportedMarker() const { return path_ + "/reported"; }
   std::string LockFile() const { return path_ + "/stepd.lock"; }
+  std::string CgroupFile() const { return path_ + "/cgroup"; }
 
  private:
   std::string path_;

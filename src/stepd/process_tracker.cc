@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -26,15 +27,36 @@ bool WriteText(const std::string& path, const std::string& text) {
   return ok;
 }
 
-// mkdir <base>/sluice/job_<id>, reusing an empty leftover; a busy one gets a suffix.
+// mkdir <base>/sluice/job_<id>, or job_<id>.<stepd pid> when that name is taken: by a
+// leftover, a stale copy of the job, or another agent's job of the same id on this host
+// (several clusters or multiple agents per host). A taken name is never removed and
+// reused: its owner may have created it a moment ago and not yet moved its job in.
 std::string MakeJobCgroup(const std::string& base, int64_t job_id) {
   std::string parent = base + "/sluice";
   if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return "";
   std::string dir = parent + "/job_" + std::to_string(job_id);
   if (::mkdir(dir.c_str(), 0755) == 0) return dir;
-  if (errno == EEXIST && ::rmdir(dir.c_str()) == 0 && ::mkdir(dir.c_str(), 0755) == 0) return dir;
+  if (errno != EEXIST) return "";
   dir += "." + std::to_string(::getpid());
   return ::mkdir(dir.c_str(), 0755) == 0 ? dir : "";
+}
+
+// Removes empty job_<id>.<pid> cgroups whose stepd is gone (it was killed before it could
+// remove its own); rmdir refuses a cgroup that still has processes.
+void PruneOrphans(const std::string& base) {
+  std::string parent = base + "/sluice";
+  DIR* d = ::opendir(parent.c_str());
+  if (d == nullptr) return;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    size_t dot = name.rfind('.');
+    if (name.rfind("job_", 0) != 0 || dot == std::string::npos) continue;
+    pid_t owner = static_cast<pid_t>(std::atoi(name.c_str() + dot + 1));
+    if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) {
+      ::rmdir((parent + "/" + name).c_str());
+    }
+  }
+  ::closedir(d);
 }
 
 // Parses "/proc/<pid>/stat": state char and ppid.
@@ -101,6 +123,7 @@ std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const Cgr
     WriteText(roots.v2 + "/cgroup.subtree_control", "+memory");
     ::mkdir((roots.v2 + "/sluice").c_str(), 0755);
     WriteText(roots.v2 + "/sluice/cgroup.subtree_control", "+memory");
+    PruneOrphans(roots.v2);
     std::string dir = MakeJobCgroup(roots.v2, job_id);
     if (!dir.empty()) {
       t->mode_ = Mode::kCgroupV2;
@@ -109,6 +132,7 @@ std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const Cgr
   }
   if (t->dir_.empty() && !roots.v1_memory.empty() &&
       ::access((roots.v1_memory + "/cgroup.procs").c_str(), W_OK) == 0) {
+    PruneOrphans(roots.v1_memory);
     std::string dir = MakeJobCgroup(roots.v1_memory, job_id);
     if (!dir.empty()) {
       t->mode_ = Mode::kCgroupV1;
@@ -190,7 +214,9 @@ bool ProcessTracker::OomKilled() const {
 void ProcessTracker::Remove() {
   if (procs_fd_ >= 0) ::close(procs_fd_);
   procs_fd_ = -1;
-  if (!dir_.empty()) ::rmdir(dir_.c_str());
+  if (dir_.empty()) return;
+  // The kernel may list a just-reaped process for a moment: retry briefly.
+  for (int i = 0; i < 20 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(10'000);
 }
 
 }  // namespace sluice

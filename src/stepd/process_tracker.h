@@ -1,6 +1,6 @@
 // ProcessTracker: finds and signals every process of one job. Strategy, best first:
-//   cgroup v2  <root>/sluice/job_<id>      (root = /sys/fs/cgroup when it is a v2 mount)
-//   cgroup v1  <memory root>/sluice/job_<id> (memory controller only)
+//   cgroup v2  <root>/sluice/job_<id>[.<stepd pid>] (root = /sys/fs/cgroup, a v2 mount)
+//   cgroup v1  <memory root>/sluice/job_<id>[.<stepd pid>] (memory controller only)
 //   fallback   the job's process group
 // In every mode stepd is a child subreaper, so descendants that escape the process
 // group (setsid, double fork) are re-parented to stepd and are found by walking /proc

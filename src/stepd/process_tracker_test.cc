@@ -44,5 +44,43 @@ TEST(ProcessTracker, SignalAllDeliversOncePerProcess) {
   for (int fd : {ready[0], ready[1], count[0], count[1]}) close(fd);
 }
 
+// Two trackers of the same job id on one host (a stale copy, or two agents' jobs) get
+// separate cgroups: signalling one never reaches the other's processes.
+TEST(ProcessTracker, SameJobIdTwiceGetsSeparateCgroups) {
+  auto a = ProcessTracker::Create(987654321, CgroupRoots{});
+  if (a->mode() == ProcessTracker::Mode::kProcessGroup) GTEST_SKIP() << "no writable cgroup";
+  auto b = ProcessTracker::Create(987654321, CgroupRoots{});
+  ASSERT_NE(b->mode(), ProcessTracker::Mode::kProcessGroup);
+  EXPECT_NE(a->cgroup_dir(), b->cgroup_dir());
+  // A double fork, so that the process is in b's cgroup but not our descendant.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t mid = fork();
+  if (mid == 0) {
+    if (fork() == 0) {
+      b->JoinFromChild();
+      pid_t self = getpid();
+      write(fds[1], &self, sizeof self);
+      pause();
+    }
+    _exit(0);
+  }
+  waitpid(mid, nullptr, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(read(fds[0], &pid, sizeof pid), static_cast<ssize_t>(sizeof pid));
+  EXPECT_EQ(b->Alive(), std::vector<pid_t>{pid});
+  EXPECT_TRUE(a->Alive().empty());
+  EXPECT_EQ(a->SignalAll(SIGKILL), 0);
+  EXPECT_EQ(kill(pid, 0), 0) << "a's signal reached b's process";
+  EXPECT_EQ(b->SignalAll(SIGKILL), 1);
+  for (int i = 0; i < 200 && !b->Alive().empty(); ++i) usleep(5'000);
+  close(fds[0]);
+  close(fds[1]);
+  a->Remove();
+  b->Remove();
+  EXPECT_NE(access(a->cgroup_dir().c_str(), F_OK), 0);
+  EXPECT_NE(access(b->cgroup_dir().c_str(), F_OK), 0);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -105,9 +105,10 @@ Status StepSupervisor::Start() {
   RETURN_IF_ERROR(ReadProtoFile(dir_ + "/launch.pb", &launch_));
   RETURN_IF_ERROR(Connect());
   std::string procs;
-  if (!options_.cgroup_v2_root.empty()) {
-    procs = options_.cgroup_v2_root + "/sluice/job_" + std::to_string(launch_.job_id()) +
-            "/cgroup.procs";
+  if (options_.join_job_cgroup) {  // the cgroup of the job's batch stepd here, if any
+    std::string spool = dir_.substr(0, dir_.rfind('/'));
+    auto cgroup = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
+    if (cgroup.ok() && !cgroup->empty()) procs = *cgroup + "/cgroup.procs";
   }
   UserIds user = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {

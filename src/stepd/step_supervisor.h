@@ -32,7 +32,7 @@
 namespace sluice {
 
 struct StepSupervisorOptions {
-  std::string cgroup_v2_root = "/sys/fs/cgroup";  // tasks join <root>/sluice/job_<id> if present
+  bool join_job_cgroup = true;  // tasks join the cgroup named in the job directory's cgroup file
   int connect_timeout_ms = 10'000;
   int exit_grace_ms = 500;                         // pipes held open after a task exited
   int kill_wait_ms = 2'000;                        // SIGTERM -> SIGKILL

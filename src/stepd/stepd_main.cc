@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     Detach(sluice::JobDir(argv[2]));
     sluice::StepSupervisorOptions options;
     const char* cg = std::getenv("SLUICE_STEPD_CGROUPS");
-    if (cg != nullptr && std::string(cg) == "none") options.cgroup_v2_root.clear();
+    if (cg != nullptr && std::string(cg) == "none") options.join_job_cgroup = false;
     return sluice::StepSupervisor(argv[2], options).Run();
   }
   if (argc != 2 || argv[1][0] != '/') {

@@ -65,6 +65,9 @@ Status Supervisor::Start() {
   job_id_ = launch_.job_id();
   time_limit_s_ = launch_.time_limit_s();
   tracker_ = ProcessTracker::Create(job_id_, options_.cgroups);
+  if (!tracker_->cgroup_dir().empty()) {  // for the job's steps on this node
+    RETURN_IF_ERROR(WriteFileAtomic(dir_.CgroupFile(), tracker_->cgroup_dir(), 0644, false));
+  }
   Status mem = tracker_->SetMemoryLimit(launch_.local().mem_mb() * 1024 * 1024);
   if (!mem.ok()) std::fprintf(stderr, "sluice-stepd: warning: %s\n", mem.message().c_str());
   ASSIGN_OR_RETURN(listen_fd_, ListenSeqpacket(dir_.Socket()));

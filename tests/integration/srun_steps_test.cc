@@ -2,6 +2,9 @@
 // disjoint GPUs and a step that does not fit waits ("step creation temporarily
 // disabled") until one ends; scontrol show step; stdin forwarding and -i/-o patterns;
 // --cpu-bind / --gpu-bind; a SIGKILLed standalone srun loses its allocation.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -223,6 +226,41 @@ TEST_F(SrunSteps, CpusPerGpuSizesEachStep) {
       << out;
   EXPECT_NE(out.find("A saw B cpg=2"), std::string::npos) << out;
   EXPECT_NE(out.find("B saw A"), std::string::npos) << out;
+}
+
+// A step's tasks on the batch node join the job's own cgroup (named in the job directory),
+// never another job's of the same id on this host (another cluster, a stale copy): here
+// job_<id> is already taken by a decoy holding a process.
+TEST_F(SrunSteps, StepTasksJoinTheirOwnJobsCgroup) {
+  std::string root = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 ? "/sys/fs/cgroup"
+                                                                             : "/sys/fs/cgroup/memory";
+  mkdir((root + "/sluice").c_str(), 0755);
+  std::string decoy = root + "/sluice/job_1";
+  bool made_decoy = mkdir(decoy.c_str(), 0755) == 0;
+  pid_t holder = fork();
+  if (holder == 0) {
+    if (FILE* f = fopen((decoy + "/cgroup.procs").c_str(), "w")) fprintf(f, "%d", getpid()), fclose(f);
+    pause();
+    _exit(0);
+  }
+  std::string srun = cluster_->BinPath("srun");
+  std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -N1 -o cg-%j.out\n"
+      "grep memory /proc/self/cgroup || grep '^0::' /proc/self/cgroup\n" +
+      srun + " -n1 bash -c \"grep memory /proc/self/cgroup || grep '^0::' /proc/self/cgroup\"\n";
+  int64_t id = Submit({WriteScript("cg.sh", script)});
+  EXPECT_EQ(id, 1);
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  kill(holder, SIGKILL);
+  waitpid(holder, nullptr, 0);
+  if (made_decoy) rmdir(decoy.c_str());
+  std::istringstream out(ReadFile("cg-" + std::to_string(id) + ".out"));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u) << out.str();
+  if (lines[0].find("/sluice/job_") == std::string::npos) GTEST_SKIP() << "no cgroup: " << lines[0];
+  EXPECT_EQ(lines[1], lines[0]) << "the step is not in the job's cgroup";
 }
 
 }  // namespace
