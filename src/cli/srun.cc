@@ -220,6 +220,7 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   cfg.kill_on_bad_exit = o.kill_on_bad_exit > 0;
   cfg.wait_s = o.wait_s;
   cfg.signal_fd = signal_fd;
+  cfg.trace = [&](const char* event) { trace.Mark(event, env); };
   StepOutputFiles files(o.output, o.error, OutputVars(env, job_id, rep->step_id()), cfg.nodes,
                         cfg.task_nodes);
   if (Status st = files.Check(); !st.ok()) {

@@ -154,6 +154,9 @@ bool StepIoServer::ReadConn(Conn* c) {
           return false;  // not one of ours
         }
         c->node = static_cast<int>(frame.task);
+        if (cfg_->trace && std::count(node_seen_.begin(), node_seen_.end(), true) == 0) {
+          cfg_->trace("first node connected");
+        }
         node_seen_[frame.task] = true;
         continue;
       }
@@ -176,6 +179,7 @@ void StepIoServer::HandleFrame(Conn* c, const Frame& f) {
         tasks_[f.task].max_rss_kb = DecodeU32(std::string_view(f.payload).substr(4));
         tasks_[f.task].cpu_ms = DecodeU32(std::string_view(f.payload).substr(8));
       }
+      if (first_end_ms_ == 0 && cfg_->trace) cfg_->trace("first task exit");
       if (first_end_ms_ == 0) first_end_ms_ = MonoMs();
       int st = tasks_[f.task].wait_status;
       bool bad = !WIFEXITED(st) || WEXITSTATUS(st) != 0;

@@ -40,6 +40,7 @@ struct StepIoConfig {
   std::function<std::ostream*(uint32_t rank, bool is_err)> sink;
   int stdin_fd = -1;                     // read and forwarded (kStdin) to stdin_ranks
   std::vector<int> stdin_ranks;
+  std::function<void(const char* event)> trace;  // SLUICE_LAUNCH_TRACE: first hello, first exit
 };
 
 struct TaskOutcome {

@@ -65,6 +65,8 @@ Status Controller::Load(bool clean_start) {
       job.set_reason("BadConstraints");
     }
     if (HoldsResources(job)) nodes_.Allocate(job, job.spec().exclusive());
+    // Steps started after the last journaled block may have used ids up to the bound.
+    job.set_next_step_id(std::max(job.next_step_id(), job.step_ids_reserved()));
     jobs_.Insert(std::move(job));
   }
   if (clean_start) next_id_dirty_ = true;

@@ -1,6 +1,6 @@
 // Job steps (srun) and interactive allocations (salloc, standalone srun) of the
-// Controller: CreateStep records step JOBID.N (the job's next_step_id is journaled with
-// the job), plans the task layout (step_layout.h), picks MASTER_PORT and queues one
+// Controller: CreateStep records step JOBID.N (step ids are journaled with the job in
+// blocks of kStepIdBlock, so most steps launch without waiting for a disk write), plans the task layout (step_layout.h), picks MASTER_PORT and queues one
 // LaunchTasks per step node, sent in parallel after the commit; ReleaseAllocation ends
 // an interactive allocation when its salloc/srun exits.
 #include <fmt/format.h>
@@ -15,6 +15,7 @@ namespace sluice::ctld {
 namespace {
 
 constexpr int kMasterPortBase = 20000;  // below the usual ephemeral range
+constexpr int kStepIdBlock = 32;       // step ids journaled per write
 constexpr int kMasterPortSpan = 10000;
 
 bool TorchEnvEnabled(const Config& config) {
@@ -65,7 +66,10 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
                    PickStepResources(*job, layout, req, RunningSteps(job->job_id())));
   int step_id = job->next_step_id();
   job->set_next_step_id(step_id + 1);
-  MarkJob(job->job_id());
+  if (job->next_step_id() > job->step_ids_reserved()) {
+    job->set_step_ids_reserved(step_id + kStepIdBlock);
+    MarkJob(job->job_id());
+  }
 
   if (step_seed_ == 0) step_seed_ = std::random_device{}() | 1;
   step_seed_ = step_seed_ * 6364136223846793005ULL + 1442695040888963407ULL;

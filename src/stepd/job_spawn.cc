@@ -116,9 +116,7 @@ mode_t UmaskFrom(const BatchLaunch& l) {
   return 022;
 }
 
-[[noreturn]] void RunChild(const JobDir& dir, const BatchLaunch& l, const UserIds& u,
-                           ProcessTracker* tracker) {
-  tracker->JoinFromChild();
+[[noreturn]] void RunChild(const JobDir& dir, const BatchLaunch& l, const UserIds& u) {
   ::setsid();
   ResetSignals();
   DropPrivileges(u);
@@ -152,9 +150,9 @@ Status WriteJobScript(const JobDir& dir, const BatchLaunch& launch) {
 Expected<pid_t> SpawnJob(const JobDir& dir, const BatchLaunch& launch, ProcessTracker* tracker) {
   UserIds user = ResolveUser(launch.job());
   std::fflush(nullptr);
-  pid_t pid = ::fork();
+  pid_t pid = tracker->ForkChild();
   if (pid < 0) return Internal(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) RunChild(dir, launch, user, tracker);
+  if (pid == 0) RunChild(dir, launch, user);
   ::setpgid(pid, pid);  // no-op when the child already called setsid()
   tracker->SetLeader(pid);
   return pid;

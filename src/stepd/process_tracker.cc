@@ -16,6 +16,8 @@
 #include <set>
 #include <sstream>
 
+#include "stepd/cgroup_fork.h"
+
 namespace sluice {
 namespace {
 
@@ -139,15 +141,10 @@ std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const Cgr
       t->dir_ = dir;
     }
   }
-  if (!t->dir_.empty()) {
-    t->procs_fd_ = ::open((t->dir_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-  }
   return t;
 }
 
-ProcessTracker::~ProcessTracker() {
-  if (procs_fd_ >= 0) ::close(procs_fd_);
-}
+ProcessTracker::~ProcessTracker() = default;
 
 Status ProcessTracker::SetMemoryLimit(int64_t bytes) {
   if (dir_.empty() || bytes <= 0) return Status::Ok();
@@ -160,14 +157,7 @@ Status ProcessTracker::SetMemoryLimit(int64_t bytes) {
   return Status::Ok();
 }
 
-void ProcessTracker::JoinFromChild() {
-  if (procs_fd_ < 0) return;
-  char buf[32];
-  int n = std::snprintf(buf, sizeof buf, "%d", static_cast<int>(::getpid()));
-  if (::write(procs_fd_, buf, n) != n) {
-    // Not fatal: the process group and subreaper still track the job.
-  }
-}
+pid_t ProcessTracker::ForkChild() const { return ForkInto(dir_); }
 
 std::vector<pid_t> ProcessTracker::CgroupPids() const {
   std::vector<pid_t> out;
@@ -212,8 +202,6 @@ bool ProcessTracker::OomKilled() const {
 }
 
 void ProcessTracker::Remove() {
-  if (procs_fd_ >= 0) ::close(procs_fd_);
-  procs_fd_ = -1;
   if (dir_.empty()) return;
   // The kernel may list a just-reaped process for a moment: retry briefly.
   for (int i = 0; i < 20 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(10'000);

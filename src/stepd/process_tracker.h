@@ -36,8 +36,8 @@ class ProcessTracker {
   const std::string& cgroup_dir() const { return dir_; }
   // Sets the memory limit (bytes); no-op without a cgroup.
   Status SetMemoryLimit(int64_t bytes);
-  // To be called in the forked job process before it drops privileges.
-  void JoinFromChild();
+  // fork() whose child is already in the job's cgroup (cgroup_fork.h).
+  pid_t ForkChild() const;
   // The job's main process (also its process group id).
   void SetLeader(pid_t pid) { leader_ = pid; }
 
@@ -56,7 +56,6 @@ class ProcessTracker {
   Mode mode_ = Mode::kProcessGroup;
   std::string dir_;
   pid_t leader_ = 0;
-  int procs_fd_ = -1;  // cgroup.procs opened for writing, for JoinFromChild
 };
 
 // Live (non-zombie) descendants of `root` found by walking /proc.

@@ -57,8 +57,7 @@ TEST(ProcessTracker, SameJobIdTwiceGetsSeparateCgroups) {
   ASSERT_EQ(pipe(fds), 0);
   pid_t mid = fork();
   if (mid == 0) {
-    if (fork() == 0) {
-      b->JoinFromChild();
+    if (b->ForkChild() == 0) {
       pid_t self = getpid();
       write(fds[1], &self, sizeof self);
       pause();

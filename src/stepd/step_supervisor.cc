@@ -104,11 +104,11 @@ Status StepSupervisor::Start() {
   if (sigfd_ < 0) return Internal(std::string("signalfd: ") + std::strerror(errno));
   RETURN_IF_ERROR(ReadProtoFile(dir_ + "/launch.pb", &launch_));
   RETURN_IF_ERROR(Connect());
-  std::string procs;
+  std::string cgroup;
   if (options_.join_job_cgroup) {  // the cgroup of the job's batch stepd here, if any
     std::string spool = dir_.substr(0, dir_.rfind('/'));
-    auto cgroup = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
-    if (cgroup.ok() && !cgroup->empty()) procs = *cgroup + "/cgroup.procs";
+    auto recorded = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
+    if (recorded.ok()) cgroup = *recorded;
   }
   UserIds user = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
@@ -116,7 +116,7 @@ Status StepSupervisor::Start() {
     t.local_id = i;
     t.rank = launch_.task_ids(i);
     TaskPipes pipes;
-    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, procs, &pipes, &user));
+    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, cgroup, &pipes, &user));
     t.out_fd = pipes.out_read;
     t.err_fd = pipes.err_read;
     t.in_fd = pipes.in_write;

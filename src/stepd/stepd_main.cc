@@ -45,9 +45,11 @@ int main(int argc, char** argv) {
   Detach(dir);
   sluice::RealClock clock;
   sluice::SupervisorOptions options;
-  // Tests force the process-group fallback with SLUICE_STEPD_CGROUPS=none.
+  // SLUICE_STEPD_CGROUPS=none forces the process-group fallback (tests); =<path> uses the
+  // cgroup v2 hierarchy mounted there (e.g. /sys/fs/cgroup/unified on a hybrid host).
   const char* cg = std::getenv("SLUICE_STEPD_CGROUPS");
   if (cg != nullptr && std::string(cg) == "none") options.cgroups = sluice::CgroupRoots{"", ""};
+  if (cg != nullptr && cg[0] == '/') options.cgroups = sluice::CgroupRoots{cg, ""};
   sluice::Supervisor supervisor(argv[1], options, &clock);
   return supervisor.Run();
 }

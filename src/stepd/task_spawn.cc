@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/slurm_format.h"
+#include "stepd/cgroup_fork.h"
 #include "stepd/cpu_bind.h"
 #include "stepd/job_spawn.h"
 #include "stepd/step_env.h"
@@ -32,15 +33,6 @@ void ResetSignals() {
   for (int s = 1; s < NSIG; ++s) {
     if (s != SIGKILL && s != SIGSTOP) ::signal(s, SIG_DFL);
   }
-}
-
-void JoinCgroup(const std::string& procs) {
-  if (procs.empty()) return;
-  int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return;  // best effort: no cgroup for this job on this node
-  ssize_t ignored = ::write(fd, "0", 1);
-  (void)ignored;
-  ::close(fd);
 }
 
 std::string EnterWorkDir(const std::string& dir) {
@@ -66,9 +58,8 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
   return false;
 }
 
-[[noreturn]] void RunTask(const StepLaunch& l, int local_id, const std::string& cgroup_procs,
-                          int out_w, int err_w, int in_r, const UserIds* user) {
-  JoinCgroup(cgroup_procs);
+[[noreturn]] void RunTask(const StepLaunch& l, int local_id, int out_w, int err_w, int in_r,
+                          const UserIds* user) {
   ::setsid();
   ResetSignals();
   if (::dup2(out_w, STDOUT_FILENO) < 0 || ::dup2(err_w, STDERR_FILENO) < 0) ::_exit(1);
@@ -120,7 +111,7 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
 
 }  // namespace
 
-Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_procs,
+Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_dir,
                           TaskPipes* pipes, const UserIds* user) {
   if (launch.argv_size() == 0) return InvalidArgument("no command to run");
   int out[2], err[2];
@@ -136,14 +127,14 @@ Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::str
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
   std::fflush(nullptr);
-  pid_t pid = ::fork();
+  pid_t pid = ForkInto(cgroup_dir);
   if (pid < 0) {
     for (int fd : {out[0], out[1], err[0], err[1], in[0], in[1]}) {
       if (fd >= 0) ::close(fd);
     }
     return Internal(std::string("fork: ") + std::strerror(errno));
   }
-  if (pid == 0) RunTask(launch, local_id, cgroup_procs, out[1], err[1], in[0], user);
+  if (pid == 0) RunTask(launch, local_id, out[1], err[1], in[0], user);
   ::setpgid(pid, pid);
   ::close(out[1]);
   ::close(err[1]);

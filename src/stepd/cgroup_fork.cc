@@ -1,0 +1,43 @@
+#include "stepd/cgroup_fork.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace sluice {
+namespace {
+
+void JoinCgroup(const std::string& dir) {
+  int fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: no cgroup for this job on this node
+  ssize_t ignored = ::write(fd, "0", 1);
+  (void)ignored;
+  ::close(fd);
+}
+
+}  // namespace
+
+pid_t ForkInto(const std::string& cgroup_dir) {
+  if (cgroup_dir.empty()) return ::fork();
+  int dir_fd = ::open(cgroup_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    clone_args args;
+    std::memset(&args, 0, sizeof args);
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = static_cast<uint64_t>(dir_fd);
+    long pid = ::syscall(SYS_clone3, &args, sizeof args);
+    ::close(dir_fd);
+    if (pid >= 0) return static_cast<pid_t>(pid);
+    // EBADF (a v1 hierarchy), ENOSYS/E2BIG (old kernel), ...: fork and move.
+  }
+  pid_t pid = ::fork();
+  if (pid == 0) JoinCgroup(cgroup_dir);
+  return pid;
+}
+
+}  // namespace sluice
