@@ -65,6 +65,7 @@ Expected<SacctmgrReply> Controller::Sacctmgr(const Caller& caller, const Sacctmg
     SyncQosPreemptRules();
     WantSchedule();
   }
+  HidePrivate(caller, req.entity(), &reply);
   return reply;
 }
 

@@ -317,6 +317,7 @@ class Controller {
   void HidePrivate(const Caller& c, GetPrioritiesReply* r) const;
   void HidePrivate(const Caller& c, GetSharesReply* r) const;
   void HidePrivate(const Caller& c, ReservationReply* r) const;
+  void HidePrivate(const Caller& c, const std::string& entity, SacctmgrReply* r) const;
   bool HidesOthersJobs(const Caller& c) const;  // PrivateData=jobs and not an admin
 
   // ---- preemption (preempt_ops.cc) ----

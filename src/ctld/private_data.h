@@ -8,7 +8,10 @@
 //                 specified" (as if it did not exist)
 //   usage         sshare lists only the caller's own user rows (account rows stay)
 //   reservations  scontrol show reservation lists only reservations naming the caller
-//   users, accounts  accepted (no user/account listing rpc exists yet)
+//   users         sacctmgr show user / assoc (and withassoc) list only the caller's own
+//                 user and associations (and, for assoc, the accounts they are in)
+//   accounts      sacctmgr show account lists only accounts the caller has an
+//                 association in (Slurm: accounts they coordinate; no coordinators here)
 #pragma once
 
 #include <string_view>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/text_util.h"
 #include "ctld/controller.h"
 #include "ctld/private_data.h"
 
@@ -88,6 +89,21 @@ void Controller::HidePrivate(const Caller& c, ReservationReply* r) const {
     bool listed = std::find(v.users().begin(), v.users().end(), me) != v.users().end();
     return v.users_denied() ? !listed : listed;
   });
+}
+
+void Controller::HidePrivate(const Caller& c, const std::string& entity, SacctmgrReply* r) const {
+  PrivateData p = PrivateDataOf(config_);
+  if (IsAdmin(c) || (!p.users && !p.accounts)) return;
+  const std::string me = options_.user_name(c.uid);
+  if (p.users) {
+    KeepIf(r->mutable_users(), [&](const AssocUser& u) { return u.user() == me; });
+  }
+  bool assoc_listing = ToLower(entity).rfind("assoc", 0) == 0;
+  if (p.accounts || (p.users && assoc_listing)) {
+    KeepIf(r->mutable_accounts(), [&](const AssocAccount& a) {
+      return assoc_db_.User(me, a.name()) != nullptr;  // accounts the caller belongs to
+    });
+  }
 }
 
 }  // namespace sluice::ctld

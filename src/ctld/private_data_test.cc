@@ -1,5 +1,5 @@
 // PrivateData: parsing, and what non-admins see of other users' jobs, steps,
-// priorities, shares and reservations (admins see everything).
+// priorities, shares, reservations, users, associations and accounts (admins see everything).
 #include "ctld/private_data.h"
 
 #include <gtest/gtest.h>
@@ -135,6 +135,70 @@ TEST_F(PrivateResvTest, ReservationsListOnlyThoseNamingTheCaller) {
   ASSERT_EQ(r.reservations_size(), 2);
   EXPECT_EQ(r.reservations(0).name(), "mine");
   EXPECT_EQ(r.reservations(1).name(), "all_but_alice");
+}
+
+class PrivateUsersTest : public PrivateDataTest {
+ protected:
+  PrivateUsersTest() { private_ = "users,accounts"; }
+  SacctmgrReply Mgr(uint32_t uid, const std::string& verb, const std::string& entity,
+                    std::vector<std::string> names = {}, std::vector<std::string> set = {}) {
+    SacctmgrRequest r;
+    r.set_verb(verb);
+    r.set_entity(entity);
+    for (auto& n : names) r.add_names(n);
+    for (auto& v : set) r.add_set(v);
+    auto rep = ctl_->Sacctmgr(Caller{uid, uid}, r);
+    EXPECT_TRUE(rep.ok()) << rep.status().message();
+    return rep.ok() ? *rep : SacctmgrReply{};
+  }
+  static std::vector<std::string> Users(const SacctmgrReply& r) {
+    std::vector<std::string> out;
+    for (const auto& u : r.users()) out.push_back(u.user() + "@" + u.account());
+    return out;
+  }
+  static std::vector<std::string> Accounts(const SacctmgrReply& r) {
+    std::vector<std::string> out;
+    for (const auto& a : r.accounts()) out.push_back(a.name());
+    return out;
+  }
+};
+
+TEST_F(PrivateUsersTest, SacctmgrShowsOnlyTheCallersUserAssociationsAndAccounts) {
+  Mgr(0, "add", "account", {"ml", "cv"}, {"parent=root"});
+  Mgr(0, "add", "user", {"u1000"}, {"account=ml"});
+  Mgr(0, "add", "user", {"u1001"}, {"account=cv"});
+  Mgr(0, "add", "user", {"u1001"}, {"account=ml"});
+  EXPECT_EQ(Users(Mgr(kAlice, "show", "user")), std::vector<std::string>{"u1000@ml"});
+  EXPECT_EQ(Users(Mgr(kBob, "show", "association")),
+            (std::vector<std::string>{"u1001@cv", "u1001@ml"}));
+  EXPECT_EQ(Accounts(Mgr(kAlice, "show", "account")), std::vector<std::string>{"ml"});
+  EXPECT_EQ(Accounts(Mgr(kAlice, "show", "association")), std::vector<std::string>{"ml"});
+  SacctmgrReply root_view = Mgr(0, "show", "association");
+  EXPECT_EQ(Users(root_view).size(), 3u);
+  EXPECT_GE(Accounts(root_view).size(), 3u);  // root, ml, cv
+}
+
+TEST_F(PrivateDataTest, WithoutUsersSacctmgrListsEveryone) {
+  SacctmgrRequest add;
+  add.set_verb("add");
+  add.set_entity("account");
+  add.add_names("ml");
+  add.add_set("parent=root");
+  ASSERT_TRUE(ctl_->Sacctmgr(Caller{0, 0}, add).ok());
+  for (const char* u : {"u1000", "u1001"}) {
+    SacctmgrRequest r;
+    r.set_verb("add");
+    r.set_entity("user");
+    r.add_names(u);
+    r.add_set("account=ml");
+    ASSERT_TRUE(ctl_->Sacctmgr(Caller{0, 0}, r).ok());
+  }
+  SacctmgrRequest show;
+  show.set_verb("show");
+  show.set_entity("user");
+  auto rep = ctl_->Sacctmgr(Caller{kAlice, kAlice}, show);
+  ASSERT_TRUE(rep.ok());
+  EXPECT_EQ(rep->users_size(), 2);
 }
 
 }  // namespace

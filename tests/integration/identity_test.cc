@@ -168,7 +168,7 @@ class IdentityPrivateData : public Identity {
  protected:
   LocalClusterOptions Options() override {
     auto o = Identity::Options();
-    o.extra_config_lines.push_back("PrivateData=jobs,usage");
+    o.extra_config_lines.push_back("PrivateData=jobs,usage,users");
     return o;
   }
 };
@@ -193,6 +193,21 @@ TEST_F(IdentityPrivateData, UsersSeeOnlyTheirOwnJobs) {
   EXPECT_EQ(a_acct.out, sid + "\n") << a_acct.err;
   EXPECT_EQ(Run({"sacct", "-a", "-n", "-X", "-P", "-o", "JobID", "-j", sid}).out, sid + "\n");
   EXPECT_EQ(Run({"scancel", sid}).exit_code, 0);
+}
+
+// PrivateData=users: sacctmgr shows B only B's own user and associations; root sees all.
+TEST_F(IdentityPrivateData, UsersSeeOnlyTheirOwnAssociations) {
+  ASSERT_EQ(Run({"sacctmgr", "-i", "add", "account", "ml"}).exit_code, 0);
+  auto add = Run({"sacctmgr", "-i", "add", "user", "sluicetest_a,sluicetest_b", "account=ml"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  const std::vector<std::string> show = {"sacctmgr", "-n", "-P", "show", "assoc", "format=user,account"};
+  auto b = As(b_, show, "/tmp");
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(b.out.find("sluicetest_a"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("sluicetest_b|ml"), std::string::npos) << b.out;
+  auto root = Run(show);
+  EXPECT_NE(root.out.find("sluicetest_a|ml"), std::string::npos) << root.out;
+  EXPECT_NE(root.out.find("sluicetest_b|ml"), std::string::npos) << root.out;
 }
 
 }  // namespace
