@@ -246,6 +246,7 @@ class Controller {
 
  private:
   void ExpireClientLeases();         // from Tick: silent clients lose steps/allocations
+  void RestoreSteps(const NodeRuntime& n, const RegisterNodeRequest& req);  // after a restart
   std::vector<ActiveStep> RunningSteps(int64_t job_id) const;
   std::map<int64_t, std::map<int, ActiveStep>> steps_;   // job -> step id -> step (memory only)
   std::map<int64_t, int64_t> alloc_seen_ms_;             // interactive job -> last keepalive

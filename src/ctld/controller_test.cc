@@ -547,6 +547,50 @@ TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
   EXPECT_EQ(Job(id).next_step_id(), 32);
 }
 
+// A restarted controller learns the running steps from the agents' registrations: their
+// resources stay held (a step wanting them waits) until srun ends them.
+TEST_F(ControllerTest, RegistrationRestoresRunningStepsAfterARestart) {
+  RegisterAll();
+  int64_t id = Submit(kAlice, Req(2));
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(Job(id).state(), JOB_RUNNING);
+  auto s0 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
+  ASSERT_TRUE(s0.ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  const NodeAlloc alloc = Job(id).alloc(0);
+  Reopen();  // steps are not journaled: the new instance knows none
+  EXPECT_EQ(ctl_->StepsOf(id), nullptr);
+  RegisterNodeRequest r;
+  r.set_node(alloc.node());
+  r.set_cpus(4);
+  r.set_real_memory_mb(1000);
+  for (int i = 0; i < 2; ++i) r.add_gpus()->set_index(i);
+  *r.add_jobs() = JobReport();
+  r.mutable_jobs(0)->set_job_id(id);
+  RunningStep* step = r.add_running_steps();
+  step->set_job_id(id);
+  step->set_step_id(0);
+  *step->mutable_cpu_ids() = alloc.cpu_ids();
+  *step->mutable_gpu_ids() = alloc.gpu_ids();
+  step->set_name("hostname");
+  step->set_ntasks(1);
+  ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+  ASSERT_TRUE(ctl_->RegisterNode(r).ok());  // a second registration adds nothing
+  ASSERT_NE(ctl_->StepsOf(id), nullptr);
+  ASSERT_EQ(ctl_->StepsOf(id)->size(), 1u);
+  EXPECT_EQ(ctl_->StepsOf(id)->at(0).use.size(), 1u);
+  EXPECT_EQ(ctl_->StepsOf(id)->at(0).name, "hostname");
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(), Code::kResourceExhausted);
+  KeepaliveRequest ended;
+  ended.set_job_id(id);
+  ended.add_ended_step_ids(0);
+  ASSERT_TRUE(ctl_->Keepalive({kAlice, kAlice}, ended).ok());
+  auto s1 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
+  ASSERT_TRUE(s1.ok()) << s1.status().message();
+  EXPECT_EQ(s1->reply.step_id(), 32);  // after the journaled block of ids
+}
+
 TEST_F(ControllerTest, StepsAreRefusedForOthersPendingOrFinishedJobs) {
   RegisterAll();
   int64_t id = Submit();

@@ -45,6 +45,7 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   }
   RegisterNodeReply reply;
   ReconcileReports(n, req, &reply);
+  RestoreSteps(*n, req);
   if (req.has_health()) ApplyHealth(n, req.health());
   reply.set_alloc_cpus(AllocatedCpus(*n));
   WantSchedule();

@@ -2,8 +2,9 @@
 // second; a step whose srun went silent for client_lease_ms loses its resources (its
 // tasks are already dead: the stepd kills them when srun's I/O connection closes), and
 // an interactive allocation (salloc, standalone srun) whose client went silent is
-// cancelled. Steps live in memory only: after a controller restart running steps hold
-// no resources.
+// cancelled. Steps live in memory only: after a controller restart each node agent's
+// registration reports the steps running there (RestoreSteps), which hold their CPUs,
+// GPUs and memory again until srun ends them or its lease runs out.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,6 +46,28 @@ Status Controller::Keepalive(const Caller& caller, const KeepaliveRequest& req) 
   if (it->second.empty()) steps_.erase(it);
   (void)freed;
   return Status::Ok();
+}
+
+void Controller::RestoreSteps(const NodeRuntime& n, const RegisterNodeRequest& req) {
+  for (const RunningStep& r : req.running_steps()) {
+    const JobInfo* job = jobs_.Find(r.job_id());
+    if (!job || job->state() != JOB_RUNNING || job->completing() || !n.jobs.count(r.job_id())) continue;
+    auto [it, fresh] = steps_[r.job_id()].try_emplace(r.step_id());
+    ActiveStep& s = it->second;
+    if (fresh) {
+      s.step_id = r.step_id();
+      s.name = r.name();
+      s.start_time = r.start_time();
+      s.last_seen_ms = clock_->NowMs();  // srun's keepalives take over from here
+      s.overlap = r.overlap();
+      s.ntasks = r.ntasks();
+    }
+    bool known = std::any_of(s.use.begin(), s.use.end(),
+                             [&](const StepNodeUse& u) { return u.node == n.cfg.name; });
+    if (known) continue;
+    s.use.push_back(StepNodeUse{n.cfg.name, {r.cpu_ids().begin(), r.cpu_ids().end()},
+                                {r.gpu_ids().begin(), r.gpu_ids().end()}, r.mem_mb()});
+  }
 }
 
 void Controller::ExpireClientLeases() {

@@ -215,6 +215,7 @@ void Agent::Register() {
     *req.add_jobs() = job.phase == TrackedJob::Phase::kRunning ? RunningReport(job.job_id)
                                                                 : job.report;
   }
+  ReportSteps(&req);
   if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
   auto reply = controller_->Register(req);
   if (!reply.ok()) {

@@ -92,6 +92,8 @@ class Agent {
   std::vector<TrackedJob> ScanAndSettle();
   // SIGTERM to the step supervisors of `job_id` (they TERM, then KILL, their tasks).
   void SignalSteps(int64_t job_id, int sig);
+  // The live steps' shares of this node, for the registration (agent_steps.cc).
+  void ReportSteps(RegisterNodeRequest* req);
 
   AgentOptions options_;
   const Clock* clock_;

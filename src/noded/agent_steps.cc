@@ -1,5 +1,6 @@
 // Job steps on the node agent: LaunchTasks starts one `sluice-stepd --step` per step
-// (see stepd/step_supervisor.h); SignalSteps relays job cancels to them.
+// (see stepd/step_supervisor.h); SignalSteps relays job cancels to them; ReportSteps
+// tells a (restarted) controller which steps hold what here.
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -71,6 +72,24 @@ void Agent::SignalSteps(int64_t job_id, int sig) {
     } else {
       it = steps_.erase(it);
     }
+  }
+}
+
+void Agent::ReportSteps(RegisterNodeRequest* req) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [job_id, proc] : steps_) {
+    StepLaunch l;
+    if (!IsStepSupervisor(proc.pid, proc.dir) || !ReadProtoFile(proc.dir + "/launch.pb", &l).ok()) continue;
+    RunningStep* r = req->add_running_steps();
+    r->set_job_id(l.job_id());
+    r->set_step_id(l.step_id());
+    *r->mutable_cpu_ids() = l.step_cpu_ids();
+    *r->mutable_gpu_ids() = l.step_gpu_ids();
+    r->set_mem_mb(l.step_mem_mb());
+    r->set_name(l.step_name());
+    r->set_start_time(l.step_start_time());
+    r->set_ntasks(l.ntasks());
+    r->set_overlap(l.step_overlap());
   }
 }
 

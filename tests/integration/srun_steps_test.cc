@@ -228,6 +228,46 @@ TEST_F(SrunSteps, CpusPerGpuSizesEachStep) {
   EXPECT_NE(out.find("B saw A"), std::string::npos) << out;
 }
 
+// After a controller crash the agents' registrations bring the running steps back: a new
+// step does not get the GPU a surviving step still holds.
+TEST_F(SrunSteps, RunningStepKeepsItsGpuAcrossAControllerRestart) {
+  std::string srun = cluster_->BinPath("srun");
+  std::string step = " --exact -n1 --gpus-per-task=1 bash -c ";
+  std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -N1 -n2 --gres=gpu:2 -o keep-%j.out\n" +
+      srun + step + "'echo A gpu $CUDA_VISIBLE_DEVICES; touch a.started; "
+                    "for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done' &\n"
+      "for i in $(seq 600); do [ -e restarted ] && break; sleep 0.1; done\n" +
+      srun + step + "'echo B gpu $CUDA_VISIBLE_DEVICES'\n"
+      "touch go; wait\n";
+  int64_t id = Submit({WriteScript("keep.sh", script)});
+  int64_t deadline = RealClock::MonotonicMs() + 30'000;
+  while (access((work_dir() + "/a.started").c_str(), F_OK) != 0 && RealClock::MonotonicMs() < deadline) {
+    usleep(50'000);
+  }
+  ASSERT_EQ(access((work_dir() + "/a.started").c_str(), F_OK), 0) << "step A did not start";
+  cluster_->KillController(SIGKILL);
+  ASSERT_TRUE(cluster_->StartController().ok());
+  // Wait until the node has registered again and step 0 is known once more.
+  std::string want = "StepId=" + std::to_string(id) + ".0 ";
+  deadline = RealClock::MonotonicMs() + 30'000;
+  while (Run({"scontrol", "show", "step", std::to_string(id)}).out.find(want) == std::string::npos &&
+         RealClock::MonotonicMs() < deadline) {
+    usleep(100'000);
+  }
+  ASSERT_NE(Run({"scontrol", "show", "step", std::to_string(id)}).out.find(want), std::string::npos);
+  FILE* f = fopen((work_dir() + "/restarted").c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+  EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED");
+  std::string out = ReadFile("keep-" + std::to_string(id) + ".out");
+  std::string a = LineStarting(out, "A gpu "), b = LineStarting(out, "B gpu ");
+  ASSERT_FALSE(a.empty()) << out;
+  ASSERT_FALSE(b.empty()) << out;
+  EXPECT_NE(a.substr(6), b.substr(6)) << out;
+}
+
 // A step's tasks on the batch node join the job's own cgroup (named in the job directory),
 // never another job's of the same id on this host (another cluster, a stale copy): here
 // job_<id> is already taken by a decoy holding a process.
