@@ -70,6 +70,13 @@ class ControllerTest : public ::testing::Test {
     ASSERT_TRUE(ctl_->Load(clean).ok());
   }
 
+  void EndStep(int64_t job_id, int step_id) {  // srun reports the step's end
+    KeepaliveRequest ended;
+    ended.set_job_id(job_id);
+    ended.add_ended_step_ids(step_id);
+    ASSERT_TRUE(ctl_->Keepalive({kAlice, kAlice}, ended).ok());
+  }
+
   void RegisterAll() {
     for (const char* n : {"node01", "node02"}) {
       RegisterNodeRequest r;
@@ -535,10 +542,7 @@ TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
   }
   // Step 0 holds every CPU of the allocation (no --exact): step 1 waits until it ends.
   EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(), Code::kResourceExhausted);
-  KeepaliveRequest ended;
-  ended.set_job_id(id);
-  ended.add_ended_step_ids(0);
-  ASSERT_TRUE(ctl_->Keepalive({kAlice, kAlice}, ended).ok());
+  EndStep(id, 0);
   auto s1 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
   ASSERT_TRUE(s1.ok());
   ASSERT_TRUE(ctl_->Commit().ok());
@@ -582,10 +586,7 @@ TEST_F(ControllerTest, RegistrationRestoresRunningStepsAfterARestart) {
   EXPECT_EQ(ctl_->StepsOf(id)->at(0).use.size(), 1u);
   EXPECT_EQ(ctl_->StepsOf(id)->at(0).name, "hostname");
   EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(), Code::kResourceExhausted);
-  KeepaliveRequest ended;
-  ended.set_job_id(id);
-  ended.add_ended_step_ids(0);
-  ASSERT_TRUE(ctl_->Keepalive({kAlice, kAlice}, ended).ok());
+  EndStep(id, 0);
   auto s1 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
   ASSERT_TRUE(s1.ok()) << s1.status().message();
   EXPECT_EQ(s1->reply.step_id(), 32);  // after the journaled block of ids
