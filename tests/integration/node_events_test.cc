@@ -72,10 +72,17 @@ TEST_F(NodeEvents, DownAndDrainPeriodsShowInSreport) {
   // node03 stays drained across a controller crash.
   cluster_->KillController(SIGKILL);
   ASSERT_TRUE(cluster_->StartController().ok());
-  Scontrol({"update", "NodeName=node03", "State=RESUME"});
-  int64_t t1 = NowS();
+  RunResult resume;  // the new controller may still be starting: retry
+  for (int waited = 0; waited < 20'000; waited += 100) {
+    resume = Run({"scontrol", "update", "NodeName=node03", "State=RESUME"});
+    if (resume.exit_code == 0) break;
+    usleep(100'000);
+  }
+  ASSERT_EQ(resume.exit_code, 0) << resume.err;
 
+  // (node03 may close when it re-registers with the new controller, a moment later.)
   std::vector<acct::NodeEventRecord> ev = WaitClosedEvents(2);
+  int64_t t1 = NowS();
   ASSERT_EQ(ev.size(), 2u);
   const auto& down = ev[0].node == "node02" ? ev[0] : ev[1];
   const auto& drain = ev[0].node == "node02" ? ev[1] : ev[0];
