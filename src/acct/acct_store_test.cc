@@ -154,7 +154,7 @@ TEST_P(AcctStoreTest, NodeEventsOpenCloseAndReplay) {
       NodeEventSet{"node01", 150, "DOWN", "x", 4, 2},   // same state: no new event
       NodeEventSet{"node02", 120, "DRAIN", "it's \"bad\"", 8, 0},
       NodeEventSet{"node01", 200, "", "", 4, 2},        // back up: closed at 200
-      NodeEventSet{"node02", 300, "DRAIN", "other", 8, 0}};  // new reason: new event
+      NodeEventSet{"node02", 300, "DRAIN", "other $2 $10", 8, 0}};  // new reason: new event
   ASSERT_TRUE(store_->Apply(ops).ok());
   ASSERT_TRUE(store_->Apply(ops).ok());  // a replayed batch changes nothing
   auto ev = store_->QueryNodeEvents(0, 0);
@@ -162,7 +162,7 @@ TEST_P(AcctStoreTest, NodeEventsOpenCloseAndReplay) {
   std::vector<NodeEventRecord> want = {
       {"node01", 100, 200, "DOWN", "x", 4, 2},
       {"node02", 120, 300, "DRAIN", "it's \"bad\"", 8, 0},
-      {"node02", 300, 0, "DRAIN", "other", 8, 0}};
+      {"node02", 300, 0, "DRAIN", "other $2 $10", 8, 0}};  // "$2" is not a parameter
   EXPECT_EQ(*ev, want);
   // Window selection: [210, 250) sees only node02's first event; an open event
   // overlaps every later window.
