@@ -77,6 +77,34 @@ struct AcctCloseAttempts {
   int64_t end_time = 0;
 };
 
+// One period a node was unavailable (acct_node_events; Slurm's cluster event table):
+// state "DOWN" (not responding, or set down by an admin), "DRAIN" (drained/draining by
+// an admin or the health check) or "MAINT" (inside a Flags=MAINT reservation: sreport's
+// PLND Down). end_time 0 = still open. Keyed by (node, start_time).
+struct NodeEventRecord {
+  std::string node;
+  int64_t start_time = 0;
+  int64_t end_time = 0;
+  std::string state;
+  std::string reason;
+  int64_t cpus = 0;   // the node's TRES while the event lasted
+  int64_t gpus = 0;
+  bool operator==(const NodeEventRecord&) const = default;
+};
+
+// "From `at` on, `node` is in `state` with `reason`" (state "" = available). Idempotent:
+// when the node's open event already has this state and reason nothing changes;
+// otherwise its open event (if any) ends at `at` and, unless state is "", a new one
+// starts at `at` with `cpus`/`gpus`.
+struct NodeEventSet {
+  std::string node;
+  int64_t at = 0;
+  std::string state;
+  std::string reason;
+  int64_t cpus = 0;
+  int64_t gpus = 0;
+};
+
 // What the store returns: jobs ordered by (job_id, attempt), steps by (job_id,
 // attempt, step_id).
 struct AcctData {

@@ -146,7 +146,9 @@ Status AcctStore::CreateSchema() {
   RETURN_IF_ERROR(Exec(CreateSql("acct_jobs", kJobCols, "job_id, attempt"), {}));
   RETURN_IF_ERROR(Exec(CreateSql("acct_steps", kStepCols, "job_id, attempt, step_id"), {}));
   RETURN_IF_ERROR(Exec("CREATE INDEX IF NOT EXISTS acct_jobs_end ON acct_jobs (end_time)", {}));
-  return Exec("CREATE INDEX IF NOT EXISTS acct_jobs_submit ON acct_jobs (submit_time)", {});
+  RETURN_IF_ERROR(
+      Exec("CREATE INDEX IF NOT EXISTS acct_jobs_submit ON acct_jobs (submit_time)", {}));
+  return CreateNodeEventSchema();
 }
 
 Status AcctStore::ApplyOne(const AcctOp& op) {
@@ -159,6 +161,7 @@ Status AcctStore::ApplyOne(const AcctOp& op) {
         UpsertSql("acct_steps", kStepCols, "job_id, attempt, step_id", 3);
     return Exec(sql, StepRow(*s));
   }
+  if (const auto* e = std::get_if<NodeEventSet>(&op)) return ApplyNodeEvent(*e);
   const auto& c = std::get<AcctCloseAttempts>(op);
   RETURN_IF_ERROR(Exec(
       "UPDATE acct_jobs SET state = $1, end_time = $2 "

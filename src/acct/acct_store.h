@@ -17,7 +17,8 @@
 
 namespace sluice::acct {
 
-using AcctOp = std::variant<AcctJobRecord, AcctStepRecord, AcctCloseAttempts>;
+using AcctOp =
+    std::variant<AcctJobRecord, AcctStepRecord, AcctCloseAttempts, NodeEventSet>;
 
 struct AcctConfig {
   std::string type = "accounting_storage/sqlite";  // or accounting_storage/pgsql
@@ -34,6 +35,9 @@ class AcctStore {
   virtual ~AcctStore() = default;
   Status Apply(const std::vector<AcctOp>& ops);
   Expected<AcctData> Query(const AcctWindow& window);
+  // Node events overlapping [start, end) (0 = unbounded), ordered by (start_time, node);
+  // open events (end_time 0) overlap every window that ends after their start.
+  Expected<std::vector<NodeEventRecord>> QueryNodeEvents(int64_t start, int64_t end);
 
  protected:
   using Value = std::variant<int64_t, std::string>;
@@ -43,9 +47,11 @@ class AcctStore {
   // Runs a SELECT whose columns have the kinds in `kinds` ('i' integer, 't' text).
   virtual Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds) = 0;
   Status CreateSchema();
+  Status CreateNodeEventSchema();  // node_events.cc
 
  private:
   Status ApplyOne(const AcctOp& op);
+  Status ApplyNodeEvent(const NodeEventSet& op);  // node_events.cc
 };
 
 // Opens the configured backend (creating the schema); unknown type -> InvalidArgument.

@@ -148,6 +148,54 @@ TEST_P(AcctStoreTest, SurvivesReopen) {
   EXPECT_EQ(d->jobs[0], Job(4, 0));
 }
 
+TEST_P(AcctStoreTest, NodeEventsOpenCloseAndReplay) {
+  std::vector<AcctOp> ops = {
+      NodeEventSet{"node01", 100, "DOWN", "x", 4, 2},
+      NodeEventSet{"node01", 150, "DOWN", "x", 4, 2},   // same state: no new event
+      NodeEventSet{"node02", 120, "DRAIN", "it's \"bad\"", 8, 0},
+      NodeEventSet{"node01", 200, "", "", 4, 2},        // back up: closed at 200
+      NodeEventSet{"node02", 300, "DRAIN", "other $2 $10", 8, 0}};  // new reason: new event
+  ASSERT_TRUE(store_->Apply(ops).ok());
+  ASSERT_TRUE(store_->Apply(ops).ok());  // a replayed batch changes nothing
+  auto ev = store_->QueryNodeEvents(0, 0);
+  ASSERT_TRUE(ev.ok()) << ev.status().message();
+  std::vector<NodeEventRecord> want = {
+      {"node01", 100, 200, "DOWN", "x", 4, 2},
+      {"node02", 120, 300, "DRAIN", "it's \"bad\"", 8, 0},
+      {"node02", 300, 0, "DRAIN", "other $2 $10", 8, 0}};  // "$2" is not a parameter
+  EXPECT_EQ(*ev, want);
+  // Window selection: [210, 250) sees only node02's first event; an open event
+  // overlaps every later window.
+  ev = store_->QueryNodeEvents(210, 250);
+  ASSERT_TRUE(ev.ok());
+  ASSERT_EQ(ev->size(), 1u);
+  EXPECT_EQ((*ev)[0].start_time, 120);
+  ev = store_->QueryNodeEvents(5000, 6000);
+  ASSERT_TRUE(ev.ok());
+  ASSERT_EQ(ev->size(), 1u);
+  EXPECT_EQ((*ev)[0].end_time, 0);
+}
+
+TEST_P(AcctStoreTest, NodeEventsResyncAfterRestart) {
+  ASSERT_TRUE(store_->Apply({NodeEventSet{"node01", 100, "DOWN", "Not responding", 4, 0},
+                             NodeEventSet{"node02", 100, "DRAIN", "hc", 4, 0}})
+                  .ok());
+  store_.reset();  // controller restart: a new store, the controller re-posts what it sees
+  auto s = OpenAcctStore(cfg_);
+  ASSERT_TRUE(s.ok());
+  store_ = std::move(s).value();
+  ASSERT_TRUE(store_->Apply({NodeEventSet{"node01", 500, "", "", 4, 0},            // up again
+                             NodeEventSet{"node02", 500, "DRAIN", "hc", 4, 0},      // still
+                             NodeEventSet{"node03", 500, "DOWN", "admin", 4, 0}})  // lost open
+                  .ok());
+  auto ev = store_->QueryNodeEvents(0, 0);
+  ASSERT_TRUE(ev.ok());
+  std::vector<NodeEventRecord> want = {{"node01", 100, 500, "DOWN", "Not responding", 4, 0},
+                                       {"node02", 100, 0, "DRAIN", "hc", 4, 0},
+                                       {"node03", 500, 0, "DOWN", "admin", 4, 0}};
+  EXPECT_EQ(*ev, want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, AcctStoreTest, ::testing::Values("sqlite", "pgsql"),
                          [](const auto& info) { return info.param; });
 

@@ -94,3 +94,17 @@ Expected<AcctData> AcctWriter::Query(const AcctWindow& window) {
 }
 
 }  // namespace sluice::acct
+
+namespace sluice::acct {
+
+Expected<std::vector<NodeEventRecord>> AcctWriter::QueryNodeEvents(int64_t start, int64_t end) {
+  std::lock_guard<std::mutex> lock(query_mu_);
+  if (!query_store_) {
+    ASSIGN_OR_RETURN(query_store_, OpenAcctStore(config_));
+  }
+  auto r = query_store_->QueryNodeEvents(start, end);
+  if (!r.ok()) query_store_.reset();  // reconnect next time
+  return r;
+}
+
+}  // namespace sluice::acct

@@ -33,6 +33,8 @@ class AcctWriter {
   void Post(std::vector<AcctOp> ops);
   bool Flush(int timeout_ms);
   Expected<AcctData> Query(const AcctWindow& window);
+  // sreport's node events (AcctStore::QueryNodeEvents) on the query store.
+  Expected<std::vector<NodeEventRecord>> QueryNodeEvents(int64_t start, int64_t end);
 
  private:
   void Loop();

@@ -155,7 +155,7 @@ Status PgTestServer::Reset() {
   try {
     pqxx::connection c(fmt_conn());
     pqxx::nontransaction tx(c);
-    tx.exec("DROP TABLE IF EXISTS acct_jobs, acct_steps");
+    tx.exec("DROP TABLE IF EXISTS acct_jobs, acct_steps, acct_node_events");
     return Status::Ok();
   } catch (const std::exception& e) {
     return Unavailable(e.what());

@@ -3,6 +3,8 @@
 // AcctStore::Apply; parameters are quoted by the connection (esc/quote).
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include <pqxx/pqxx>
 
 #include "acct/acct_store.h"
@@ -49,20 +51,24 @@ class PgsqlAcctStore final : public AcctStore {
   }
 
  private:
-  // Replaces $N (highest first, so $1 never eats $10) by the quoted parameter.
-  static std::string Bind(pqxx::transaction_base& tx, std::string sql, const Row& params) {
-    for (size_t i = params.size(); i > 0; --i) {
-      std::string name = "$" + std::to_string(i);
-      const Row::value_type& v = params[i - 1];
-      std::string lit = std::holds_alternative<int64_t>(v)
-                            ? std::to_string(std::get<int64_t>(v))
-                            : tx.quote(std::get<std::string>(v));
-      for (size_t pos = 0; (pos = sql.find(name, pos)) != std::string::npos;) {
-        sql.replace(pos, name.size(), lit);
-        pos += lit.size();
+  // Replaces each $N by the quoted parameter in one left-to-right pass, so a value that
+  // itself contains "$2" is never substituted again.
+  static std::string Bind(pqxx::transaction_base& tx, const std::string& sql, const Row& params) {
+    std::string out;
+    for (size_t i = 0; i < sql.size(); ++i) {
+      size_t j = i + 1;
+      while (sql[i] == '$' && j < sql.size() && isdigit(static_cast<unsigned char>(sql[j]))) ++j;
+      size_t n = j > i + 1 ? std::stoul(sql.substr(i + 1, j - i - 1)) : 0;
+      if (n == 0 || n > params.size()) {
+        out += sql[i];
+        continue;
       }
+      const Row::value_type& v = params[n - 1];
+      out += std::holds_alternative<int64_t>(v) ? std::to_string(std::get<int64_t>(v))
+                                                : tx.quote(std::get<std::string>(v));
+      i = j - 1;
     }
-    return sql;
+    return out;
   }
   std::unique_ptr<pqxx::connection> conn_;
 };

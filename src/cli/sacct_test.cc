@@ -238,5 +238,21 @@ TEST_F(SacctTest, SreportGpuHoursParsable) {
   EXPECT_EQ(RunSreport({"-t", "fortnights", "cluster", "utilization"}, t.env), 1);
 }
 
+TEST_F(SacctTest, SreportDownFromNodeEvents) {
+  NodeInfo* n = t.api.nodes.add_nodes();
+  n->set_cpus(16);
+  NodeEventRecord* e = t.api.acct.add_node_events();  // 2 h of yesterday, 16 CPUs
+  e->set_node("node01");
+  e->set_state("DOWN");
+  e->set_start_time(kRefDay - 3 * 3600);
+  e->set_end_time(kRefDay + 3600);  // ends after the window: 3 h count
+  e->set_cpus(16);
+  EXPECT_EQ(RunSreport({"-P", "-n", "-t", "hours", "cluster", "utilization"}, t.env), 0);
+  // Cluster|Allocated|Down|PLND Down|Idle|Reserved|Reported
+  EXPECT_EQ(t.out.str(), "sluice|0|48|0|336|0|384\n");
+  ASSERT_FALSE(t.api.acct_requests.empty());
+  EXPECT_TRUE(t.api.acct_requests.back().node_events());
+}
+
 }  // namespace
 }  // namespace sluice

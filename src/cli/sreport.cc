@@ -165,6 +165,7 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
   AcctJobsRequest req;
   req.set_start(start);
   req.set_end(end);
+  req.set_node_events(util);
   auto reply = (*api)->AcctJobs(req);
   if (!reply.ok()) return Fail(env, reply.status().message());
   std::vector<AcctJob> jobs(reply->jobs().begin(), reply->jobs().end());
@@ -185,7 +186,9 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
     for (const NodeInfo& n : nodes->nodes()) {
       capacity += r.tres == "gres/gpu" ? n.gpus_size() : (r.tres == "node" ? 1 : n.cpus());
     }
-    Utilization u = ClusterUtilization(jobs, capacity, r.tres, start, end, now);
+    std::vector<NodeEventRecord> events(reply->node_events().begin(),
+                                        reply->node_events().end());
+    Utilization u = ClusterUtilization(jobs, capacity, r.tres, start, end, now, events);
     for (auto c : std::vector<Col>{{"Allocated", 10, true}, {"Down", 8, true}, {"PLND Down", 8, true},
                                    {"Idle", 9, true}, {"Reserved", 8, true}, {"Reported", 9, true}}) {
       cols.push_back(c);

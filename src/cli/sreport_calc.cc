@@ -18,15 +18,32 @@ int64_t TresCount(const AcctJob& j, const std::string& tres) {
   return j.alloc_cpus();
 }
 
+int64_t TresCount(const NodeEventRecord& e, const std::string& tres) {
+  if (tres == "gres/gpu") return e.gpus();
+  if (tres == "node") return 1;
+  return e.cpus();
+}
+
 Utilization ClusterUtilization(const std::vector<AcctJob>& jobs, int64_t capacity,
-                               const std::string& tres, int64_t start, int64_t end, int64_t now) {
+                               const std::string& tres, int64_t start, int64_t end, int64_t now,
+                               const std::vector<NodeEventRecord>& events) {
   Utilization u;
   for (const AcctJob& j : jobs) {
     u.allocated += TresCount(j, tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
   }
+  for (const NodeEventRecord& e : events) {
+    int64_t v = TresCount(e, tres) * Overlap(e.start_time(), e.end_time(), start, end, now);
+    (e.state() == "MAINT" ? u.planned_down : u.down) += v;
+  }
   u.reported = capacity * std::max<int64_t>(0, std::min(end, std::max(now, start)) - start);
   if (u.allocated > u.reported) u.reported = u.allocated;
-  u.idle = std::max<int64_t>(0, u.reported - u.allocated - u.down - u.reserved);
+  int64_t excess = u.allocated + u.down + u.planned_down - u.reported;
+  if (excess > 0) {
+    int64_t cut = std::min(excess, u.down);
+    u.down -= cut;
+    u.planned_down -= std::min(excess - cut, u.planned_down);
+  }
+  u.idle = std::max<int64_t>(0, u.reported - u.allocated - u.down - u.planned_down - u.reserved);
   return u;
 }
 

@@ -1,9 +1,13 @@
 // sreport's arithmetic (pure): usage of accounting records inside a time window.
 //   ClusterUtilization: Allocated = sum over job attempts of TRES count x seconds of
 //   their run inside [start, end); Reported = cluster capacity (sum of the nodes' CPUs
-//   or GPUs) x window length; Down and Reserved are 0 (node down history and
-//   reservations are not recorded yet); Idle = Reported - Allocated - Down - Reserved
-//   (never negative). TRES: "cpu" (default) or "gres/gpu" (GPU-seconds).
+//   or GPUs) x window length; Down = sum over node events (DOWN / DRAIN) of their
+//   time inside the window x the node's TRES; PLND Down the same for MAINT events
+//   (nodes inside a Flags=MAINT reservation); Reserved is 0 (idle time held for pending
+//   jobs is not recorded); when Allocated + Down + PLND Down exceed Reported (a draining
+//   node still running jobs) Down, then PLND Down, give way; Idle = Reported - Allocated
+//   - Down - PLND Down - Reserved (never negative), so the columns add up to Reported.
+//   TRES: "cpu" (default), "gres/gpu" (GPU-seconds) or "node".
 //   TopUsers: (user, account) usage in TRES-seconds, most first, ties by user name.
 // Still-running attempts count until `now`.
 #pragma once
@@ -34,8 +38,10 @@ struct UserUsage {
 // Seconds of [a, b) inside [start, end) (b <= 0 means still running: `now`).
 int64_t Overlap(int64_t a, int64_t b, int64_t start, int64_t end, int64_t now);
 int64_t TresCount(const AcctJob& j, const std::string& tres);
+int64_t TresCount(const NodeEventRecord& e, const std::string& tres);
 Utilization ClusterUtilization(const std::vector<AcctJob>& jobs, int64_t capacity,
-                               const std::string& tres, int64_t start, int64_t end, int64_t now);
+                               const std::string& tres, int64_t start, int64_t end, int64_t now,
+                               const std::vector<NodeEventRecord>& events = {});
 std::vector<UserUsage> TopUsers(const std::vector<AcctJob>& jobs, const std::string& tres,
                                 int64_t start, int64_t end, int64_t now, size_t top);
 

@@ -107,6 +107,7 @@ void Controller::AcctStepEnded(int64_t job_id, int step_id, const KeepaliveReque
 
 void Controller::AcctResync() {
   for (const auto& [id, job] : jobs_.jobs()) AcctJobCommitted(job);
+  NodeEventsResync();
 }
 
 AcctJobsReply Controller::AcctLive(const AcctJobsRequest& req) const {

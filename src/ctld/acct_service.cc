@@ -46,6 +46,20 @@ grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsReq
   for (const auto& s : merged.steps) {
     if (shown.count(s.job_id)) *reply->add_steps() = acct::ToProto(s);
   }
+  if (req->node_events()) {  // sreport cluster utilization: cluster-wide, not per user
+    auto events = acct_->QueryNodeEvents(req->start(), req->end());
+    if (!events.ok()) return ToGrpc(events.status());
+    for (const auto& e : *events) {
+      NodeEventRecord* p = reply->add_node_events();
+      p->set_node(e.node);
+      p->set_start_time(e.start_time);
+      p->set_end_time(e.end_time);
+      p->set_state(e.state);
+      p->set_reason(e.reason);
+      p->set_cpus(e.cpus);
+      p->set_gpus(e.gpus);
+    }
+  }
   return grpc::Status::OK;
 }
 

@@ -92,6 +92,7 @@ Status Controller::Commit() {
     for (int64_t id : dirty_jobs_) {
       if (const JobInfo* j = jobs_.Find(id)) AcctJobCommitted(*j);
     }
+    NodeEventsAfterCommit(!dirty_nodes_.empty());
   }
   dirty_jobs_.clear();
   dirty_nodes_.clear();

@@ -362,6 +362,20 @@ class Controller {
   acct::AcctWriter* acct_ = nullptr;
   std::map<int64_t, std::map<int, acct::AcctStepRecord>> acct_open_steps_;  // srun steps
   std::map<int64_t, std::pair<int64_t, int64_t>> acct_batch_usage_;  // max rss kB, cpu us
+
+ public:
+  // ---- node events for accounting (node_event_ops.cc) ----
+  // Start-up: posts every node whose availability is known (opens lost events, closes
+  // stale ones); called by AcctResync.
+  void NodeEventsResync();
+
+ private:
+  // After a commit: posts the nodes whose availability changed (scans on node changes,
+  // else at most once a second).
+  void NodeEventsAfterCommit(bool nodes_changed);
+  void PostNodeEvents(bool resync);
+  std::map<std::string, std::string> node_event_keys_;  // node -> "state\nreason" posted
+  int64_t node_events_scanned_ = 0;
 };
 
 }  // namespace sluice::ctld
