@@ -48,6 +48,15 @@ class PgsqlAcctStore final : public AcctStore {
     }
   }
 
+  Expected<bool> HasColumn(const std::string& table, const std::string& column) override {
+    ASSIGN_OR_RETURN(auto rows, Select(fmt::format("SELECT COUNT(*) FROM information_schema.columns "
+                                                   "WHERE table_schema = current_schema() AND "
+                                                   "table_name = '{}' AND column_name = '{}'",
+                                                   table, column),
+                                       "i"));
+    return !rows.empty() && std::get<int64_t>(rows[0][0]) > 0;
+  }
+
  private:
   // Replaces $N (highest first, so $1 never eats $10) by the quoted parameter.
   static std::string Bind(pqxx::transaction_base& tx, std::string sql, const Row& params) {
