@@ -296,7 +296,8 @@ TEST_F(AssocOpsTest, CheckOnlyChangesNothing) {
   auto done = ctl_->Sacctmgr(kRoot, r);
   ASSERT_TRUE(done.ok()) << done.status().message();
   EXPECT_TRUE(done->changes());
-  EXPECT_EQ(done->lines(), check->lines());
+  EXPECT_EQ(std::vector<std::string>(done->lines().begin(), done->lines().end()),
+            std::vector<std::string>(check->lines().begin(), check->lines().end()));
   ASSERT_NE(ctl_->assoc_db().Account("physics"), nullptr);
   // A check of a delete, then of a change that fails, leave the account alone.
   SacctmgrRequest del;
