@@ -46,6 +46,7 @@ struct AcctJobRecord {
   std::string req_tres;            // billing=4,cpu=4,gres/gpu=4,mem=4000M,node=2
   std::string alloc_tres;
   std::string work_dir;
+  int64_t cancelled_by = -1;       // CANCELLED: uid whose request cancelled it; -1 = unknown
   bool operator==(const AcctJobRecord&) const = default;
 };
 

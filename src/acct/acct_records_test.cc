@@ -53,6 +53,23 @@ TEST(JobRecords, JobRecordCarriesAttemptTresAndNodes) {
   EXPECT_EQ(FromProto(ToProto(r)), r);
 }
 
+TEST(JobRecords, CancellerIsCarriedForCancelledJobsOnly) {
+  JobInfo j = RunningJob();
+  EXPECT_EQ(JobRecordOf(j).cancelled_by, -1);
+  EXPECT_FALSE(ToProto(JobRecordOf(j)).has_cancelled_by());
+  j.set_cancelled_by(0);  // root cancelled alice's job
+  EXPECT_EQ(JobRecordOf(j).cancelled_by, -1);  // still running: not (yet) cancelled
+  j.set_state(JOB_CANCELLED);
+  AcctJobRecord r = JobRecordOf(j);
+  EXPECT_EQ(r.cancelled_by, 0);
+  AcctJob p = ToProto(r);
+  ASSERT_TRUE(p.has_cancelled_by());  // uid 0 is a value, not "unset"
+  EXPECT_EQ(p.cancelled_by(), 0u);
+  EXPECT_EQ(FromProto(p), r);
+  j.set_cancelled_by(1000);
+  EXPECT_EQ(FromProto(ToProto(JobRecordOf(j))).cancelled_by, 1000);
+}
+
 TEST(JobRecords, BatchStepFollowsTheJob) {
   JobInfo j = RunningJob();
   auto b = BatchStepOf(j, -1, -1);

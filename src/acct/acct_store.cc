@@ -20,7 +20,15 @@ constexpr Column kJobCols[] = {
     {"exit_code", 'i'}, {"term_signal", 'i'}, {"submit_time", 'i'}, {"eligible_time", 'i'},
     {"start_time", 'i'}, {"end_time", 'i'}, {"time_limit_min", 'i'}, {"nodes", 't'},
     {"nnodes", 'i'}, {"alloc_cpus", 'i'}, {"req_cpus", 'i'}, {"req_mem_mb", 'i'},
-    {"alloc_gpus", 'i'}, {"req_tres", 't'}, {"alloc_tres", 't'}, {"work_dir", 't'}};
+    {"alloc_gpus", 'i'}, {"req_tres", 't'}, {"alloc_tres", 't'}, {"work_dir", 't'},
+    {"cancelled_by", 'i'}};
+// Job columns added after the first schema: CreateSchema adds them to an older
+// database (ALTER TABLE ... ADD COLUMN), existing rows getting `fill`.
+struct AddedColumn {
+  const char* name;
+  const char* fill;
+};
+constexpr AddedColumn kAddedJobCols[] = {{"cancelled_by", "-1"}};
 constexpr Column kStepCols[] = {
     {"job_id", 'i'}, {"attempt", 'i'}, {"step_id", 'i'}, {"name", 't'}, {"nodes", 't'},
     {"nnodes", 'i'}, {"ntasks", 'i'}, {"alloc_cpus", 'i'}, {"state", 'i'},
@@ -75,7 +83,7 @@ static std::vector<std::variant<int64_t, std::string>> JobRow(const AcctJobRecor
           int64_t{j.state}, int64_t{j.exit_code}, int64_t{j.term_signal}, j.submit_time,
           j.eligible_time, j.start_time, j.end_time, j.time_limit_min, j.nodes,
           int64_t{j.nnodes}, int64_t{j.alloc_cpus}, int64_t{j.req_cpus}, j.req_mem_mb,
-          j.alloc_gpus, j.req_tres, j.alloc_tres, j.work_dir};
+          j.alloc_gpus, j.req_tres, j.alloc_tres, j.work_dir, j.cancelled_by};
 }
 
 static AcctJobRecord JobFrom(const std::vector<std::variant<int64_t, std::string>>& r) {
@@ -110,6 +118,7 @@ static AcctJobRecord JobFrom(const std::vector<std::variant<int64_t, std::string
   j.req_tres = T(r, i++);
   j.alloc_tres = T(r, i++);
   j.work_dir = T(r, i++);
+  j.cancelled_by = I(r, i++);
   return j;
 }
 
@@ -145,6 +154,13 @@ static AcctStepRecord StepFrom(const std::vector<std::variant<int64_t, std::stri
 Status AcctStore::CreateSchema() {
   RETURN_IF_ERROR(Exec(CreateSql("acct_jobs", kJobCols, "job_id, attempt"), {}));
   RETURN_IF_ERROR(Exec(CreateSql("acct_steps", kStepCols, "job_id, attempt, step_id"), {}));
+  for (const auto& c : kAddedJobCols) {
+    ASSIGN_OR_RETURN(bool has, HasColumn("acct_jobs", c.name));
+    if (has) continue;
+    RETURN_IF_ERROR(Exec(fmt::format("ALTER TABLE acct_jobs ADD COLUMN {} BIGINT NOT NULL DEFAULT {}",
+                                     c.name, c.fill),
+                         {}));
+  }
   RETURN_IF_ERROR(Exec("CREATE INDEX IF NOT EXISTS acct_jobs_end ON acct_jobs (end_time)", {}));
   RETURN_IF_ERROR(
       Exec("CREATE INDEX IF NOT EXISTS acct_jobs_submit ON acct_jobs (submit_time)", {}));

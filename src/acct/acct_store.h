@@ -46,6 +46,9 @@ class AcctStore {
   virtual Status Exec(const std::string& sql, const Row& params) = 0;
   // Runs a SELECT whose columns have the kinds in `kinds` ('i' integer, 't' text).
   virtual Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds) = 0;
+  // Whether `table` (which exists) has `column`: how CreateSchema migrates older databases.
+  virtual Expected<bool> HasColumn(const std::string& table, const std::string& column) = 0;
+  // Creates the tables, adding columns an older database lacks.
   Status CreateSchema();
   Status CreateNodeEventSchema();  // node_events.cc
 

@@ -1,6 +1,7 @@
 // The same cases against both backends: SQLite (a temp file) and PostgreSQL (a real
 // server started by PgTestServer; skipped with the reason when it cannot start).
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -48,6 +49,21 @@ class AcctStoreTest : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
+  // One statement straight on the backend's database (outside AcctStore).
+  Status RawExec(const std::string& sql) {
+    if (GetParam() != "sqlite") return PgEnv::server.ExecSql(sql);
+    sqlite3* db = nullptr;
+    if (sqlite3_open(cfg_.sqlite_path.c_str(), &db) != SQLITE_OK) {
+      sqlite3_close(db);
+      return Unavailable("cannot open " + cfg_.sqlite_path);
+    }
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    std::string msg = err ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? Status::Ok() : Unavailable(msg);
+  }
   void TearDown() override {
     store_.reset();
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
@@ -83,6 +99,66 @@ TEST_P(AcctStoreTest, UpsertIsIdempotentAndReadsBack) {
   ASSERT_TRUE(d.ok()) << d.status().message();
   ASSERT_EQ(d->jobs.size(), 1u);
   EXPECT_EQ(d->jobs[0], j);
+  EXPECT_EQ(d->jobs[0].cancelled_by, -1);  // not cancelled: unknown
+}
+
+TEST_P(AcctStoreTest, CancellerRoundTrips) {
+  AcctJobRecord by_root = Job(11, 0), by_owner = Job(12, 0);
+  by_root.state = by_owner.state = 6;  // JOB_CANCELLED
+  by_root.cancelled_by = 0;            // root, not the owner (1000)
+  by_owner.cancelled_by = 1000;
+  ASSERT_TRUE(store_->Apply({by_root, by_owner}).ok());
+  auto d = store_->Query({});
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->jobs.size(), 2u);
+  EXPECT_EQ(d->jobs[0].cancelled_by, 0);
+  EXPECT_EQ(d->jobs[1].cancelled_by, 1000);
+  EXPECT_EQ(d->jobs[0], by_root);
+}
+
+// A database written before the cancelled_by column: opening it adds the column, old
+// rows read back as unknown (-1), new rows keep their canceller.
+TEST_P(AcctStoreTest, MigratesJobsTableWithoutCanceller) {
+  store_.reset();
+  std::vector<std::string> sql = {
+      "DROP TABLE IF EXISTS acct_jobs",
+      "CREATE TABLE acct_jobs (job_id BIGINT NOT NULL, attempt BIGINT NOT NULL, "
+      "array_job_id BIGINT NOT NULL, array_task_id BIGINT NOT NULL, name TEXT NOT NULL, "
+      "uid BIGINT NOT NULL, user_name TEXT NOT NULL, gid BIGINT NOT NULL, "
+      "group_name TEXT NOT NULL, account TEXT NOT NULL, partition_name TEXT NOT NULL, "
+      "qos TEXT NOT NULL, state BIGINT NOT NULL, exit_code BIGINT NOT NULL, "
+      "term_signal BIGINT NOT NULL, submit_time BIGINT NOT NULL, eligible_time BIGINT NOT NULL, "
+      "start_time BIGINT NOT NULL, end_time BIGINT NOT NULL, time_limit_min BIGINT NOT NULL, "
+      "nodes TEXT NOT NULL, nnodes BIGINT NOT NULL, alloc_cpus BIGINT NOT NULL, "
+      "req_cpus BIGINT NOT NULL, req_mem_mb BIGINT NOT NULL, alloc_gpus BIGINT NOT NULL, "
+      "req_tres TEXT NOT NULL, alloc_tres TEXT NOT NULL, work_dir TEXT NOT NULL, "
+      "PRIMARY KEY (job_id, attempt))",
+      "INSERT INTO acct_jobs VALUES (5, 0, 0, 0, 'old', 1000, 'alice', 0, '', 'physics', "
+      "'gpu', 'normal', 6, 0, 0, 1000, 1000, 1010, 1100, 60, 'node01', 1, 2, 2, 0, 0, '', "
+      "'', '/tmp')"};
+  for (const auto& q : sql) {
+    Status st = RawExec(q);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  auto s = OpenAcctStore(cfg_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  AcctJobRecord fresh = Job(6, 0);
+  fresh.state = 6;
+  fresh.cancelled_by = 0;
+  ASSERT_TRUE((*s)->Apply({fresh}).ok());
+  auto d = (*s)->Query({});
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->jobs.size(), 2u);
+  EXPECT_EQ(d->jobs[0].name, "old");
+  EXPECT_EQ(d->jobs[0].state, 6);
+  EXPECT_EQ(d->jobs[0].cancelled_by, -1);
+  EXPECT_EQ(d->jobs[1], fresh);
+  s->reset();
+  auto again = OpenAcctStore(cfg_);  // migrating twice is harmless
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  auto d2 = (*again)->Query({});
+  ASSERT_TRUE(d2.ok());
+  EXPECT_EQ(d2->jobs.size(), 2u);
 }
 
 TEST_P(AcctStoreTest, StepsAreKeyedByAttemptAndStep) {

@@ -45,6 +45,7 @@ AcctJobRecord JobRecordOf(const JobInfo& j) {
   r.end_time = j.end_time();
   r.time_limit_min = j.time_limit_min();
   r.work_dir = j.spec().work_dir();
+  if (j.state() == JOB_CANCELLED && j.has_cancelled_by()) r.cancelled_by = j.cancelled_by();
   r.req_cpus = j.num_cpus();
   int64_t nodes = std::max(1, j.num_nodes());
   r.req_mem_mb = j.mem_per_node_mb() * nodes;
@@ -148,6 +149,7 @@ AcctJob ToProto(const AcctJobRecord& r) {
   p.set_req_tres(r.req_tres);
   p.set_alloc_tres(r.alloc_tres);
   p.set_work_dir(r.work_dir);
+  if (r.cancelled_by >= 0) p.set_cancelled_by(static_cast<uint32_t>(r.cancelled_by));
   return p;
 }
 
@@ -182,6 +184,7 @@ AcctJobRecord FromProto(const AcctJob& p) {
   r.req_tres = p.req_tres();
   r.alloc_tres = p.alloc_tres();
   r.work_dir = p.work_dir();
+  r.cancelled_by = p.has_cancelled_by() ? int64_t{p.cancelled_by()} : -1;
   return r;
 }
 

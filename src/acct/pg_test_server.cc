@@ -162,4 +162,15 @@ Status PgTestServer::Reset() {
   }
 }
 
+Status PgTestServer::ExecSql(const std::string& sql) {
+  try {
+    pqxx::connection c(fmt_conn());
+    pqxx::nontransaction tx(c);
+    tx.exec(sql);
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return Unavailable(e.what());
+  }
+}
+
 }  // namespace sluice::acct

@@ -31,6 +31,8 @@ class PgTestServer {
   int port() const { return port_; }
   // Drops the accounting tables (a clean database for the next test).
   Status Reset();
+  // Runs one SQL statement (tests that set up an older schema).
+  Status ExecSql(const std::string& sql);
 
  private:
   std::string fmt_conn() const;

@@ -50,6 +50,15 @@ class PgsqlAcctStore final : public AcctStore {
     }
   }
 
+  Expected<bool> HasColumn(const std::string& table, const std::string& column) override {
+    ASSIGN_OR_RETURN(auto rows, Select(fmt::format("SELECT COUNT(*) FROM information_schema.columns "
+                                                   "WHERE table_schema = current_schema() AND "
+                                                   "table_name = '{}' AND column_name = '{}'",
+                                                   table, column),
+                                       "i"));
+    return !rows.empty() && std::get<int64_t>(rows[0][0]) > 0;
+  }
+
  private:
   // Replaces each $N by the quoted parameter in one left-to-right pass, so a value that
   // itself contains "$2" is never substituted again.

@@ -1,5 +1,6 @@
 // SQLite backend of AcctStore (accounting_storage/sqlite): WAL, synchronous=NORMAL
 // (accounting rows are re-synced from the state store after a crash).
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include "acct/acct_store.h"
@@ -50,6 +51,13 @@ class SqliteAcctStore final : public AcctStore {
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return Error(sql);
     return rows;
+  }
+
+  Expected<bool> HasColumn(const std::string& table, const std::string& column) override {
+    ASSIGN_OR_RETURN(auto rows, Select(fmt::format("SELECT COUNT(*) FROM pragma_table_info('{}') "
+                                                   "WHERE name = '{}'", table, column),
+                                       "i"));
+    return !rows.empty() && std::get<int64_t>(rows[0][0]) > 0;
   }
 
  private:

@@ -157,7 +157,7 @@ std::string SacctValue(const std::string& f, const SacctRow& r, int64_t now) {
   if (f == "Partition") return s ? "" : j.partition();
   if (f == "QOS") return s ? "" : j.qos();
   if (f == "Cluster") return "";
-  if (f == "State") return s ? SacctStateName(s->state(), false, 0) : SacctStateName(j.state(), true, j.uid());
+  if (f == "State") return s ? SacctStateName(s->state(), false, 0) : SacctStateName(j.state(), true, j.has_cancelled_by() ? j.cancelled_by() : j.uid());
   if (f == "ExitCode") return ExitText(r);
   if (f == "DerivedExitCode") return s ? "" : "0:0";
   if (f == "Elapsed") return FormatHms(ElapsedS(r, now));

@@ -40,7 +40,8 @@ std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector
                         int parsable, bool header, int64_t now);
 std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now);
 
-// State names as sacct prints them (job rows: "CANCELLED by <uid>").
+// State names as sacct prints them (job rows: "CANCELLED by <uid>"; the State field passes
+// the uid that cancelled the job, or its owner when that is unknown).
 std::string SacctStateName(int state, bool job_row, uint32_t uid);
 
 }  // namespace sluice

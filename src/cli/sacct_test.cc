@@ -7,6 +7,7 @@
 #include "acct/acct_record.h"
 #include "cli/cli_test_util.h"
 #include "cli/sacct.h"
+#include "cli/sacct_format.h"
 #include "cli/sreport.h"
 #include "cli/sreport_calc.h"
 
@@ -103,6 +104,32 @@ TEST_F(SacctTest, CancelledByUidAndTimelimitLikeReference) {
   EXPECT_EQ(t.out.str(),
             "JobID|JobName|State|ExitCode|DerivedExitCode|Elapsed|Timelimit\n"
             "36|cancelpend|CANCELLED by 0|0:0|0:0|00:00:00|UNLIMITED\n");
+}
+
+// "CANCELLED by <uid>" names who cancelled the job; rows without a recorded canceller
+// (older records) show the owner.
+TEST_F(SacctTest, CancelledByIsTheCancellerElseTheOwner) {
+  AcctJob* by_root = Job(40, "a", JOB_CANCELLED, 1);
+  by_root->set_uid(1000);
+  by_root->set_cancelled_by(0);
+  AcctJob* by_owner = Job(41, "b", JOB_CANCELLED, 1);
+  by_owner->set_uid(1000);
+  by_owner->set_cancelled_by(1000);
+  AcctJob* by_operator = Job(42, "c", JOB_CANCELLED, 1);
+  by_operator->set_uid(1000);
+  by_operator->set_cancelled_by(1234);
+  Job(43, "d", JOB_CANCELLED, 1)->set_uid(1000);  // no canceller recorded
+  EXPECT_EQ(Run({"-a", "-X", "-n", "-P", "-o", "JobID,State", "-j", "40,41,42,43"}), 0);
+  EXPECT_EQ(t.out.str(),
+            "40|CANCELLED by 0\n41|CANCELLED by 1000\n42|CANCELLED by 1234\n"
+            "43|CANCELLED by 1000\n");
+  AcctJob job;
+  job.set_uid(1000);
+  job.set_state(JOB_CANCELLED);
+  job.set_cancelled_by(0);
+  EXPECT_EQ(SacctValue("State", {&job, nullptr}, 0), "CANCELLED by 0");
+  job.clear_cancelled_by();
+  EXPECT_EQ(SacctValue("State", {&job, nullptr}, 0), "CANCELLED by 1000");
 }
 
 TEST_F(SacctTest, AllocationsStepSelectionAndWidths) {

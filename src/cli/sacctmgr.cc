@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "cli/commit_prompt.h"
 #include "cli/sacctmgr_args.h"
 #include "cli/sacctmgr_format.h"
 
@@ -26,6 +27,31 @@ constexpr char kUsage[] =
     "     -V or --version: equivalent to \"version\" command\n\n"
     "  <COMMAND> is add|modify|delete|list|show cluster|account|user|qos [...]\n";
 
+// Without -i: shows what the change would do (a check_only request), asks, and commits
+// only on 'y'; otherwise " Changes Discarded." and nothing is written (exit 0).
+int ConfirmAndCommit(const SacctmgrCommand& cmd, ClientApiInterface& api, CliEnv& env) {
+  SacctmgrRequest check = cmd.request;
+  check.set_check_only(true);
+  Expected<SacctmgrReply> preview = api.Sacctmgr(check);
+  if (!preview.ok()) {
+    PrintError(preview.status().message(), env);
+    return 1;
+  }
+  if (!cmd.quiet)
+    for (const auto& l : preview->lines()) *env.out << l << "\n";
+  if (!preview->changes()) return 0;
+  if (!AskCommit(env)) {
+    *env.out << " Changes Discarded.\n";
+    return 0;
+  }
+  Expected<SacctmgrReply> done = api.Sacctmgr(cmd.request);
+  if (!done.ok()) {
+    PrintError(done.status().message(), env);
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
@@ -47,12 +73,14 @@ int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
     PrintError(api.status().message(), env);
     return 1;
   }
+  const bool change = cmd->request.verb() != "show";
+  if (change && !cmd->immediate) return ConfirmAndCommit(*cmd, **api, env);
   Expected<SacctmgrReply> reply = (*api)->Sacctmgr(cmd->request);
   if (!reply.ok()) {
     PrintError(reply.status().message(), env);
     return 1;
   }
-  if (cmd->request.verb() != "show") {
+  if (change) {
     if (!cmd->quiet)
       for (const auto& l : reply->lines()) *env.out << l << "\n";
     return 0;

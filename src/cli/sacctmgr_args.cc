@@ -70,6 +70,7 @@ Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args
   SacctmgrCommand c;
   for (const auto& o : parsed.options) {
     switch (o.id) {
+      case kImmediate: c.immediate = true; break;
       case kNoHeader: c.noheader = true; break;
       case kParsable: c.parsable = 1; break;
       case kParsable2: c.parsable = 2; break;

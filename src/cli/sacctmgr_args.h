@@ -4,7 +4,7 @@
 // Verbs add|create, modify|update, delete|remove, show|list; entities cluster, account,
 // user, qos, association (show only). For add, k=v words are settings (name= adds
 // names); for modify, they are conditions until `set`; for show/delete, conditions.
-// Changes are committed at once (as with -i): Sluice never waits on stdin.
+// Without -i, add/modify/delete ask before committing (sacctmgr.cc, commit_prompt.h).
 #pragma once
 
 #include <string>
@@ -30,6 +30,7 @@ struct SacctmgrCommand {
   bool help = false;
   bool version = false;
   std::vector<SacctmgrField> format;
+  bool immediate = false;         // -i: commit without asking
 };
 
 Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args);

@@ -3,8 +3,10 @@
 #include "cli/sacctmgr.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "cli/cli_test_util.h"
+#include "cli/commit_prompt.h"
 #include "cli/sacctmgr_args.h"
 
 namespace sluice {
@@ -115,6 +117,84 @@ TEST_F(SacctmgrTest, ChangeMessagesAndErrors) {
   t.err.str("");
   EXPECT_EQ(Run({"show", "gadgets"}), 1);
   EXPECT_NE(t.err.str().find("No valid entity"), std::string::npos);
+}
+
+// Without -i: a check_only request shows the change, then the prompt decides.
+class SacctmgrConfirmTest : public SacctmgrTest {
+ protected:
+  void SetUp() override {
+    SacctmgrTest::SetUp();
+    api.reply.add_lines(" Adding Account(s)");
+    api.reply.add_lines("  physics");
+    api.reply.set_changes(true);
+  }
+  static constexpr char kPreview[] =
+      " Adding Account(s)\n  physics\n"
+      "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): ";
+};
+
+TEST_F(SacctmgrConfirmTest, YesCommits) {
+  t.in.str("y\n");
+  EXPECT_EQ(Run({"add", "account", "physics"}), 0);
+  EXPECT_EQ(t.out.str(), kPreview);
+  ASSERT_EQ(api.requests.size(), 2u);
+  EXPECT_TRUE(api.requests[0].check_only());
+  EXPECT_FALSE(api.requests[1].check_only());
+  EXPECT_EQ(api.requests[1].names(0), "physics");
+  t.in.clear();
+  t.in.str("Y\n");
+  EXPECT_EQ(Run({"modify", "user", "alice", "set", "maxjobs=2"}), 0);
+  EXPECT_EQ(api.requests.size(), 4u);
+}
+
+TEST_F(SacctmgrConfirmTest, NoAndEndOfInputDiscard) {
+  for (const char* answer : {"n\n", "", "no\n", "\n", " maybe\n"}) {
+    t.out.str("");
+    t.in.clear();
+    t.in.str(answer);
+    api.requests.clear();
+    EXPECT_EQ(Run({"delete", "account", "physics"}), 0) << answer;
+    EXPECT_EQ(t.out.str(), std::string(kPreview) + " Changes Discarded.\n") << answer;
+    ASSERT_EQ(api.requests.size(), 1u) << answer;  // only the check: nothing committed
+    EXPECT_TRUE(api.requests[0].check_only());
+  }
+}
+
+TEST_F(SacctmgrConfirmTest, ImmediateNeverAsks) {
+  t.in.str("n\n");
+  EXPECT_EQ(Run({"-i", "add", "account", "physics"}), 0);
+  EXPECT_EQ(t.out.str(), " Adding Account(s)\n  physics\n");
+  ASSERT_EQ(api.requests.size(), 1u);
+  EXPECT_FALSE(api.requests[0].check_only());
+  EXPECT_EQ(Run({"--immediate", "delete", "account", "physics"}), 0);
+  EXPECT_EQ(api.requests.size(), 2u);
+}
+
+TEST_F(SacctmgrConfirmTest, NothingToChangeOrAnErrorDoesNotAsk) {
+  api.reply.set_changes(false);
+  t.in.str("y\n");
+  EXPECT_EQ(Run({"modify", "user", "alice", "set", "maxjobs=2"}), 0);
+  EXPECT_EQ(t.out.str(), " Adding Account(s)\n  physics\n");
+  EXPECT_EQ(api.requests.size(), 1u);
+  api.status = PermissionDenied("Your user doesn't have privilege to perform this action");
+  EXPECT_EQ(Run({"add", "account", "x"}), 1);
+  EXPECT_EQ(api.requests.size(), 2u);
+  EXPECT_EQ(t.err.str(), "sacctmgr: error: Your user doesn't have privilege to perform this action\n");
+}
+
+TEST(CommitPrompt, NoAnswerInTimeIsNo) {
+  TestCli t;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  t.env.stdin_fd = fds[0];
+  t.in.str("y\n");  // never looked at: the descriptor stays silent
+  EXPECT_FALSE(AskCommit(t.env, 50));
+  EXPECT_EQ(t.out.str(),
+            "Would you like to commit changes? (You have 0 seconds to decide)\n(N/y): \n");
+  ASSERT_EQ(write(fds[1], "y\n", 2), 2);  // an answer is waiting: read
+  EXPECT_TRUE(AskCommit(t.env, 50));
+  close(fds[0]);
+  close(fds[1]);
 }
 
 TEST_F(SacctmgrTest, QosColumns) {

@@ -51,9 +51,17 @@ bool Controller::IsAdmin(const Caller& c) const { return LevelOf(c) == AdminLeve
 bool Controller::IsOperator(const Caller& c) const { return LevelOf(c) != AdminLevel::kNone; }
 
 Expected<SacctmgrReply> Controller::Sacctmgr(const Caller& caller, const SacctmgrRequest& req) {
+  if (req.check_only()) {  // sacctmgr without -i: what would change, on a scratch copy
+    AssocDb scratch = assoc_db_;
+    AssocWrites would;
+    ASSIGN_OR_RETURN(SacctmgrReply reply, scratch.Execute(req, LevelOf(caller), &would));
+    reply.set_changes(!would.puts.empty() || !would.erase.empty());
+    return reply;
+  }
   AssocDb before = assoc_db_;
   AssocWrites writes;
   ASSIGN_OR_RETURN(SacctmgrReply reply, assoc_db_.Execute(req, LevelOf(caller), &writes));
+  reply.set_changes(!writes.puts.empty() || !writes.erase.empty());
   if (store_) {
     Status st = store_->WriteAssocRecords(writes.puts, writes.erase);
     if (!st.ok()) {

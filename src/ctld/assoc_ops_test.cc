@@ -276,5 +276,44 @@ TEST_F(AssocOpsTest, QosPriorityFeedsTheQosFactor) {
   EXPECT_DOUBLE_EQ(prios.jobs(0).qos_factor(), 0.0);
 }
 
+// sacctmgr without -i first sends check_only: the reply says what would change, and
+// nothing is changed or persisted until the real request.
+TEST_F(AssocOpsTest, CheckOnlyChangesNothing) {
+  SacctmgrRequest r;
+  r.set_verb("add");
+  r.set_entity("account");
+  r.add_names("physics");
+  r.add_set("parent=seeded");
+  r.set_check_only(true);
+  auto check = ctl_->Sacctmgr(kRoot, r);
+  ASSERT_TRUE(check.ok()) << check.status().message();
+  EXPECT_TRUE(check->changes());
+  EXPECT_FALSE(check->lines().empty());
+  EXPECT_EQ(ctl_->assoc_db().Account("physics"), nullptr);
+  Open();
+  EXPECT_EQ(ctl_->assoc_db().Account("physics"), nullptr);
+  r.set_check_only(false);
+  auto done = ctl_->Sacctmgr(kRoot, r);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_TRUE(done->changes());
+  EXPECT_EQ(std::vector<std::string>(done->lines().begin(), done->lines().end()),
+            std::vector<std::string>(check->lines().begin(), check->lines().end()));
+  ASSERT_NE(ctl_->assoc_db().Account("physics"), nullptr);
+  // A check of a delete, then of a change that fails, leave the account alone.
+  SacctmgrRequest del;
+  del.set_verb("delete");
+  del.set_entity("account");
+  del.add_names("physics");
+  del.set_check_only(true);
+  auto check_del = ctl_->Sacctmgr(kRoot, del);
+  ASSERT_TRUE(check_del.ok()) << check_del.status().message();
+  EXPECT_TRUE(check_del->changes());
+  EXPECT_NE(ctl_->assoc_db().Account("physics"), nullptr);
+  r.set_check_only(true);
+  EXPECT_FALSE(ctl_->Sacctmgr(kRoot, r).ok());  // already exists
+  EXPECT_FALSE(ctl_->Sacctmgr({kAlice, kAlice}, del).ok());  // not privileged
+  EXPECT_NE(ctl_->assoc_db().Account("physics"), nullptr);
+}
+
 }  // namespace
 }  // namespace sluice::ctld

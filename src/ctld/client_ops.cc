@@ -132,6 +132,7 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
     DeliverSignal(*job, req.signal(), req.batch_only(), req.full());
     return Result(id, Status::Ok());
   }
+  job->set_cancelled_by(c.uid);  // sacct: "CANCELLED by <uid>"
   if (job->state() == JOB_PENDING) {
     job->set_state(JOB_CANCELLED);
     job->set_end_time(Now());

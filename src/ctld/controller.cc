@@ -200,6 +200,7 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
   job->clear_preempt_kill_time();
   job->clear_preempted_by();
   job->clear_preempt_mode();
+  job->clear_cancelled_by();
   job->set_eligible_time(Now());  // fresh priority age: no fixed requeue delay either
   if (job->hold_on_requeue()) HoldRequeued(job);
   MarkJob(job->job_id());

@@ -690,5 +690,35 @@ TEST_F(ControllerTest, SilentClientsLoseTheirStepsAndInteractiveAllocations) {
   EXPECT_EQ(Job(id).state(), JOB_CANCELLED);
 }
 
+// sacct's "CANCELLED by <uid>": the uid whose request cancelled the job (root here,
+// not the owner), kept across a restart; a signal is not a cancel.
+TEST_F(ControllerTest, CancelRecordsTheCaller) {
+  RegisterAll();
+  int64_t run = StartOne(kAlice, Req(2));
+  int64_t pend = Submit(kAlice, Req(2));
+  int64_t own = Submit(kAlice, Req(2));
+  CancelRequest sig;
+  sig.add_job_ids(run);
+  sig.set_signal(10);
+  ctl_->Cancel({0, 0}, sig);
+  EXPECT_FALSE(Job(run).has_cancelled_by());
+  CancelRequest req;
+  req.add_job_ids(run);
+  req.add_job_ids(pend);
+  EXPECT_EQ(ctl_->Cancel({0, 0}, req).results(1).code(), 0);
+  CancelRequest mine;
+  mine.add_job_ids(own);
+  EXPECT_EQ(ctl_->Cancel({kAlice, kAlice}, mine).results(0).code(), 0);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EndJob(run, 0, JOB_CANCELLED);
+  Reopen();
+  for (int64_t id : {run, pend}) {
+    EXPECT_EQ(Job(id).state(), JOB_CANCELLED);
+    ASSERT_TRUE(Job(id).has_cancelled_by()) << id;
+    EXPECT_EQ(Job(id).cancelled_by(), 0u) << id;
+  }
+  EXPECT_EQ(Job(own).cancelled_by(), kAlice);
+}
+
 }  // namespace
 }  // namespace sluice::ctld

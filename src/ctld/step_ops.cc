@@ -140,6 +140,7 @@ Status Controller::ReleaseAllocation(const Caller& caller, const ReleaseAllocati
     return InvalidArgument(fmt::format("Job {} is not an interactive allocation", req.job_id()));
   }
   if (job->state() == JOB_PENDING) {
+    job->set_cancelled_by(job->uid());  // released by its owner's salloc/srun
     FinishJob(job, JOB_CANCELLED, 0, 0);
     return Status::Ok();
   }
