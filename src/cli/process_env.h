@@ -1,5 +1,7 @@
 // The real process environment for the commands' main(): stdio, environ, cwd,
 // hostname, uid, RealClock, getpwnam/getpwuid, and a lazy ConnectToController().
+// RunInProcess flushes the output and ends the process with the command's exit code
+// (no gRPC teardown).
 //   int SbatchMain(int argc, char** argv) { return RunInProcess(argc, argv, RunSbatch); }
 #pragma once
 
@@ -11,7 +13,7 @@
 namespace sluice {
 
 using CommandFn = int (*)(const std::vector<std::string>& args, CliEnv& env);
-int RunInProcess(int argc, char** argv, CommandFn fn);
+[[noreturn]] int RunInProcess(int argc, char** argv, CommandFn fn);
 
 int SbatchMain(int argc, char** argv);
 int SqueueMain(int argc, char** argv);
