@@ -253,9 +253,16 @@ void Agent::Heartbeat() {
   }
 }
 
+// The restart count of the job's run in the spool (-1: none readable).
+int32_t Agent::RunInSpool(int64_t job_id) const {
+  auto launch = jobs_->ReadLaunch(job_id);
+  return launch.ok() ? launch->job().restarts() : -1;
+}
+
 void Agent::ReportEnds() {
   for (const TrackedJob& job : ScanAndSettle()) {
     if (job.phase != TrackedJob::Phase::kFinished) continue;
+    int32_t run = RunInSpool(job.job_id);
     JobEndedRequest req;
     req.set_node(options_.node_name);
     *req.mutable_report() = job.report;
@@ -265,6 +272,9 @@ void Agent::ReportEnds() {
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);
+    // While the report was on its way the controller may have requeued the job and
+    // launched its next run here, replacing the directory: that one is not ours to remove.
+    if (RunInSpool(job.job_id) != run) continue;
     jobs_->MarkDone(job.job_id);
     jobs_->Remove(job.job_id);
   }

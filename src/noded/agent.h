@@ -87,6 +87,7 @@ class Agent {
   void Register();
   void Heartbeat();
   void ReportEnds();
+  int32_t RunInSpool(int64_t job_id) const;
   void KillStale(int64_t job_id);
   Status SendToStepd(int64_t job_id, const StepdRequest& req);
   std::vector<TrackedJob> ScanAndSettle();

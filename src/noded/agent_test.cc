@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -35,9 +36,11 @@ class FakeController : public ControllerLink {
   Status JobEnded(JobEndedRequest req) override {
     std::lock_guard<std::mutex> l(mu);
     if (down || refuse_ends) return Unavailable("down");
+    if (on_end) on_end(req.report());
     ends.push_back(req.report());
     return Status::Ok();
   }
+  std::function<void(const JobReport&)> on_end;  // runs while the agent waits for the reply
   std::mutex mu;
   bool down = false, refuse_ends = false, reregister = false;
   std::vector<int64_t> kill_on_register;
@@ -149,6 +152,29 @@ TEST_F(AgentTest, LaunchRunsOnceAndReportsCompletion) {
   EXPECT_FALSE(tracker_->Inspect(7).ok());
   BatchLaunch l = testing::MakeLaunch(7, "x", work_);
   EXPECT_EQ(l.cluster_name(), "testcluster");
+}
+
+// The controller may requeue a job and launch its next run here while the agent still
+// waits for the reply to the previous run's end: the new run's directory must survive.
+TEST_F(AgentTest, NextRunLaunchedDuringTheEndReportKeepsItsDirectory) {
+  agent_->Tick();
+  ASSERT_TRUE(agent_->Launch(Job(30, "exit 1\n")).ok());
+  BatchLaunch next = Job(30, "touch " + work_ + "/r30\nsleep 60\n");
+  next.mutable_job()->set_restarts(1);
+  ctl_.on_end = [&](const JobReport& r) {
+    if (r.job_id() == 30 && r.exit_code() == 1) EXPECT_TRUE(agent_->Launch(next).ok());
+  };
+  ASSERT_NE(WaitReported(30), nullptr);
+  agent_->Tick();
+  EXPECT_TRUE(testing::WaitForFile(work_ + "/r30", 5000)) << "the next run lost its directory";
+  auto job = tracker_->Inspect(30);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->phase, TrackedJob::Phase::kRunning);
+  SignalJobRequest s;
+  s.set_job_id(30);
+  s.set_kind(SIGNAL_CANCEL);
+  agent_->Signal(s);
+  EXPECT_TRUE(WaitFinished(30, 5000));
 }
 
 TEST_F(AgentTest, LaunchValidation) {
