@@ -10,6 +10,7 @@
 #include "acct/acct_record.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
+#include "cli/own_config.h"
 #include "common/text_util.h"
 #include "cli/sacct_format.h"
 
@@ -329,7 +330,7 @@ int RunSacct(const std::vector<std::string>& args, CliEnv& env) {
     }
   }
   if (o.json) {
-    *env.out << FormatSacctJson(rows, now);
+    *env.out << FormatSacctJson(rows, now, LoadOwnConfig(env).cluster_name);
     return 0;
   }
   *env.out << FormatSacct(fields, rows, o.parsable, o.header, now);

@@ -230,7 +230,7 @@ nlohmann::json ExitJson(int code, int sig, bool cancelled) {
 
 }  // namespace
 
-std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now) {
+std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now, const std::string& cluster) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const SacctRow& r : rows) {
     if (r.step) {
@@ -265,6 +265,21 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now) {
     o["allocation_nodes"] = j.nnodes();
     o["working_directory"] = j.work_dir();
     o["restart_cnt"] = j.attempt();
+    // Slurm's other keys, with what Sluice knows (no comments, containers, het jobs, MCS
+    // labels or wckeys here).
+    o["cluster"] = cluster;
+    o["association"] = {{"account", j.account()}, {"cluster", cluster}, {"partition", nullptr},
+                        {"user", j.user()}};
+    o["comment"] = {{"administrator", nullptr}, {"job", nullptr}, {"system", nullptr}};
+    o["constraints"] = "";
+    o["container"] = nullptr;
+    o["flags"] = nlohmann::json::array();
+    o["het"] = {{"job_id", 0}, {"job_offset", nullptr}};
+    o["kill_request_user"] = nullptr;
+    o["mcs"] = {{"label", ""}};
+    o["priority"] = 0;
+    o["reservation"] = {{"id", 0}, {"name", 0}};
+    o["wckey"] = {{"wckey", ""}, {"flags", nlohmann::json::array()}};
     o["array"] = {{"job_id", j.array_job_id()},
                   {"task_id", j.array_job_id() > 0 ? nlohmann::json(j.array_task_id()) : nlohmann::json()}};
     std::string state = SacctStateName(j.state(), false, 0);

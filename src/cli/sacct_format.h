@@ -38,7 +38,7 @@ std::string SacctValue(const std::string& field, const SacctRow& row, int64_t no
 // 0: fixed columns, 1: --parsable ("a|b|"), 2: --parsable2 ("a|b").
 std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector<SacctRow>& rows,
                         int parsable, bool header, int64_t now);
-std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now);
+std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now, const std::string& cluster);
 
 // State names as sacct prints them (job rows: "CANCELLED by <uid>"; the State field passes
 // the uid that cancelled the job, or its owner when that is unknown).

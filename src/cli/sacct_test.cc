@@ -189,6 +189,15 @@ TEST_F(SacctTest, JsonParses) {
   EXPECT_EQ(j["jobs"][0]["state"]["current"], "COMPLETED");
   EXPECT_EQ(j["jobs"][0]["exit_code"]["return_code"], 0);
   EXPECT_EQ(j["jobs"][0]["steps"][0]["step"]["id"], "batch");
+  // Every key of a job in Slurm 22.05's output (shared/reference/cli/sacct_json.txt).
+  for (const char* key : {"account", "allocation_nodes", "array", "association", "cluster",
+                          "comment", "constraints", "container", "derived_exit_code",
+                          "exit_code", "flags", "group", "het", "job_id", "kill_request_user",
+                          "mcs", "name", "nodes", "partition", "priority", "qos", "required",
+                          "reservation", "state", "steps", "time", "tres", "user", "wckey",
+                          "working_directory"}) {
+    EXPECT_TRUE(j["jobs"][0].contains(key)) << key;
+  }
 }
 
 TEST_F(SacctTest, BadInputIsAnError) {

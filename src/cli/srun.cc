@@ -14,6 +14,7 @@
 
 #include "cli/allocation.h"
 #include "cli/keepalive.h"
+#include "cli/own_config.h"
 #include "cli/step_output.h"
 #include "cli/srun_options.h"
 #include "cli/step_io_server.h"
@@ -73,12 +74,6 @@ std::string CurrentUmask() {
   char buf[8];
   std::snprintf(buf, sizeof buf, "%04o", m & 0777);
   return buf;
-}
-
-Config LoadOwnConfig(const CliEnv& env) {
-  std::string path = env.Getenv("SLUICE_CONF");
-  auto cfg = LoadConfigFile(path.empty() ? DefaultConfigPath() : path);
-  return cfg.ok() ? *cfg : Config();
 }
 
 int64_t JobIdFromEnv(const CliEnv& env) {
