@@ -95,6 +95,8 @@ class Agent {
   void SignalSteps(int64_t job_id, int sig);
   // The live steps' shares of this node, for the registration (agent_steps.cc).
   void ReportSteps(RegisterNodeRequest* req);
+  void AdoptSteps();
+  bool steps_adopted_ = false;
 
   AgentOptions options_;
   const Clock* clock_;

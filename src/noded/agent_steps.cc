@@ -1,10 +1,13 @@
 // Job steps on the node agent: LaunchTasks starts one `sluice-stepd --step` per step
 // (see stepd/step_supervisor.h); SignalSteps relays job cancels to them; ReportSteps
-// tells a (restarted) controller which steps hold what here.
+// tells a (restarted) controller which steps hold what here; AdoptSteps finds the steps
+// an earlier instance of this agent started (their stepd.pid).
+#include <dirent.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -75,7 +78,28 @@ void Agent::SignalSteps(int64_t job_id, int sig) {
   }
 }
 
+void Agent::AdoptSteps() {
+  std::lock_guard<std::mutex> lock(mu_);
+  DIR* d = ::opendir(jobs_->spool().c_str());
+  if (d == nullptr) return;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::string_view(e->d_name).rfind("step.", 0) != 0) continue;
+    std::string dir = jobs_->spool() + "/" + e->d_name;
+    StepLaunch l;
+    auto pid = ReadPidFile(JobDir(dir).PidFile());
+    if (!pid.ok() || !IsStepSupervisor(*pid, dir) || !ReadProtoFile(dir + "/launch.pb", &l).ok()) continue;
+    auto [begin, end] = steps_.equal_range(l.job_id());
+    bool known = std::any_of(begin, end, [&](const auto& kv) { return kv.second.dir == dir; });
+    if (!known) steps_.emplace(l.job_id(), StepProc{*pid, dir});
+  }
+  ::closedir(d);
+}
+
 void Agent::ReportSteps(RegisterNodeRequest* req) {
+  if (!steps_adopted_) {  // steps started by an earlier instance of this agent
+    AdoptSteps();
+    steps_adopted_ = true;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [job_id, proc] : steps_) {
     StepLaunch l;

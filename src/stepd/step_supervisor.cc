@@ -103,6 +103,7 @@ Status StepSupervisor::Start() {
   sigfd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd_ < 0) return Internal(std::string("signalfd: ") + std::strerror(errno));
   RETURN_IF_ERROR(ReadProtoFile(dir_ + "/launch.pb", &launch_));
+  RETURN_IF_ERROR(WritePidFile(JobDir(dir_).PidFile(), ::getpid()));  // for a restarted agent
   RETURN_IF_ERROR(Connect());
   std::string cgroup;
   if (options_.join_job_cgroup) {  // the cgroup of the job's batch stepd here, if any

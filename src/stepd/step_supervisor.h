@@ -1,7 +1,7 @@
 // StepSupervisor: the body of `sluice-stepd --step <stepdir>`: runs this node's tasks of
 // one job step (srun) and streams their I/O back to srun. <stepdir>
-// (<spool>/step.<job>.<step>) holds launch.pb (StepLaunch, written by the agent) and
-// stepd.log. Flow:
+// (<spool>/step.<job>.<step>) holds launch.pb (StepLaunch, written by the agent),
+// stepd.pid (written first thing, for an agent that restarts) and stepd.log. Flow:
 //   1. connect to srun at io_host:io_port and send kHello (node index + io_key);
 //   2. fork one process per local task (task_spawn.h): own session, the job's user,
 //      the job's cgroup when one exists, stdout/stderr on pipes, env from step_env.h;

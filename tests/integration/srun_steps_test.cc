@@ -228,9 +228,10 @@ TEST_F(SrunSteps, CpusPerGpuSizesEachStep) {
   EXPECT_NE(out.find("B saw A"), std::string::npos) << out;
 }
 
-// After a controller crash the agents' registrations bring the running steps back: a new
-// step does not get the GPU a surviving step still holds.
-TEST_F(SrunSteps, RunningStepKeepsItsGpuAcrossAControllerRestart) {
+// After crashes of the node's agent and then of the controller, the restarted agent finds
+// the running step (its stepd.pid) and its registration brings the step back to the
+// restarted controller: a new step does not get the GPU the surviving step still holds.
+TEST_F(SrunSteps, RunningStepKeepsItsGpuAcrossAgentAndControllerRestarts) {
   std::string srun = cluster_->BinPath("srun");
   std::string step = " --exact -n1 --gpus-per-task=1 bash -c ";
   std::string script =
@@ -247,6 +248,12 @@ TEST_F(SrunSteps, RunningStepKeepsItsGpuAcrossAControllerRestart) {
     usleep(50'000);
   }
   ASSERT_EQ(access((work_dir() + "/a.started").c_str(), F_OK), 0) << "step A did not start";
+  std::string node = Run({"squeue", "-h", "-j", std::to_string(id), "-o", "%N"}).out;
+  node.erase(node.find_last_not_of("\n") + 1);
+  ASSERT_EQ(node.rfind("node", 0), 0u) << node;
+  int index = std::stoi(node.substr(4)) - 1;
+  cluster_->KillAgent(index, SIGKILL);
+  ASSERT_TRUE(cluster_->StartAgent(index).ok());
   cluster_->KillController(SIGKILL);
   ASSERT_TRUE(cluster_->StartController().ok());
   // Wait until the node has registered again and step 0 is known once more.
