@@ -14,13 +14,10 @@ class CancelAcct : public ClusterTest {
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to create a test user";
     ClusterTest::SetUp();
-    if (getpwnam("sluicetest_a") == nullptr) {
-      RunCommand({"useradd", "--no-create-home", "--shell", "/bin/bash", "sluicetest_a"});
-    }
-    const passwd* pw = getpwnam("sluicetest_a");
-    ASSERT_NE(pw, nullptr) << "useradd failed";
-    uid_ = pw->pw_uid;
-    gid_ = pw->pw_gid;
+    auto a = EnsureTestUser("sluicetest_a");
+    ASSERT_TRUE(a) << "useradd failed";
+    uid_ = a->uid;
+    gid_ = a->gid;
   }
   RunResult AsA(std::vector<std::string> argv) {
     RunOptions o;

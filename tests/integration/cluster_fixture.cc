@@ -1,5 +1,6 @@
 #include "cluster_fixture.h"
 
+#include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -117,6 +118,15 @@ int64_t ClusterTest::LastJobId() {
 void WriteShellScript(const std::string& path, const std::string& body) {
   std::ofstream(path) << "#!/bin/sh\n" << body;
   fs::permissions(path, fs::perms(0755));
+}
+
+std::optional<TestUser> EnsureTestUser(const std::string& name) {
+  if (getpwnam(name.c_str()) == nullptr) {
+    RunCommand({"useradd", "--no-create-home", "--shell", "/bin/bash", name});
+  }
+  const passwd* pw = getpwnam(name.c_str());
+  if (pw == nullptr) return std::nullopt;
+  return TestUser{pw->pw_uid, pw->pw_gid};
 }
 
 }  // namespace sluice::testing

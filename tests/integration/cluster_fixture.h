@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/types.h>
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,5 +44,12 @@ class ClusterTest : public ::testing::Test {
 
 // Writes `body` as an executable /bin/sh script at `path` (health checks, prologs).
 void WriteShellScript(const std::string& path, const std::string& body);
+
+// A local Linux account for two-user tests, created with useradd when missing (needs root).
+struct TestUser {
+  uid_t uid;
+  gid_t gid;
+};
+std::optional<TestUser> EnsureTestUser(const std::string& name);
 
 }  // namespace sluice::testing

@@ -14,27 +14,15 @@
 namespace sluice::testing {
 namespace {
 
-struct User {
-  uid_t uid;
-  gid_t gid;
-};
-
-std::optional<User> EnsureUser(const std::string& name) {
-  if (getpwnam(name.c_str()) == nullptr) {
-    RunCommand({"useradd", "--no-create-home", "--shell", "/bin/bash", name});
-  }
-  const passwd* pw = getpwnam(name.c_str());
-  if (pw == nullptr) return std::nullopt;
-  return User{pw->pw_uid, pw->pw_gid};
-}
+using User = TestUser;
 
 class Identity : public ClusterTest {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to create test users";
     ClusterTest::SetUp();
-    auto a = EnsureUser("sluicetest_a");
-    auto b = EnsureUser("sluicetest_b");
+    auto a = EnsureTestUser("sluicetest_a");
+    auto b = EnsureTestUser("sluicetest_b");
     ASSERT_TRUE(a && b) << "useradd failed";
     a_ = *a;
     b_ = *b;

@@ -118,22 +118,20 @@ TEST_F(Requeue, RequeueExitAndRequeueExitHold) {
   Run({"scancel", std::to_string(held)});
 }
 
-std::optional<passwd> TestUser(const char* name) {
+std::optional<TestUser> RootTestUser(const char* name) {
   if (geteuid() != 0) return std::nullopt;
-  if (getpwnam(name) == nullptr) RunCommand({"useradd", "--no-create-home", "--shell", "/bin/bash", name});
-  const passwd* pw = getpwnam(name);
-  return pw ? std::optional<passwd>(*pw) : std::nullopt;
+  return EnsureTestUser(name);
 }
 
 TEST_F(Requeue, JobRequeuesItselfFromItsSignalTrap) {
-  auto owner = TestUser("sluicetest_a");
-  auto other = TestUser("sluicetest_b");
+  auto owner = RootTestUser("sluicetest_a");
+  auto other = RootTestUser("sluicetest_b");
   RunOptions as_owner, as_other;
   if (owner && other) {
-    as_owner.uid = owner->pw_uid;
-    as_owner.gid = owner->pw_gid;
-    as_other.uid = other->pw_uid;
-    as_other.gid = other->pw_gid;
+    as_owner.uid = owner->uid;
+    as_owner.gid = owner->gid;
+    as_other.uid = other->uid;
+    as_other.gid = other->gid;
   }
   std::string script = work_dir() + "/ckpt.sh";
   {

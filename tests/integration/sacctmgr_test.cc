@@ -96,24 +96,12 @@ TEST_F(Sacctmgr, SnakemakeQueryEnforceAndRestart) {
   EXPECT_GE(RawUsage("physics", "root"), usage * 0.99);
 }
 
-struct User {
-  uid_t uid;
-  gid_t gid;
-};
-
-std::optional<User> EnsureUser(const std::string& name) {
-  if (getpwnam(name.c_str()) == nullptr) {
-    RunCommand({"useradd", "--no-create-home", "--shell", "/bin/bash", name});
-  }
-  const passwd* pw = getpwnam(name.c_str());
-  if (pw == nullptr) return std::nullopt;
-  return User{pw->pw_uid, pw->pw_gid};
-}
+using User = TestUser;
 
 TEST_F(Sacctmgr, AdministratorMayCancelAnotherUsersJob) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create test users";
-  auto a = EnsureUser("sluicetest_a");
-  auto b = EnsureUser("sluicetest_b");
+  auto a = EnsureTestUser("sluicetest_a");
+  auto b = EnsureTestUser("sluicetest_b");
   ASSERT_TRUE(a && b);
   Mgr({"add", "account", "lab"});
   Mgr({"add", "user", "sluicetest_a,sluicetest_b", "account=lab"});
