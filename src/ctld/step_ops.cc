@@ -96,10 +96,8 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   active.overlap = req.overlap();
   active.ntasks = layout.ntasks;
   active.use = use;
-  const std::string active_name = active.name;
-  const int64_t active_start = active.start_time;
-  steps_[job->job_id()][step_id] = std::move(active);
-  AcctStepStarted(*job, steps_[job->job_id()][step_id]);
+  const ActiveStep& placed = steps_[job->job_id()][step_id] = std::move(active);
+  AcctStepStarted(*job, placed);
 
   bool torch = TorchEnvEnabled(config_);
   for (size_t i = 0; i < layout.nodes.size(); ++i) {
@@ -112,8 +110,8 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
     for (int c : use[i].cpu_ids) s->add_step_cpu_ids(c);
     for (int g : use[i].gpu_ids) s->add_step_gpu_ids(g);
     s->set_step_mem_mb(use[i].mem_mb);
-    s->set_step_name(active_name);
-    s->set_step_start_time(active_start);
+    s->set_step_name(placed.name);
+    s->set_step_start_time(placed.start_time);
     s->set_step_overlap(req.overlap());
     s->set_cpu_bind(req.cpu_bind());
     s->set_gpu_bind(req.gpu_bind());
