@@ -39,14 +39,15 @@ void ClientKeepalive::EndStep(int step_id, const AcctStepEnd& how) {
 
 void ClientKeepalive::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
+  // The first beat one period in: the lease is several periods long, and at start the
+  // step launch has the connection to itself.
+  while (!cv_.wait_for(lock, std::chrono::milliseconds(period_ms_), [this] { return stop_; })) {
     KeepaliveRequest req;
     req.set_job_id(job_id_);
     for (int s : steps_) req.add_step_ids(s);
     lock.unlock();
     (void)api_->Keepalive(req);
     lock.lock();
-    cv_.wait_for(lock, std::chrono::milliseconds(period_ms_), [this] { return stop_; });
   }
 }
 

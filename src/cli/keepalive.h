@@ -1,7 +1,7 @@
 // ClientKeepalive: srun's and salloc's heartbeat to the controller. A background thread
-// calls ClientApi Keepalive every `period_ms` for the job (an interactive allocation
-// stays alive only while its client does) and the steps this process runs (a step's
-// resources are freed when its srun goes silent). EndStep() reports a finished step
+// calls ClientApi Keepalive every `period_ms`, first one period in, for the job (an
+// interactive allocation stays alive only while its client does) and the steps this
+// process runs (a step's resources are freed when its srun goes silent). EndStep() reports a finished step
 // synchronously, so the next srun of a batch script finds its resources free.
 //   ClientKeepalive ka(api, job_id);   // starts beating
 //   ka.AddStep(3); ... ka.EndStep(3);  // stops on destruction

@@ -43,6 +43,8 @@ Status StatusFromGrpc(const grpc::Status& status) {
 std::unique_ptr<ClusterClient> ClusterClient::Create(const std::string& target,
                                                      std::string token, int deadline_ms) {
   auto channel = CreateLimitedChannel(target);
+  // Connect now, while the caller prepares its first request.
+  (void)channel->GetState(/*try_to_connect=*/true);
   return std::make_unique<ClusterClient>(std::move(channel), std::move(token), deadline_ms);
 }
 

@@ -14,6 +14,7 @@
 #include "client.grpc.pb.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "local/node_kill.h"
 #include "local/process.h"
 #include "rpc/credential.h"
 #include "rpc/ident_server.h"
@@ -175,6 +176,9 @@ Status LocalCluster::DownStateDir(const std::string& state_dir) {
     StopProcess(ReadPid(ctld), SIGTERM, 5000);
     fs::remove(ctld);
   }
+  // The jobs' supervisors outlive their agents by design; a cluster that goes down takes
+  // its running jobs with it.
+  KillStepdTrees(fs::absolute(state_dir).lexically_normal().string() + "/spool/");
   MungedPaths munged = MungedPathsIn(state_dir + "/munge");
   if (fs::exists(munged.pid_file)) {
     StopMunged(munged);

@@ -36,7 +36,7 @@ class LocalCluster {
   explicit LocalCluster(LocalClusterOptions opts);
 
   Status Up(int timeout_ms = 30'000);   // write config, start everything, wait for idle nodes
-  Status Down();                        // stop what the pid files name, agents first
+  Status Down();  // stop what the pid files name (agents first), then the jobs' stepds
   static Status DownStateDir(const std::string& state_dir);
 
   Status StartController();

@@ -50,15 +50,13 @@ std::vector<pid_t> AllPids() {
 
 }  // namespace
 
-int KillNodeProcesses(LocalCluster& cluster, int node_index) {
-  cluster.KillAgent(node_index, SIGKILL);
-  std::string spool = cluster.state_dir() + "/spool/" + cluster.NodeName(node_index) + "/";
+int KillStepdTrees(const std::string& spool_prefix) {
   std::multimap<pid_t, pid_t> children;
   std::set<pid_t> roots;
   for (pid_t pid : AllPids()) {
     children.emplace(ParentOf(pid), pid);
     std::string cmd = Cmdline(pid);
-    if (cmd.find("sluice-stepd") != std::string::npos && cmd.find(spool) != std::string::npos) {
+    if (cmd.find("sluice-stepd") != std::string::npos && cmd.find(spool_prefix) != std::string::npos) {
       roots.insert(pid);
     }
   }
@@ -75,6 +73,11 @@ int KillNodeProcesses(LocalCluster& cluster, int node_index) {
   int n = 0;
   for (pid_t p : victims) n += ::kill(p, SIGKILL) == 0 ? 1 : 0;
   return n;
+}
+
+int KillNodeProcesses(LocalCluster& cluster, int node_index) {
+  cluster.KillAgent(node_index, SIGKILL);
+  return KillStepdTrees(cluster.state_dir() + "/spool/" + cluster.NodeName(node_index) + "/");
 }
 
 }  // namespace sluice

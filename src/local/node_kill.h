@@ -10,4 +10,8 @@ namespace sluice {
 
 int KillNodeProcesses(LocalCluster& cluster, int node_index);
 
+// SIGKILL to every sluice-stepd whose command line names a directory under
+// `spool_prefix`, and to all their descendants. Returns the number of processes killed.
+int KillStepdTrees(const std::string& spool_prefix);
+
 }  // namespace sluice

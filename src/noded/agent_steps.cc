@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "noded/agent.h"
 #include "stepd/job_dir.h"
@@ -17,10 +18,18 @@
 namespace sluice {
 namespace {
 
-bool IsStepSupervisor(pid_t pid, const std::string& dir) {
+// Whether `pid` is the supervisor of step directory `dir`: its command line has
+// `--step <dir>`, or it works in `dir`, or it is a prestarted stepd this agent handed
+// `dir` to that has not rewritten its command line (`sluice-stepd --wait ...`) yet.
+bool IsStepSupervisor(pid_t pid, const std::string& dir, bool own_child) {
   if (pid <= 0 || ::kill(pid, 0) != 0) return false;
-  auto cmdline = ReadSmallFile("/proc/" + std::to_string(pid) + "/cmdline");
-  return cmdline.ok() && cmdline->find(std::string("--step") + '\0' + dir) != std::string::npos;
+  std::string proc = "/proc/" + std::to_string(pid);
+  auto cmdline = ReadSmallFile(proc + "/cmdline");
+  if (!cmdline.ok()) return false;
+  if (cmdline->find(std::string("--step") + '\0' + dir + '\0') != std::string::npos) return true;
+  std::error_code ec;
+  if (std::filesystem::read_symlink(proc + "/cwd", ec) == dir) return true;
+  return own_child && cmdline->find(std::string_view("\0--wait\0", 8)) != std::string::npos;
 }
 
 Status ValidateStep(const StepLaunch& l, const std::string& node) {
@@ -69,7 +78,7 @@ void Agent::SignalSteps(int64_t job_id, int sig) {
   std::lock_guard<std::mutex> lock(mu_);
   auto [begin, end] = steps_.equal_range(job_id);
   for (auto it = begin; it != end;) {
-    if (IsStepSupervisor(it->second.pid, it->second.dir)) {
+    if (IsStepSupervisor(it->second.pid, it->second.dir, launcher_->IsChild(it->second.pid))) {
       ::kill(it->second.pid, sig);
       ++it;
     } else {
@@ -87,7 +96,7 @@ void Agent::AdoptSteps() {
     std::string dir = jobs_->spool() + "/" + e->d_name;
     StepLaunch l;
     auto pid = ReadPidFile(JobDir(dir).PidFile());
-    if (!pid.ok() || !IsStepSupervisor(*pid, dir) || !ReadProtoFile(dir + "/launch.pb", &l).ok()) continue;
+    if (!pid.ok() || !IsStepSupervisor(*pid, dir, false) || !ReadProtoFile(dir + "/launch.pb", &l).ok()) continue;
     auto [begin, end] = steps_.equal_range(l.job_id());
     bool known = std::any_of(begin, end, [&](const auto& kv) { return kv.second.dir == dir; });
     if (!known) steps_.emplace(l.job_id(), StepProc{*pid, dir});
@@ -103,7 +112,7 @@ void Agent::ReportSteps(RegisterNodeRequest* req) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [job_id, proc] : steps_) {
     StepLaunch l;
-    if (!IsStepSupervisor(proc.pid, proc.dir) || !ReadProtoFile(proc.dir + "/launch.pb", &l).ok()) continue;
+    if (!IsStepSupervisor(proc.pid, proc.dir, launcher_->IsChild(proc.pid)) || !ReadProtoFile(proc.dir + "/launch.pb", &l).ok()) continue;
     RunningStep* r = req->add_running_steps();
     r->set_job_id(l.job_id());
     r->set_step_id(l.step_id());

@@ -69,7 +69,7 @@ class AgentTest : public ::testing::Test {
     o.heartbeat_interval_ms = 1000;
     o.cluster_name = "test";
     o.agent_socket = spool_ + "/agent.sock";
-    launcher_ = std::make_unique<StepdLauncher>(testing::SiblingBinary("sluice-stepd"));
+    launcher_ = std::make_unique<StepdLauncher>(testing::SiblingBinary("sluice-stepd"), /*prestart=*/true);
     agent_ = std::make_unique<Agent>(o, &clock_, &ctl_, tracker_.get(), launcher_.get());
   }
   BatchLaunch Job(int64_t id, const std::string& body) {

@@ -82,7 +82,7 @@ int Main(int argc, char** argv) {
   const AgentOptions& opts = setup->options;
   JobTracker jobs(setup->spool_dir, &clock);
   if (Status st = jobs.Init(); !st.ok()) return Fail(st);
-  StepdLauncher launcher(StepdLauncher::DefaultStepdPath());
+  StepdLauncher launcher(StepdLauncher::DefaultStepdPath(), /*prestart=*/true);
   GrpcControllerLink link(opts.ctld_host + ":" + std::to_string(opts.ctld_port),
                           NodeSigner(*key, opts.node_name, &clock));
   Agent agent(opts, &clock, &link, &jobs, &launcher);

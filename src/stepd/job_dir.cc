@@ -89,21 +89,6 @@ Expected<pid_t> ReadPidFile(const std::string& path) {
   return static_cast<pid_t>(v);
 }
 
-bool IsStepdProcess(pid_t pid, const std::string& job_dir) {
-  if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
-  auto cmdline = ReadSmallFile("/proc/" + std::to_string(pid) + "/cmdline");
-  if (!cmdline.ok()) return false;
-  const std::string& c = *cmdline;
-  size_t nul = c.find('\0');
-  if (nul == std::string::npos) return false;
-  std::string argv0 = c.substr(0, nul);
-  std::string argv1 = c.substr(nul + 1);
-  if (!argv1.empty() && argv1.back() == '\0') argv1.pop_back();
-  argv1 = argv1.substr(0, argv1.find('\0'));
-  bool is_stepd = argv0.size() >= 11 && argv0.ends_with("sluice-stepd");
-  return is_stepd && argv1 == job_dir;
-}
-
 Expected<int> HoldStepdLock(const JobDir& dir) {
   int fd = ::open(dir.LockFile().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Errno("cannot create", dir.LockFile());

@@ -60,9 +60,6 @@ bool PathExists(const std::string& path);
 // Pid files: decimal pid and newline.
 Status WritePidFile(const std::string& path, pid_t pid);  // not fsync'ed
 Expected<pid_t> ReadPidFile(const std::string& path);
-// True when `pid` is alive and is a sluice-stepd supervising `job_dir` (guards against
-// pid reuse after a reboot or a long agent outage).
-bool IsStepdProcess(pid_t pid, const std::string& job_dir);
 
 // The stepd holds an exclusive flock on <jobdir>/stepd.lock for its whole life, so
 // liveness needs no pid (no pid reuse, no /proc races). HoldLock is called by the

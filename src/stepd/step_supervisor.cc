@@ -102,6 +102,8 @@ Status StepSupervisor::Start() {
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   sigfd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd_ < 0) return Internal(std::string("signalfd: ") + std::strerror(errno));
+  // The agent recognises its step supervisors by their working directory.
+  if (::chdir(dir_.c_str()) != 0) return Internal("chdir " + dir_ + ": " + std::strerror(errno));
   RETURN_IF_ERROR(ReadProtoFile(dir_ + "/launch.pb", &launch_));
   RETURN_IF_ERROR(WritePidFile(JobDir(dir_).PidFile(), ::getpid()));  // for a restarted agent
   RETURN_IF_ERROR(Connect());
