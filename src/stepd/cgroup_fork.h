@@ -4,8 +4,9 @@
 // writing, which waits for an RCU grace period: ~10 ms on an idle host (bench/RESULTS.md,
 // "Step launch"), paid by every step. On cgroup v2 (Linux 5.7+) the child is created in
 // the cgroup instead (clone3 with CLONE_INTO_CGROUP), which costs nothing extra. On
-// cgroup v1, older kernels or any clone3 error the child is forked normally and joins by
-// writing cgroup.procs itself (best effort, as before).
+// cgroup v1, older kernels or any clone3 error the child is forked normally and moves
+// itself (best effort): on v1 by writing "0" to `tasks`, which moves only the calling
+// thread (all of the new child) without that lock.
 //
 // For single-threaded callers only (the stepd supervisors): the raw clone3 skips glibc's
 // fork bookkeeping, which only matters when other threads hold libc locks.

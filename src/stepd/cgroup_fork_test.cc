@@ -23,7 +23,7 @@ bool InCgroup(const std::string& leaf) {
 }
 
 // The child is in the cgroup before it runs anything, on every hierarchy this host has:
-// cgroup v2 (clone3 into the cgroup) and v1 (fork, then cgroup.procs).
+// cgroup v2 (clone3 into the cgroup) and v1 (fork, then the child writes itself to `tasks`).
 TEST(ForkInto, ChildStartsInTheCgroup) {
   int tried = 0;
   for (std::string root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified", "/sys/fs/cgroup/memory"}) {
