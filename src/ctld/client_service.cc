@@ -29,8 +29,6 @@ grpc::Status ToGrpc(const Status& st) {
 
 namespace {
 
-constexpr int kStepLaunchTimeoutMs = 15'000;
-
 // Runs `fn` on the owner thread and copies its value into `reply`.
 template <typename R, typename F>
 grpc::Status Run(OwnerLoop* loop, F fn, R* reply) {
@@ -42,7 +40,7 @@ grpc::Status Run(OwnerLoop* loop, F fn, R* reply) {
 
 }  // namespace
 
-Expected<Caller> ClientService::Authenticate(grpc::ServerContext* ctx) const {
+Expected<Caller> ClientService::Authenticate(grpc::ServerContextBase* ctx) const {
   const auto& md = ctx->client_metadata();
   auto it = md.find(kCredMetadataKey);
   if (it == md.end()) return Unauthenticated(kMsgBadCredential);
@@ -141,16 +139,30 @@ grpc::Status ClientService::GetConfig(grpc::ServerContext* ctx, const GetConfigR
              reply);
 }
 
-grpc::Status ClientService::LaunchStep(grpc::ServerContext* ctx, const StepRequest* req,
-                                       StepReply* reply) {
-  AUTH_OR_RETURN(caller);
-  LIMITS_OR_RETURN(req, "LaunchStep");
-  StepStart start;
-  grpc::Status st = Run(loop_, [&](Controller* c) { return c->CreateStep(caller, *req); }, &start);
-  if (!st.ok()) return st;
-  *reply = std::move(start.reply);
-  for (const std::string& e : start.latch->Wait(kStepLaunchTimeoutMs)) reply->add_launch_errors(e);
-  return grpc::Status::OK;
+grpc::ServerUnaryReactor* ClientService::LaunchStep(grpc::CallbackServerContext* ctx,
+                                                    const StepRequest* req, StepReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  Expected<Caller> caller = Authenticate(ctx);
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpc(caller.status()));
+    return reactor;
+  }
+  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
+    std::cerr << "sluicectld: LaunchStep from " << ctx->peer() << " refused: " << detail << "\n";
+    reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
+    return reactor;
+  }
+  loop_->CallAsync<StepStart>(
+      [caller = *caller, req](Controller* c) { return c->CreateStep(caller, *req); },
+      [reactor, reply](Expected<StepStart> start) {
+        if (!start.ok()) return reactor->Finish(ToGrpc(start.status()));
+        *reply = std::move(start->reply);
+        start->latch->OnDone([reactor, reply](const std::vector<std::string>& errors) {
+          for (const std::string& e : errors) reply->add_launch_errors(e);
+          reactor->Finish(grpc::Status::OK);
+        });
+      });
+  return reactor;
 }
 
 grpc::Status ClientService::ReleaseAllocation(grpc::ServerContext* ctx,
@@ -191,16 +203,26 @@ grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesR
              reply);
 }
 
-grpc::Status ClientService::Keepalive(grpc::ServerContext* ctx, const KeepaliveRequest* req,
-                                      KeepaliveReply* reply) {
-  AUTH_OR_RETURN(caller);
-  return Run(loop_,
-             [&](Controller* c) -> Expected<KeepaliveReply> {
-               Status st = c->Keepalive(caller, *req);
-               if (!st.ok()) return st;
-               return KeepaliveReply();
-             },
-             reply);
+grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* ctx,
+                                                   const KeepaliveRequest* req,
+                                                   KeepaliveReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  Expected<Caller> caller = Authenticate(ctx);
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpc(caller.status()));
+    return reactor;
+  }
+  loop_->CallAsync<KeepaliveReply>(
+      [caller = *caller, req](Controller* c) -> Expected<KeepaliveReply> {
+        Status st = c->Keepalive(caller, *req);
+        if (!st.ok()) return st;
+        return KeepaliveReply();
+      },
+      [reactor, reply](Expected<KeepaliveReply> r) {
+        if (r.ok()) *reply = std::move(r).value();
+        reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
+      });
+  return reactor;
 }
 
 grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,

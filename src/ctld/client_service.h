@@ -2,7 +2,9 @@
 // metadata token with the cluster key (no/invalid token -> UNAUTHENTICATED "Invalid
 // authentication credential"); the caller's uid/gid come only from that token. The
 // operation then runs on the owner thread (OwnerLoop::Call) and the reply is sent
-// after the state it changed has been committed.
+// after the state it changed has been committed. The two calls on every srun's path,
+// LaunchStep and Keepalive, use gRPC's callback API: they are finished from the owner
+// thread (or the last agent's answer) instead of waking a blocked RPC thread.
 #pragma once
 
 #include <string>
@@ -16,7 +18,10 @@ namespace sluice::ctld {
 
 inline constexpr char kMsgBadCredential[] = "Invalid authentication credential";
 
-class ClientService final : public ClientApi::Service {
+using ClientApiBase =
+    ClientApi::WithCallbackMethod_LaunchStep<ClientApi::WithCallbackMethod_Keepalive<ClientApi::Service>>;
+
+class ClientService final : public ClientApiBase {
  public:
   ClientService(std::string cluster_key, const Clock* clock, OwnerLoop* loop)
       : key_(std::move(cluster_key)), clock_(clock), loop_(loop) {}
@@ -37,18 +42,18 @@ class ClientService final : public ClientApi::Service {
                          UpdateJobReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
                          GetConfigReply* reply) override;
-  // Creates the step on the owner thread, then waits (on this RPC thread) until every
-  // node agent of the step answered its LaunchTasks.
-  grpc::Status LaunchStep(grpc::ServerContext* ctx, const StepRequest* req,
-                          StepReply* reply) override;
+  // Creates the step on the owner thread; finishes once every node agent of the step
+  // answered its LaunchTasks.
+  grpc::ServerUnaryReactor* LaunchStep(grpc::CallbackServerContext* ctx, const StepRequest* req,
+                                       StepReply* reply) override;
   grpc::Status ReleaseAllocation(grpc::ServerContext* ctx, const ReleaseAllocationRequest* req,
                                  ReleaseAllocationReply* reply) override;
   grpc::Status GetPriorities(grpc::ServerContext* ctx, const GetPrioritiesRequest* req,
                              GetPrioritiesReply* reply) override;
   grpc::Status GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
                          GetSharesReply* reply) override;
-  grpc::Status Keepalive(grpc::ServerContext* ctx, const KeepaliveRequest* req,
-                         KeepaliveReply* reply) override;
+  grpc::ServerUnaryReactor* Keepalive(grpc::CallbackServerContext* ctx,
+                                      const KeepaliveRequest* req, KeepaliveReply* reply) override;
   grpc::Status GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
                         GetStepsReply* reply) override;
   grpc::Status Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
@@ -78,7 +83,7 @@ class ClientService final : public ClientApi::Service {
 
  private:
   acct::AcctWriter* acct_ = nullptr;
-  Expected<Caller> Authenticate(grpc::ServerContext* ctx) const;
+  Expected<Caller> Authenticate(grpc::ServerContextBase* ctx) const;
   std::string key_;
   const Clock* clock_;
   OwnerLoop* loop_;

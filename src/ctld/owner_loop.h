@@ -32,21 +32,27 @@ class OwnerLoop {
   void Stop();
 
   void Post(std::function<Ack()> fn);
+  // Runs `fn` on the owner thread; `done` gets its result there once its effects are
+  // durable (a failed commit turns a success into kMsgSaveFailed). `done` must not block.
+  template <typename R>
+  void CallAsync(std::function<Expected<R>(Controller*)> fn, std::function<void(Expected<R>)> done) {
+    Post([this, fn = std::move(fn), done = std::move(done)]() -> Ack {
+      auto result = std::make_shared<Expected<R>>(fn(controller_));
+      return [done, result](const Status& commit) {
+        if (!commit.ok() && result->ok()) {
+          done(Expected<R>(Internal(kMsgSaveFailed)));
+        } else {
+          done(std::move(*result));
+        }
+      };
+    });
+  }
   // Runs `fn` on the owner thread and waits until its effects are durable.
   template <typename R>
   Expected<R> Call(std::function<Expected<R>(Controller*)> fn) {
     auto promise = std::make_shared<std::promise<Expected<R>>>();
     auto future = promise->get_future();
-    Post([this, fn = std::move(fn), promise]() -> Ack {
-      auto result = std::make_shared<Expected<R>>(fn(controller_));
-      return [promise, result](const Status& commit) {
-        if (!commit.ok() && result->ok()) {
-          promise->set_value(Expected<R>(Internal(kMsgSaveFailed)));
-        } else {
-          promise->set_value(std::move(*result));
-        }
-      };
-    });
+    CallAsync<R>(std::move(fn), [promise](Expected<R> r) { promise->set_value(std::move(r)); });
     return future.get();
   }
 

@@ -1,10 +1,9 @@
-// StepStart: what Controller::CreateStep hands back to the RPC thread: the reply for
-// srun and a latch the RPC thread waits on until every node agent of the step answered
-// its LaunchTasks (the controller's owner thread never waits on agents).
+// StepStart: what Controller::CreateStep hands back to the RPC: the reply for srun and a
+// latch that fires once every node agent of the step answered its LaunchTasks (nobody
+// waits on agents: the last answer finishes the RPC).
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,27 +15,36 @@ namespace sluice::ctld {
 
 class LaunchLatch {
  public:
+  using Callback = std::function<void(const std::vector<std::string>& errors)>;
   explicit LaunchLatch(int count) : left_(count) {}
-  // One node answered; `error` empty on success.
+  // One node answered; `error` empty on success. Agents always answer: each LaunchTasks
+  // has a deadline (AgentLink), after which it fails.
   void Done(const std::string& node, const std::string& error) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!error.empty()) errors_.push_back(node + ": " + error);
-    if (--left_ <= 0) cv_.notify_all();
+    Callback fire;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!error.empty()) errors_.push_back(node + ": " + error);
+      if (--left_ == 0) fire = std::move(on_done_);
+    }
+    if (fire) fire(errors_);
   }
-  // Waits up to `timeout_ms`; nodes that did not answer count as errors.
-  std::vector<std::string> Wait(int timeout_ms) {
-    std::unique_lock<std::mutex> lock(mu_);
-    bool all = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return left_ <= 0; });
-    std::vector<std::string> out = errors_;
-    if (!all) out.push_back("launch timed out on " + std::to_string(left_) + " node(s)");
-    return out;
+  // `fn` runs once every node answered (at once if they all have), with their errors.
+  void OnDone(Callback fn) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (left_ > 0) {
+        on_done_ = std::move(fn);
+        return;
+      }
+    }
+    fn(errors_);
   }
 
  private:
   std::mutex mu_;
-  std::condition_variable cv_;
   int left_;
   std::vector<std::string> errors_;
+  Callback on_done_;
 };
 
 struct StepStart {
