@@ -62,8 +62,10 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   request.priority = job.priority();
   request.submit_time = now;
   reply.set_job_id(job.job_id());
+  // srun/salloc wait for their allocation: their pass runs right after this commit.
+  bool urgent = job.spec().interactive();
   InsertSubmitted(std::move(job), std::move(request), tasks);
-  if (!held) WantSchedule();  // a held job cannot start: no pass for it
+  if (!held) WantSchedule(urgent);  // a held job cannot start: no pass for it
   return reply;
 }
 

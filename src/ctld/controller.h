@@ -137,7 +137,12 @@ class Controller {
   int64_t Now() const { return clock_->Now(); }
   void MarkJob(int64_t id) { dirty_jobs_.insert(id); }
   void MarkNode(const std::string& name) { dirty_nodes_.insert(name); }
-  void WantSchedule() { sched_wanted_ = true; }
+  // A pass is wanted; an `urgent` one (an interactive allocation waits) skips the
+  // sched_min_interval_ms debounce, not the limit to half of the owner thread.
+  void WantSchedule(bool urgent = false) {
+    sched_wanted_ = true;
+    sched_urgent_ = sched_urgent_ || urgent;
+  }
   bool RequeueAllowed(const JobInfo& job) const;
   AgentAddress AddressOf(const std::string& node) const;
   void SendAfterCommit(std::function<void()> fn) { outbox_.push_back(std::move(fn)); }
@@ -211,6 +216,7 @@ class Controller {
   std::vector<std::function<void()>> outbox_;
   std::function<void(std::function<void()>)> post_;
   bool sched_wanted_ = true;
+  bool sched_urgent_ = false;
   int64_t last_sched_ms_ = 0;
   std::map<int64_t, int> launching_;             // job -> LaunchJob calls not answered yet
   std::set<int64_t> backstop_sent_;              // time-limit backstop cancel sent

@@ -724,3 +724,29 @@ TEST_F(ControllerTest, CancelRecordsTheCaller) {
 
 }  // namespace
 }  // namespace sluice::ctld
+
+namespace sluice::ctld {
+namespace {
+
+// A batch submission waits out the debounce before its pass; an interactive one (srun,
+// salloc waiting for their allocation) gets its pass right away.
+TEST_F(ControllerTest, InteractiveSubmitSchedulesWithoutTheDebounce) {
+  RegisterAll();
+  ctl_->SchedulePass();
+  int64_t now = clock_.NowMs();
+  ASSERT_FALSE(ctl_->ScheduleDue(now));
+  Submit();
+  EXPECT_FALSE(ctl_->ScheduleDue(now));  // debounced
+  EXPECT_GT(ctl_->NextWakeMs(now), now);
+  SubmitRequest r = Req();
+  r.mutable_spec()->set_interactive(true);
+  r.mutable_spec()->clear_script();
+  Submit(kAlice, r);
+  EXPECT_TRUE(ctl_->ScheduleDue(now));
+  EXPECT_EQ(ctl_->NextWakeMs(now), now);
+  ctl_->SchedulePass();
+  EXPECT_FALSE(ctl_->ScheduleDue(clock_.NowMs()));  // a pass clears the urgency
+}
+
+}  // namespace
+}  // namespace sluice::ctld

@@ -18,13 +18,14 @@ namespace sluice::ctld {
 
 bool Controller::ScheduleDue(int64_t now_ms) const {
   int64_t since = now_ms - last_sched_ms_;
-  return (sched_wanted_ && since >= options_.sched_min_interval_ms) ||
-         since >= options_.sched_period_ms;
+  int64_t debounce = sched_urgent_ ? 0 : options_.sched_min_interval_ms;
+  return (sched_wanted_ && since >= debounce) || since >= options_.sched_period_ms;
 }
 
 int64_t Controller::NextWakeMs(int64_t now_ms) const {
   int64_t next = last_sched_ms_ + options_.sched_period_ms;
-  if (sched_wanted_) next = std::min(next, last_sched_ms_ + options_.sched_min_interval_ms);
+  int64_t debounce = sched_urgent_ ? 0 : options_.sched_min_interval_ms;
+  if (sched_wanted_) next = std::min(next, last_sched_ms_ + debounce);
   return std::max(next, now_ms);
 }
 
@@ -43,6 +44,7 @@ bool Controller::SchedulePass() {
     }
   } push_next{this, clock_->NowMs()};
   sched_wanted_ = false;
+  sched_urgent_ = false;
   if (!sched_.scheduler) return false;
   AccrueUsage();
   UpdatePriorities();
