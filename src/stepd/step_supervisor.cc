@@ -89,6 +89,7 @@ int StepSupervisor::Run() {
   Loop();
   KillAll();
   if (!srun_gone_) Send(FrameType::kNodeDone, launch_.node_index(), "");
+  if (own_cgroup_) own_cgroup_->Remove();
   RemoveTree(dir_);
   return 0;
 }
@@ -111,7 +112,13 @@ Status StepSupervisor::Start() {
   if (options_.join_job_cgroup) {  // the cgroup of the job's batch stepd here, if any
     std::string spool = dir_.substr(0, dir_.rfind('/'));
     auto recorded = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
-    if (recorded.ok()) cgroup = *recorded;
+    if (recorded.ok()) {
+      cgroup = *recorded;
+    } else {  // no batch stepd here: the step's own cgroup, limited to its memory here
+      own_cgroup_ = ProcessTracker::Create(launch_.job_id(), options_.cgroups);
+      if (Status st = own_cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
+      cgroup = own_cgroup_->cgroup_dir();
+    }
   }
   UserIds user = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
@@ -273,6 +280,14 @@ void StepSupervisor::SendExits(bool force_all) {
     if (!t.exited || t.exit_sent) continue;
     bool drained = t.out_fd < 0 && t.err_fd < 0;
     if (!drained && !force_all && now - t.exited_ms < options_.exit_grace_ms) continue;
+    // A task whose process (or a child's) the kernel OOM-killed: Slurm's words, before the exit.
+    if (!oom_reported_ && own_cgroup_ && t.status != 0 && own_cgroup_->OomKilled()) {
+      Send(FrameType::kStderr, t.rank,
+           "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=" + std::to_string(launch_.job_id()) +
+               "." + std::to_string(launch_.step_id()) +
+               " cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.\n");
+      oom_reported_ = true;
+    }
     // Wait status, then (accounting) max RSS in kB and CPU time in ms; older readers
     // decode only the first 4 bytes.
     Send(FrameType::kExit, t.rank,

@@ -4,7 +4,8 @@
 // stepd.pid (written first thing, for an agent that restarts) and stepd.log. Flow:
 //   1. connect to srun at io_host:io_port and send kHello (node index + io_key);
 //   2. fork one process per local task (task_spawn.h): own session, the job's user,
-//      the job's cgroup when one exists, stdout/stderr on pipes, env from step_env.h;
+//      the job's cgroup on this node, else one of the step's own limited to the step's
+//      memory here, stdout/stderr on pipes, env from step_env.h;
 //   3. single-threaded poll loop: pipe data -> kStdout/kStderr frames, task ends ->
 //      kExit (after the task's pipes reached EOF, or 500 ms later when a background
 //      process keeps them open), kSignal from srun -> the signal to every task;
@@ -22,17 +23,23 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "common/step_io.h"
 #include "node.pb.h"
+#include "stepd/process_tracker.h"
 
 namespace sluice {
 
 struct StepSupervisorOptions {
-  bool join_job_cgroup = true;  // tasks join the cgroup named in the job directory's cgroup file
+  // Tasks join the cgroup named in the job directory's cgroup file (the batch host), or
+  // else (other nodes of the job, interactive allocations) a cgroup of the step's own
+  // under `cgroups`, limited to the step's memory on this node.
+  bool join_job_cgroup = true;
+  CgroupRoots cgroups;
   int connect_timeout_ms = 10'000;
   int exit_grace_ms = 500;                         // pipes held open after a task exited
   int kill_wait_ms = 2'000;                        // SIGTERM -> SIGKILL
@@ -88,6 +95,8 @@ class StepSupervisor {
   int sigfd_ = -1;
   bool srun_gone_ = false;
   int64_t kill_at_ms_ = 0;
+  std::unique_ptr<ProcessTracker> own_cgroup_;  // when the job has none on this node
+  bool oom_reported_ = false;
 };
 
 }  // namespace sluice

@@ -41,10 +41,14 @@ int Run(const std::vector<std::string>& args) {
   // cgroup v2 hierarchy mounted there (e.g. /sys/fs/cgroup/unified on a hybrid host).
   const char* cg = std::getenv("SLUICE_STEPD_CGROUPS");
   bool no_cgroups = cg != nullptr && std::string(cg) == "none";
+  sluice::CgroupRoots roots;
+  if (no_cgroups) roots = sluice::CgroupRoots{"", ""};
+  if (cg != nullptr && cg[0] == '/') roots = sluice::CgroupRoots{cg, ""};
   if (args.size() == 2 && args[0] == "--step" && args[1][0] == '/') {
     Detach(sluice::JobDir(args[1]));
     sluice::StepSupervisorOptions options;
-    if (no_cgroups) options.join_job_cgroup = false;
+    options.join_job_cgroup = !no_cgroups;
+    options.cgroups = roots;
     return sluice::StepSupervisor(args[1], options).Run();
   }
   if (args.size() != 1 || args[0].empty() || args[0][0] != '/') {
@@ -55,8 +59,7 @@ int Run(const std::vector<std::string>& args) {
   Detach(dir);
   sluice::RealClock clock;
   sluice::SupervisorOptions options;
-  if (no_cgroups) options.cgroups = sluice::CgroupRoots{"", ""};
-  if (cg != nullptr && cg[0] == '/') options.cgroups = sluice::CgroupRoots{cg, ""};
+  options.cgroups = roots;
   sluice::Supervisor supervisor(args[0], options, &clock);
   return supervisor.Run();
 }

@@ -310,5 +310,40 @@ TEST_F(SrunSteps, StepTasksJoinTheirOwnJobsCgroup) {
   EXPECT_EQ(lines[1], lines[0]) << "the step is not in the job's cgroup";
 }
 
+// On a node without the job's batch script (and in interactive allocations) there is no
+// job cgroup: the step's tasks get a cgroup of their own, limited to the step's memory
+// there, and a task that outgrows it is OOM-killed with Slurm's message.
+TEST_F(SrunSteps, StepOnANodeWithoutTheBatchScriptIsLimitedToItsMemory) {
+  bool v1 = access("/sys/fs/cgroup/memory/cgroup.procs", W_OK) == 0;
+  bool v2 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+  if (!v1 && !v2) GTEST_SKIP() << "no cgroup hierarchy for jobs on this host";
+  int64_t job = Submit({"-N2", "--mem=400M", "-o", "/dev/null", "--wrap", "sleep 120"});
+  ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
+  std::string jobid = "--jobid=" + std::to_string(job);
+  // The task's cgroup, and its memory limit when the memory controller is there.
+  std::string show = v1 ? "p=$(grep memory /proc/self/cgroup | cut -d: -f3); echo $p; "
+                          "cat /sys/fs/cgroup/memory$p/memory.limit_in_bytes"
+                        : "p=$(grep '^0::' /proc/self/cgroup | cut -d: -f3); echo $p; "
+                          "cat /sys/fs/cgroup$p/memory.max 2>/dev/null";
+  auto cg = Run({"srun", jobid, "-N1", "-w", "node02", "--mem=64M", "bash", "-c", show});
+  EXPECT_EQ(cg.out.rfind("/sluice/job_" + std::to_string(job), 0), 0u) << cg.out << cg.err;
+  if (cg.out.find("\n67108864\n") == std::string::npos) {
+    GTEST_SKIP() << "no memory limit (no memory controller for jobs here?): " << cg.out;
+  }
+  // 300 MB held by `tail` (no newline in /dev/zero) against the step's 64 MB.
+  auto hog = Run({"srun", jobid, "-N1", "-w", "node02", "--mem=64M", "bash", "-c",
+                  "head -c 300M /dev/zero | tail >/dev/null"});
+  EXPECT_NE(hog.exit_code, 0) << hog.err;
+  EXPECT_NE(hog.err.find("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=" + std::to_string(job) +
+                         ".1 cgroup."),
+            std::string::npos)
+      << hog.err;
+  // Within its limit the same step shape runs.
+  auto fits = Run({"srun", jobid, "-N1", "-w", "node02", "--mem=64M", "bash", "-c",
+                   "head -c 8M /dev/zero | tail >/dev/null"});
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  Run({"scancel", std::to_string(job)});
+}
+
 }  // namespace
 }  // namespace sluice::testing
