@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -27,6 +28,19 @@ bool WriteText(const std::string& path, const std::string& text) {
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
   return ok;
+}
+
+// Calls `fn` for every cgroup below `dir`, children before their parent, then for `dir`.
+void ForEachCgroup(const std::string& dir, const std::function<void(const std::string&)>& fn) {
+  if (DIR* d = ::opendir(dir.c_str())) {
+    std::vector<std::string> subs;
+    while (struct dirent* e = ::readdir(d)) {
+      if (e->d_type == DT_DIR && e->d_name[0] != '.') subs.push_back(dir + "/" + e->d_name);
+    }
+    ::closedir(d);
+    for (const std::string& sub : subs) ForEachCgroup(sub, fn);
+  }
+  fn(dir);
 }
 
 // mkdir <base>/sluice/job_<id>, or job_<id>.<stepd pid> when that name is taken: by a
@@ -55,7 +69,7 @@ void PruneOrphans(const std::string& base) {
     if (name.rfind("job_", 0) != 0 || dot == std::string::npos) continue;
     pid_t owner = static_cast<pid_t>(std::atoi(name.c_str() + dot + 1));
     if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) {
-      ::rmdir((parent + "/" + name).c_str());
+      ForEachCgroup(parent + "/" + name, [](const std::string& dir) { ::rmdir(dir.c_str()); });
     }
   }
   ::closedir(d);
@@ -130,6 +144,8 @@ std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const Cgr
     if (!dir.empty()) {
       t->mode_ = Mode::kCgroupV2;
       t->dir_ = dir;
+      WriteText(dir + "/cgroup.subtree_control", "+memory");  // for the steps' limits
+      t->fork_dir_ = ::mkdir((dir + "/batch").c_str(), 0755) == 0 ? dir + "/batch" : dir;
     }
   }
   if (t->dir_.empty() && !roots.v1_memory.empty() &&
@@ -139,7 +155,23 @@ std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const Cgr
     if (!dir.empty()) {
       t->mode_ = Mode::kCgroupV1;
       t->dir_ = dir;
+      t->fork_dir_ = dir;
     }
+  }
+  return t;
+}
+
+std::unique_ptr<ProcessTracker> ProcessTracker::CreateStep(const std::string& job_dir,
+                                                           const std::string& name) {
+  std::unique_ptr<ProcessTracker> t(new ProcessTracker());
+  std::string dir = job_dir + "/" + name;
+  if (::mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST) {
+    bool v2 = ::access((job_dir + "/cgroup.controllers").c_str(), F_OK) == 0;
+    t->mode_ = v2 ? Mode::kCgroupV2 : Mode::kCgroupV1;
+    t->dir_ = dir;
+    t->fork_dir_ = dir;
+  } else {
+    t->fork_dir_ = job_dir;  // no step cgroup: at least the job's (best effort)
   }
   return t;
 }
@@ -157,14 +189,14 @@ Status ProcessTracker::SetMemoryLimit(int64_t bytes) {
   return Status::Ok();
 }
 
-pid_t ProcessTracker::ForkChild() const { return ForkInto(dir_); }
+pid_t ProcessTracker::ForkChild() const { return ForkInto(fork_dir_); }
 
 std::vector<pid_t> ProcessTracker::CgroupPids() const {
   std::vector<pid_t> out;
-  if (dir_.empty()) return out;
-  std::ifstream in(dir_ + "/cgroup.procs");
-  pid_t p;
-  while (in >> p) out.push_back(p);
+  if (!dir_.empty()) ForEachCgroup(dir_, [&](const std::string& dir) {
+    std::ifstream in(dir + "/cgroup.procs");
+    for (pid_t p; in >> p;) out.push_back(p);
+  });
   return out;
 }
 
@@ -203,8 +235,10 @@ bool ProcessTracker::OomKilled() const {
 
 void ProcessTracker::Remove() {
   if (dir_.empty()) return;
-  // The kernel may list a just-reaped process for a moment: retry briefly.
-  for (int i = 0; i < 20 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(10'000);
+  // Deepest first. The kernel may list a just-reaped process for a moment: retry briefly.
+  ForEachCgroup(dir_, [](const std::string& dir) {
+    for (int i = 0; i < 20 && ::rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(10'000);
+  });
 }
 
 }  // namespace sluice

@@ -1,7 +1,10 @@
 // ProcessTracker: finds and signals every process of one job. Strategy, best first:
-//   cgroup v2  <root>/sluice/job_<id>[.<stepd pid>] (root = /sys/fs/cgroup, a v2 mount)
+//   cgroup v2  <root>/sluice/job_<id>[.<stepd pid>] (root = /sys/fs/cgroup, a v2 mount);
+//              the batch script runs in its leaf `batch`, so that the job's steps can
+//              have memory-limited cgroups beside it (v2 puts no process in inner nodes)
 //   cgroup v1  <memory root>/sluice/job_<id>[.<stepd pid>] (memory controller only)
 //   fallback   the job's process group
+// A job step's tasks get <job cgroup>/step_<id> (CreateStep), limited to the step's memory.
 // In every mode stepd is a child subreaper, so descendants that escape the process
 // group (setsid, double fork) are re-parented to stepd and are found by walking /proc
 // for stepd's descendants. Memory limits and OOM detection need a cgroup.
@@ -30,10 +33,13 @@ class ProcessTracker {
 
   // Creates the job's cgroup where possible; never fails (falls back to process group).
   static std::unique_ptr<ProcessTracker> Create(int64_t job_id, const CgroupRoots& roots);
+  // The cgroup `name` inside the job cgroup `job_dir` (v1 or v2), for one step's tasks.
+  static std::unique_ptr<ProcessTracker> CreateStep(const std::string& job_dir, const std::string& name);
   ~ProcessTracker();
 
   Mode mode() const { return mode_; }
-  const std::string& cgroup_dir() const { return dir_; }
+  const std::string& cgroup_dir() const { return dir_; }  // the whole job (or step)
+  const std::string& fork_dir() const { return fork_dir_; }  // where ForkChild puts children
   // Sets the memory limit (bytes); no-op without a cgroup.
   Status SetMemoryLimit(int64_t bytes);
   // fork() whose child is already in the job's cgroup (cgroup_fork.h).
@@ -47,14 +53,15 @@ class ProcessTracker {
   std::vector<pid_t> Alive() const;
   // True when the kernel OOM-killed a process of the job.
   bool OomKilled() const;
-  // Removes the cgroup (must be empty).
+  // Removes the cgroup and the (empty) ones below it.
   void Remove();
 
  private:
   ProcessTracker() = default;
-  std::vector<pid_t> CgroupPids() const;
+  std::vector<pid_t> CgroupPids() const;  // of the cgroup and every cgroup below it
   Mode mode_ = Mode::kProcessGroup;
   std::string dir_;
+  std::string fork_dir_;
   pid_t leader_ = 0;
 };
 

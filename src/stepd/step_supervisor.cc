@@ -112,13 +112,13 @@ Status StepSupervisor::Start() {
   if (options_.join_job_cgroup) {  // the cgroup of the job's batch stepd here, if any
     std::string spool = dir_.substr(0, dir_.rfind('/'));
     auto recorded = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
-    if (recorded.ok()) {
-      cgroup = *recorded;
-    } else {  // no batch stepd here: the step's own cgroup, limited to its memory here
-      own_cgroup_ = ProcessTracker::Create(launch_.job_id(), options_.cgroups);
-      if (Status st = own_cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
-      cgroup = own_cgroup_->cgroup_dir();
-    }
+    // Inside the job's cgroup here (the batch host), else one of the step's own (other
+    // nodes, interactive allocations); limited to the step's memory on this node.
+    own_cgroup_ = recorded.ok()
+                      ? ProcessTracker::CreateStep(*recorded, "step_" + std::to_string(launch_.step_id()))
+                      : ProcessTracker::Create(launch_.job_id(), options_.cgroups);
+    if (Status st = own_cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
+    cgroup = own_cgroup_->fork_dir();
   }
   UserIds user = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {

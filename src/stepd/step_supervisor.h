@@ -4,7 +4,7 @@
 // stepd.pid (written first thing, for an agent that restarts) and stepd.log. Flow:
 //   1. connect to srun at io_host:io_port and send kHello (node index + io_key);
 //   2. fork one process per local task (task_spawn.h): own session, the job's user,
-//      the job's cgroup on this node, else one of the step's own limited to the step's
+//      the step's cgroup (inside the job's on the batch host) limited to the step's
 //      memory here, stdout/stderr on pipes, env from step_env.h;
 //   3. single-threaded poll loop: pipe data -> kStdout/kStderr frames, task ends ->
 //      kExit (after the task's pipes reached EOF, or 500 ms later when a background
@@ -35,9 +35,9 @@
 namespace sluice {
 
 struct StepSupervisorOptions {
-  // Tasks join the cgroup named in the job directory's cgroup file (the batch host), or
-  // else (other nodes of the job, interactive allocations) a cgroup of the step's own
-  // under `cgroups`, limited to the step's memory on this node.
+  // Tasks run in <job cgroup>/step_<id> where the job directory names the job's cgroup
+  // (the batch host), else (other nodes of the job, interactive allocations) in a cgroup
+  // of the step's own under `cgroups`; either is limited to the step's memory here.
   bool join_job_cgroup = true;
   CgroupRoots cgroups;
   int connect_timeout_ms = 10'000;
@@ -95,7 +95,7 @@ class StepSupervisor {
   int sigfd_ = -1;
   bool srun_gone_ = false;
   int64_t kill_at_ms_ = 0;
-  std::unique_ptr<ProcessTracker> own_cgroup_;  // when the job has none on this node
+  std::unique_ptr<ProcessTracker> own_cgroup_;  // the step's cgroup (none: process groups)
   bool oom_reported_ = false;
 };
 

@@ -307,13 +307,15 @@ TEST_F(SrunSteps, StepTasksJoinTheirOwnJobsCgroup) {
   for (std::string line; std::getline(out, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 2u) << out.str();
   if (lines[0].find("/sluice/job_") == std::string::npos) GTEST_SKIP() << "no cgroup: " << lines[0];
-  EXPECT_EQ(lines[1], lines[0]) << "the step is not in the job's cgroup";
+  std::string job_cgroup = lines[0];  // on cgroup v2 the script runs in the job's leaf "batch"
+  if (job_cgroup.ends_with("/batch")) job_cgroup.resize(job_cgroup.size() - 6);
+  EXPECT_EQ(lines[1], job_cgroup + "/step_0") << "the step is not in its cgroup inside the job's";
 }
 
-// On a node without the job's batch script (and in interactive allocations) there is no
-// job cgroup: the step's tasks get a cgroup of their own, limited to the step's memory
-// there, and a task that outgrows it is OOM-killed with Slurm's message.
-TEST_F(SrunSteps, StepOnANodeWithoutTheBatchScriptIsLimitedToItsMemory) {
+// A step's tasks run in a cgroup limited to the step's memory: inside the job's cgroup on
+// the batch host, a cgroup of their own elsewhere (no job cgroup there); a task that
+// outgrows it is OOM-killed with Slurm's message.
+TEST_F(SrunSteps, StepsAreLimitedToTheirMemoryOnEveryNode) {
   bool v1 = access("/sys/fs/cgroup/memory/cgroup.procs", W_OK) == 0;
   bool v2 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
   if (!v1 && !v2) GTEST_SKIP() << "no cgroup hierarchy for jobs on this host";
@@ -342,6 +344,14 @@ TEST_F(SrunSteps, StepOnANodeWithoutTheBatchScriptIsLimitedToItsMemory) {
   auto fits = Run({"srun", jobid, "-N1", "-w", "node02", "--mem=64M", "bash", "-c",
                    "head -c 8M /dev/zero | tail >/dev/null"});
   EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  // On the batch host the step's limit is its own, below the job's 400 MB there.
+  auto batch_host = Run({"srun", jobid, "-N1", "-w", "node01", "--mem=64M", "bash", "-c",
+                         "head -c 300M /dev/zero | tail >/dev/null"});
+  EXPECT_NE(batch_host.exit_code, 0) << batch_host.err;
+  EXPECT_NE(batch_host.err.find("Detected 1 oom-kill event(s) in StepId=" + std::to_string(job) + ".3 cgroup."),
+            std::string::npos)
+      << batch_host.err;
+  EXPECT_EQ(State(job), "RUNNING");  // the batch script is not touched
   Run({"scancel", std::to_string(job)});
 }
 
