@@ -89,7 +89,7 @@ int StepSupervisor::Run() {
   Loop();
   KillAll();
   if (!srun_gone_) Send(FrameType::kNodeDone, launch_.node_index(), "");
-  if (own_cgroup_) own_cgroup_->Remove();
+  if (cgroup_) cgroup_->Remove();
   RemoveTree(dir_);
   return 0;
 }
@@ -103,30 +103,26 @@ Status StepSupervisor::Start() {
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   sigfd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd_ < 0) return Internal(std::string("signalfd: ") + std::strerror(errno));
-  // The agent recognises its step supervisors by their working directory.
+  // The agent recognises its step supervisors by their command line, or else (a title
+  // too long to rewrite, see stepd_main.cc) by their working directory.
   if (::chdir(dir_.c_str()) != 0) return Internal("chdir " + dir_ + ": " + std::strerror(errno));
   RETURN_IF_ERROR(ReadProtoFile(dir_ + "/launch.pb", &launch_));
   RETURN_IF_ERROR(WritePidFile(JobDir(dir_).PidFile(), ::getpid()));  // for a restarted agent
   RETURN_IF_ERROR(Connect());
-  std::string cgroup;
-  if (options_.join_job_cgroup) {  // the cgroup of the job's batch stepd here, if any
-    std::string spool = dir_.substr(0, dir_.rfind('/'));
-    auto recorded = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
-    // Inside the job's cgroup here (the batch host), else one of the step's own (other
-    // nodes, interactive allocations); limited to the step's memory on this node.
-    own_cgroup_ = recorded.ok()
-                      ? ProcessTracker::CreateStep(*recorded, "step_" + std::to_string(launch_.step_id()))
-                      : ProcessTracker::Create(launch_.job_id(), options_.cgroups);
-    if (Status st = own_cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
-    cgroup = own_cgroup_->fork_dir();
-  }
+  // The step's cgroup: inside the job's where the job has one here (the batch host), else
+  // one of its own (other nodes, interactive allocations); limited to the step's memory.
+  std::string spool = dir_.substr(0, dir_.rfind('/'));
+  auto job_cgroup = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
+  cgroup_ = job_cgroup.ok() ? ProcessTracker::CreateStep(*job_cgroup, "step_" + std::to_string(launch_.step_id()))
+                            : ProcessTracker::Create(launch_.job_id(), options_.cgroups);
+  if (Status st = cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
   UserIds user = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
     Task t;
     t.local_id = i;
     t.rank = launch_.task_ids(i);
     TaskPipes pipes;
-    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, cgroup, &pipes, &user));
+    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, cgroup_->fork_dir(), &pipes, &user));
     t.out_fd = pipes.out_read;
     t.err_fd = pipes.err_read;
     t.in_fd = pipes.in_write;
@@ -281,7 +277,7 @@ void StepSupervisor::SendExits(bool force_all) {
     bool drained = t.out_fd < 0 && t.err_fd < 0;
     if (!drained && !force_all && now - t.exited_ms < options_.exit_grace_ms) continue;
     // A task whose process (or a child's) the kernel OOM-killed: Slurm's words, before the exit.
-    if (!oom_reported_ && own_cgroup_ && t.status != 0 && own_cgroup_->OomKilled()) {
+    if (!oom_reported_ && cgroup_ && t.status != 0 && cgroup_->OomKilled()) {
       Send(FrameType::kStderr, t.rank,
            "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=" + std::to_string(launch_.job_id()) +
                "." + std::to_string(launch_.step_id()) +

@@ -37,8 +37,7 @@ namespace sluice {
 struct StepSupervisorOptions {
   // Tasks run in <job cgroup>/step_<id> where the job directory names the job's cgroup
   // (the batch host), else (other nodes of the job, interactive allocations) in a cgroup
-  // of the step's own under `cgroups`; either is limited to the step's memory here.
-  bool join_job_cgroup = true;
+  // of the step's own under `cgroups` (empty roots: none); limited to the step's memory.
   CgroupRoots cgroups;
   int connect_timeout_ms = 10'000;
   int exit_grace_ms = 500;                         // pipes held open after a task exited
@@ -95,7 +94,7 @@ class StepSupervisor {
   int sigfd_ = -1;
   bool srun_gone_ = false;
   int64_t kill_at_ms_ = 0;
-  std::unique_ptr<ProcessTracker> own_cgroup_;  // the step's cgroup (none: process groups)
+  std::unique_ptr<ProcessTracker> cgroup_;  // the step's cgroup (or process-group mode)
   bool oom_reported_ = false;
 };
 

@@ -40,14 +40,12 @@ int Run(const std::vector<std::string>& args) {
   // SLUICE_STEPD_CGROUPS=none forces the process-group fallback (tests); =<path> uses the
   // cgroup v2 hierarchy mounted there (e.g. /sys/fs/cgroup/unified on a hybrid host).
   const char* cg = std::getenv("SLUICE_STEPD_CGROUPS");
-  bool no_cgroups = cg != nullptr && std::string(cg) == "none";
   sluice::CgroupRoots roots;
-  if (no_cgroups) roots = sluice::CgroupRoots{"", ""};
+  if (cg != nullptr && std::string(cg) == "none") roots = sluice::CgroupRoots{"", ""};
   if (cg != nullptr && cg[0] == '/') roots = sluice::CgroupRoots{cg, ""};
   if (args.size() == 2 && args[0] == "--step" && args[1][0] == '/') {
     Detach(sluice::JobDir(args[1]));
     sluice::StepSupervisorOptions options;
-    options.join_job_cgroup = !no_cgroups;
     options.cgroups = roots;
     return sluice::StepSupervisor(args[1], options).Run();
   }
