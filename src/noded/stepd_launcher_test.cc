@@ -40,6 +40,13 @@ class StepdLauncherTest : public ::testing::Test {
     return 0;
   }
 
+  static std::string State(pid_t pid) {  // "Z" for a zombie
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string id, comm, state;
+    stat >> id >> comm >> state;
+    return state;
+  }
+
   // What stepd `pid` recorded (`kind` "argv" or "got"), once there is something.
   std::string Got(pid_t pid, const std::string& kind) {
     std::string path = tmp_.path() + "/" + kind + "." + std::to_string(pid);
@@ -85,14 +92,9 @@ TEST_F(StepdLauncherTest, ADeadPrestartedStepdIsNotUsedAndIsReplaced) {
   pid_t dead = AwaitWaiting(l);
   ASSERT_GT(dead, 0);
   ::kill(dead, SIGKILL);
-  for (int i = 0; i < 200 && ::kill(dead, 0) == 0 && l.IsChild(dead); ++i) {
-    // Still a zombie until reaped: a launch now finds its socket closed and spawns.
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    std::ifstream stat("/proc/" + std::to_string(dead) + "/stat");
-    std::string pid, comm, state;
-    stat >> pid >> comm >> state;
-    if (state == "Z") break;
-  }
+  // Dead but not reaped yet (a zombie): a launch now finds its socket closed and spawns.
+  for (int i = 0; i < 200 && State(dead) != "Z"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(State(dead), "Z");
   auto step = l.SpawnStep("/spool/step.3.1");
   ASSERT_TRUE(step.ok());
   EXPECT_NE(*step, dead);
