@@ -132,7 +132,8 @@ std::vector<pid_t> DescendantsOf(pid_t root) {
   return out;
 }
 
-std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const CgroupRoots& roots) {
+std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const CgroupRoots& roots,
+                                                       bool batch_leaf) {
   std::unique_ptr<ProcessTracker> t(new ProcessTracker());
   if (!roots.v2.empty() && ::access((roots.v2 + "/cgroup.controllers").c_str(), F_OK) == 0) {
     // Delegate the memory controller down to sluice/ (best effort).
@@ -144,8 +145,11 @@ std::unique_ptr<ProcessTracker> ProcessTracker::Create(int64_t job_id, const Cgr
     if (!dir.empty()) {
       t->mode_ = Mode::kCgroupV2;
       t->dir_ = dir;
-      WriteText(dir + "/cgroup.subtree_control", "+memory");  // for the steps' limits
-      t->fork_dir_ = ::mkdir((dir + "/batch").c_str(), 0755) == 0 ? dir + "/batch" : dir;
+      t->fork_dir_ = dir;
+      if (batch_leaf && ::mkdir((dir + "/batch").c_str(), 0755) == 0) {
+        WriteText(dir + "/cgroup.subtree_control", "+memory");  // for the steps' limits
+        t->fork_dir_ = dir + "/batch";
+      }
     }
   }
   if (t->dir_.empty() && !roots.v1_memory.empty() &&

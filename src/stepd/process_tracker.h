@@ -32,7 +32,10 @@ class ProcessTracker {
   enum class Mode { kCgroupV2, kCgroupV1, kProcessGroup };
 
   // Creates the job's cgroup where possible; never fails (falls back to process group).
-  static std::unique_ptr<ProcessTracker> Create(int64_t job_id, const CgroupRoots& roots);
+  // `batch_leaf`: on v2, children go to the leaf `batch` (the batch supervisor; a step's
+  // own cgroup has no steps beside it and takes its tasks directly).
+  static std::unique_ptr<ProcessTracker> Create(int64_t job_id, const CgroupRoots& roots,
+                                                bool batch_leaf = true);
   // The cgroup `name` inside the job cgroup `job_dir` (v1 or v2), for one step's tasks.
   static std::unique_ptr<ProcessTracker> CreateStep(const std::string& job_dir, const std::string& name);
   ~ProcessTracker();

@@ -84,6 +84,7 @@ int StepSupervisor::Run() {
       Send(FrameType::kNodeDone, launch_.node_index(), "");
     }
     KillAll();
+    if (cgroup_) cgroup_->Remove();
     return 1;
   }
   Loop();
@@ -113,8 +114,9 @@ Status StepSupervisor::Start() {
   // one of its own (other nodes, interactive allocations); limited to the step's memory.
   std::string spool = dir_.substr(0, dir_.rfind('/'));
   auto job_cgroup = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
-  cgroup_ = job_cgroup.ok() ? ProcessTracker::CreateStep(*job_cgroup, "step_" + std::to_string(launch_.step_id()))
-                            : ProcessTracker::Create(launch_.job_id(), options_.cgroups);
+  std::string name = "step_" + std::to_string(launch_.step_id());
+  cgroup_ = job_cgroup.ok() ? ProcessTracker::CreateStep(*job_cgroup, name)
+                            : ProcessTracker::Create(launch_.job_id(), options_.cgroups, /*batch_leaf=*/false);
   if (Status st = cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
   UserIds user = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
