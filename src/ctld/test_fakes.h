@@ -1,6 +1,8 @@
 // Test doubles for ctld unit tests (see test_fakes_test.cc).
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "ctld/agent_link.h"
@@ -18,6 +20,7 @@ struct FakeAgentLink : AgentLink {
   std::vector<std::pair<AgentAddress, SignalJobRequest>> signals;
   std::vector<std::pair<AgentAddress, UpdateJobLimitRequest>> limits;
   std::vector<LaunchTasksRequest> tasks;
+  std::map<std::string, std::string> task_errors;  // node -> its LaunchTasks' error
 
   void Launch(const AgentAddress& to, LaunchJobRequest req,
               std::function<void(Status)> done) override {
@@ -29,10 +32,11 @@ struct FakeAgentLink : AgentLink {
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override {
     limits.emplace_back(to, std::move(req));
   }
-  void LaunchTasks(const AgentAddress&, LaunchTasksRequest req,
+  void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
                    std::function<void(Status)> done) override {
     tasks.push_back(std::move(req));
-    if (done) done(Status::Ok());
+    auto error = task_errors.find(to.node);
+    if (done) done(error == task_errors.end() ? Status::Ok() : Internal(error->second));
   }
 };
 
