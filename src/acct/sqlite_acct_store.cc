@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <map>
+
 #include "acct/acct_store.h"
 
 namespace sluice::acct {
@@ -11,7 +13,10 @@ namespace {
 class SqliteAcctStore final : public AcctStore {
  public:
   explicit SqliteAcctStore(sqlite3* db) : db_(db) {}
-  ~SqliteAcctStore() override { sqlite3_close(db_); }
+  ~SqliteAcctStore() override {
+    for (auto& [sql, st] : cached_) sqlite3_finalize(st);
+    sqlite3_close(db_);
+  }
   Status Init() {
     RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL", {}));
     RETURN_IF_ERROR(Exec("PRAGMA synchronous=NORMAL", {}));
@@ -20,13 +25,26 @@ class SqliteAcctStore final : public AcctStore {
   }
 
  protected:
+  // Statements with parameters (the per-record upserts) are prepared once and reused.
   Status Exec(const std::string& sql, const Row& params) override {
     sqlite3_stmt* st = nullptr;
-    RETURN_IF_ERROR(Prepare(sql, params, &st));
+    bool reuse = !params.empty();
+    if (reuse && cached_.count(sql)) {
+      st = cached_[sql];
+      RETURN_IF_ERROR(Bind(st, params));
+    } else {
+      RETURN_IF_ERROR(Prepare(sql, params, &st));
+      if (reuse) cached_[sql] = st;
+    }
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     }
-    sqlite3_finalize(st);
+    if (reuse) {
+      sqlite3_reset(st);
+      sqlite3_clear_bindings(st);
+    } else {
+      sqlite3_finalize(st);
+    }
     if (rc != SQLITE_DONE) return Error(sql);
     return Status::Ok();
   }
@@ -67,20 +85,24 @@ class SqliteAcctStore final : public AcctStore {
   }
   Status Prepare(const std::string& sql, const Row& params, sqlite3_stmt** st) {
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, st, nullptr) != SQLITE_OK) return Error(sql);
+    return Bind(*st, params);
+  }
+  Status Bind(sqlite3_stmt* st, const Row& params) {
     for (size_t i = 0; i < params.size(); ++i) {
       std::string name = "$" + std::to_string(i + 1);
-      int idx = sqlite3_bind_parameter_index(*st, name.c_str());
+      int idx = sqlite3_bind_parameter_index(st, name.c_str());
       if (idx == 0) continue;
       if (const auto* v = std::get_if<int64_t>(&params[i])) {
-        sqlite3_bind_int64(*st, idx, *v);
+        sqlite3_bind_int64(st, idx, *v);
       } else {
         const auto& s = std::get<std::string>(params[i]);
-        sqlite3_bind_text(*st, idx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, idx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
       }
     }
     return Status::Ok();
   }
   sqlite3* db_;
+  std::map<std::string, sqlite3_stmt*> cached_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
 #include "rpc/munge_auth.h"
 
@@ -42,7 +43,7 @@ Expected<Connection> ConnectToController(const ConnectOptions& options) {
   std::string path = options.config_path.empty() ? DefaultConfigPath() : options.config_path;
   Expected<Config> config = LoadConfigFile(path);
   if (!config.ok()) return config.status();
-  std::string target = config->ctld_host + ":" + std::to_string(config->ctld_port);
+  std::string target = ChannelTarget(config->ctld_host, config->ctld_port);
   Connection conn;
   if (AuthTypeIsMunge(AuthTypeFor(*config))) {
     conn.client = ClusterClient::Create(target, "", options.deadline_ms);

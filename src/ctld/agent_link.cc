@@ -57,7 +57,7 @@ void GrpcAgentLink::Worker() {
 }
 
 std::shared_ptr<grpc::Channel> GrpcAgentLink::ChannelFor(const AgentAddress& to) {
-  std::string target = to.host + ":" + std::to_string(to.port);
+  std::string target = ChannelTarget(to.host, to.port);
   std::lock_guard<std::mutex> lock(mu_);
   auto& ch = channels_[target];
   if (!ch) ch = CreateLimitedChannel(target);

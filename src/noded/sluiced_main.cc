@@ -83,7 +83,7 @@ int Main(int argc, char** argv) {
   JobTracker jobs(setup->spool_dir, &clock);
   if (Status st = jobs.Init(); !st.ok()) return Fail(st);
   StepdLauncher launcher(StepdLauncher::DefaultStepdPath(), /*prestart=*/true);
-  GrpcControllerLink link(opts.ctld_host + ":" + std::to_string(opts.ctld_port),
+  GrpcControllerLink link(ChannelTarget(opts.ctld_host, opts.ctld_port),
                           NodeSigner(*key, opts.node_name, &clock));
   Agent agent(opts, &clock, &link, &jobs, &launcher);
   NodeVerifier verifier(*key, &clock);
