@@ -1,8 +1,10 @@
 #include "stepd/cgroup_fork.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/sched.h>
 #include <signal.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +30,13 @@ void JoinCgroup(const std::string& dir) {
 pid_t ForkInto(const std::string& cgroup_dir) {
   if (cgroup_dir.empty()) return ::fork();
   int dir_fd = ::open(cgroup_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  // Only a v2 cgroup takes CLONE_INTO_CGROUP; on v1 the kernel refuses it only after it
+  // has copied the process (a wasted fork).
+  struct statfs fs {};
+  if (dir_fd >= 0 && (::fstatfs(dir_fd, &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)) {
+    ::close(dir_fd);
+    dir_fd = -1;
+  }
   if (dir_fd >= 0) {
     clone_args args;
     std::memset(&args, 0, sizeof args);
@@ -37,7 +46,7 @@ pid_t ForkInto(const std::string& cgroup_dir) {
     long pid = ::syscall(SYS_clone3, &args, sizeof args);
     ::close(dir_fd);
     if (pid >= 0) return static_cast<pid_t>(pid);
-    // EBADF (a v1 hierarchy), ENOSYS/E2BIG (old kernel), ...: fork and move.
+    // ENOSYS/E2BIG (old kernel), ...: fork and move.
   }
   pid_t pid = ::fork();
   if (pid == 0) JoinCgroup(cgroup_dir);
