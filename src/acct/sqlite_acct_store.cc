@@ -29,8 +29,8 @@ class SqliteAcctStore final : public AcctStore {
   Status Exec(const std::string& sql, const Row& params) override {
     sqlite3_stmt* st = nullptr;
     bool reuse = !params.empty();
-    if (reuse && cached_.count(sql)) {
-      st = cached_[sql];
+    if (auto it = cached_.find(sql); reuse && it != cached_.end()) {
+      st = it->second;
       RETURN_IF_ERROR(Bind(st, params));
     } else {
       RETURN_IF_ERROR(Prepare(sql, params, &st));

@@ -6,8 +6,6 @@
 //   command line, written over the padding); exits quietly at EOF.
 // Started detached by the node agent; its stdio goes to <dir>/stepd.log.
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,6 +19,7 @@
 
 #include "common/clock.h"
 #include "stepd/job_dir.h"
+#include "stepd/job_spawn.h"
 #include "stepd/step_supervisor.h"
 #include "stepd/supervisor.h"
 
@@ -67,12 +66,10 @@ int Run(const std::vector<std::string>& args) {
 // Loads the name-service configuration and modules (nsswitch.conf, libnss_*) while
 // waiting, so that resolving the job's user after the hand-off takes microseconds.
 void WarmUserLookups() {
-  struct passwd pw, *res = nullptr;
-  char buf[4096];
-  if (getpwuid_r(::getuid(), &pw, buf, sizeof buf, &res) != 0 || res == nullptr) return;
-  gid_t groups[64];
-  int n = 64;
-  (void)::getgrouplist(res->pw_name, res->pw_gid, groups, &n);
+  sluice::JobInfo self;
+  self.set_uid(::getuid());
+  self.set_gid(::getgid());
+  (void)sluice::ResolveUser(self);
 }
 
 // The arguments a waiting stepd receives on `fd`, or none at EOF (its agent went away).
