@@ -27,6 +27,9 @@ struct CliEnv {
   const Clock* clock = nullptr;
   // Connects on first use; the pointer stays owned by whoever built the CliEnv.
   std::function<Expected<ClientApiInterface*>()> connect;
+  // srun inside an allocation: the node agent's client relay at this socket path
+  // (client/agent_relay.h); unset in tests that have no agent.
+  std::function<Expected<ClientApiInterface*>(const std::string& socket)> connect_relay;
   std::function<void(int64_t ms)> sleep_ms;
   // uid -> user name and back (getpwuid/getpwnam in the real env).
   std::function<std::string(uint32_t)> user_name;

@@ -15,6 +15,7 @@
 #include "cli/sinfo.h"
 #include "cli/squeue.h"
 #include "cli/srun.h"
+#include "client/agent_relay.h"
 #include "client/connect.h"
 
 extern char** environ;
@@ -69,6 +70,11 @@ int RunInProcess(int argc, char** argv, CommandFn fn) {
       connected = true;
     }
     return static_cast<ClientApiInterface*>(conn.client.get());
+  };
+  std::unique_ptr<AgentRelayClient> relay;
+  env.connect_relay = [&](const std::string& socket) -> Expected<ClientApiInterface*> {
+    ASSIGN_OR_RETURN(relay, AgentRelayClient::Connect(socket));
+    return static_cast<ClientApiInterface*>(relay.get());
   };
   env.sleep_ms = [](int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
   env.user_name = UserName;

@@ -174,17 +174,50 @@ Expected<StepReply> CreateStep(const StepRequest& req, ClientApiInterface* api, 
   }
 }
 
+// The API a step's calls go through: the node agent's relay when srun runs inside the
+// job itself (its batch script or one of its tasks, which have SLUICE_RELAY_SOCKET) and
+// the request fits a relay frame, else a gRPC connection to the controller.
+struct StepApi {
+  ClientApiInterface* api = nullptr;
+  bool relayed = false;
+};
+
+Expected<StepApi> ChooseStepApi(int64_t job_id, size_t request_bytes, CliEnv& env) {
+  std::string socket = env.Getenv(kRelaySocketVar);
+  if (!socket.empty() && env.connect_relay && job_id == JobIdFromEnv(env) &&
+      request_bytes + 1024 < kMaxFramePayload) {
+    if (Expected<ClientApiInterface*> relay = env.connect_relay(socket); relay.ok()) {
+      return StepApi{*relay, true};
+    }
+  }
+  ASSIGN_OR_RETURN(ClientApiInterface* api, env.connect());
+  return StepApi{api, false};
+}
+
+// Runs one step of job `job_id`; `api` is the controller connection of a standalone
+// srun, or nullptr to choose one (ChooseStepApi).
 int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
             CliEnv& env, int signal_fd, const LaunchTrace& trace) {
-  ClientKeepalive keepalive(api, job_id);
   Expected<StepRequest> req = BuildStepRequest(o, job_id, env);
   if (!req.ok()) return OptionFailure("srun", o, req.status(), env);
+  StepApi via{api, false};
+  if (api == nullptr) {
+    Expected<StepApi> chosen = ChooseStepApi(job_id, req->ByteSizeLong(), env);
+    if (!chosen.ok()) {
+      *env.err << "srun: error: " << chosen.status().message() << "\n";
+      return 1;
+    }
+    via = *chosen;
+  }
+  api = via.api;
+  ClientKeepalive keepalive(api, job_id);
   auto io = StepIoServer::Listen();
   if (!io.ok()) {
     *env.err << "srun: error: " << io.status().message() << "\n";
     return 1;
   }
-  req->set_io_host(LocalAddressToward(LoadOwnConfig(env).ctld_host));
+  // Relayed: the agent fills in its node's address.
+  if (!via.relayed) req->set_io_host(LocalAddressToward(LoadOwnConfig(env).ctld_host));
   req->set_io_port((*io)->port());
   req->set_io_key(RandomKey());
   trace.Mark("step requested", env);
@@ -273,9 +306,9 @@ void PrintHelp(const std::string& prog, CliEnv& env) {
               "  -t, --time=minutes          time limit\n";
 }
 
-// Common front of srun and salloc: options, --help/--version, connection.
-int Prepare(const std::string& prog, const std::vector<std::string>& args, SrunOptions* o,
-            ClientApiInterface** api, CliEnv& env) {
+// Common front of srun and salloc: options, --help/--version (-1: done).
+int ParseFront(const std::string& prog, const std::vector<std::string>& args, SrunOptions* o,
+               CliEnv& env) {
   Status st = ParseSrunArgs(prog, args, o);
   if (!st.ok()) return OptionFailure(prog, *o, st, env);
   if (o->alloc.help || o->alloc.usage) {
@@ -286,6 +319,10 @@ int Prepare(const std::string& prog, const std::vector<std::string>& args, SrunO
     *env.out << "slurm " << kSlurmVersion << "\n";
     return -1;
   }
+  return 0;
+}
+
+int Connect(const std::string& prog, ClientApiInterface** api, CliEnv& env) {
   Expected<ClientApiInterface*> conn = env.connect();
   if (!conn.ok()) {
     *env.err << prog << ": error: " << conn.status().message() << "\n";
@@ -299,7 +336,8 @@ int Prepare(const std::string& prog, const std::vector<std::string>& args, SrunO
 
 int PrepareAllocCommand(const std::string& prog, const std::vector<std::string>& args,
                         SrunOptions* o, ClientApiInterface** api, CliEnv& env) {
-  return Prepare(prog, args, o, api, env);
+  if (int rc = ParseFront(prog, args, o, env); rc != 0) return rc;
+  return Connect(prog, api, env);
 }
 
 int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
@@ -309,13 +347,14 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
   LaunchTrace trace(env);
   SrunOptions o;
   ClientApiInterface* api = nullptr;
-  if (int rc = Prepare("srun", args, &o, &api, env); rc != 0) return rc < 0 ? 0 : rc;
+  if (int rc = ParseFront("srun", args, &o, env); rc != 0) return rc < 0 ? 0 : rc;
   if (o.command.empty()) {
     *env.err << "srun: fatal: No command given to execute.\n";
     return 1;
   }
   int64_t job_id = o.jobid > 0 ? o.jobid : JobIdFromEnv(env);
-  if (job_id > 0) return RunStep(o, job_id, api, env, signals.fd(), trace);
+  if (job_id > 0) return RunStep(o, job_id, nullptr, env, signals.fd(), trace);
+  if (int rc = Connect("srun", &api, env); rc != 0) return rc;
   Expected<JobSpec> spec = AllocationSpec(o, BaseName(o.command[0]), env);
   if (!spec.ok()) return OptionFailure("srun", o, spec.status(), env);
   trace.Mark("allocation requested", env);

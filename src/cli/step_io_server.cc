@@ -319,24 +319,4 @@ int ReportTaskOutcomes(const std::vector<TaskOutcome>& tasks, const std::vector<
   return rc;
 }
 
-std::string LocalAddressToward(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* res = nullptr;
-  if (::getaddrinfo(host.c_str(), "9", &hints, &res) != 0 || !res) return "127.0.0.1";
-  std::string out = "127.0.0.1";
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  sockaddr_in local{};
-  socklen_t len = sizeof local;
-  if (fd >= 0 && ::connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
-    char buf[INET_ADDRSTRLEN];
-    if (::inet_ntop(AF_INET, &local.sin_addr, buf, sizeof buf)) out = buf;
-  }
-  if (fd >= 0) ::close(fd);
-  ::freeaddrinfo(res);
-  return out;
-}
-
 }  // namespace sluice

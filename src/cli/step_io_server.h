@@ -100,8 +100,5 @@ class StepIoServer {
 int ReportTaskOutcomes(const std::vector<TaskOutcome>& tasks, const std::vector<std::string>& nodes,
                        const std::vector<int>& task_nodes, std::ostream* err);
 
-// The local address this host uses to reach `host` (for SLURM_LAUNCH_NODE_IPADDR and
-// the step's I/O address); "127.0.0.1" when it cannot be determined.
-std::string LocalAddressToward(const std::string& host);
 
 }  // namespace sluice

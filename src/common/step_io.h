@@ -26,9 +26,14 @@ enum class FrameType : uint8_t {
   kNodeDone = 5,
   kSignal = 6,
   kStdin = 7,      // srun -> node: bytes for task `task`'s stdin; empty payload = EOF
+  kRelay = 8,      // not step I/O: a RelayRequest/RelayReply on the agent's client relay socket
 };
 
 inline constexpr uint32_t kMaxFramePayload = 1 << 20;
+
+// The job environment variable naming the node agent's client relay socket
+// (noded/client_relay.h), through which srun reaches the controller.
+inline constexpr char kRelaySocketVar[] = "SLUICE_RELAY_SOCKET";
 
 struct Frame {
   FrameType type = FrameType::kHello;
@@ -52,6 +57,14 @@ class FrameReader {
   std::string buf_;
   size_t pos_ = 0;
 };
+
+// Reads from blocking `fd` until `reader` has a whole frame: the frame, or kUnavailable
+// at EOF or a read error, or the reader's error.
+Expected<Frame> ReadFrame(int fd, FrameReader* reader);
+
+// The local IPv4 address of this host's route toward `host`: where srun's step I/O
+// listener is reached from the step nodes (127.0.0.1 when unknown).
+std::string LocalAddressToward(const std::string& host);
 
 // Writes all of `data` to a blocking socket (MSG_NOSIGNAL). False on error.
 bool WriteAll(int fd, std::string_view data);

@@ -1,6 +1,7 @@
 #include "ctld/client_service.h"
 
 #include "ctld/grpc_status.h"
+#include "ctld/launch_step_call.h"
 #include "ctld/request_limits.h"
 #include "rpc/credential.h"
 #include "rpc/munge_auth.h"
@@ -152,16 +153,10 @@ grpc::ServerUnaryReactor* ClientService::LaunchStep(grpc::CallbackServerContext*
     reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
     return reactor;
   }
-  loop_->CallAsync<StepStart>(
-      [caller = *caller, req](Controller* c) { return c->CreateStep(caller, *req); },
-      [reactor, reply](Expected<StepStart> start) {
-        if (!start.ok()) return reactor->Finish(ToGrpc(start.status()));
-        *reply = std::move(start->reply);
-        start->latch->OnDone([reactor, reply](const std::vector<std::string>& errors) {
-          for (const std::string& e : errors) reply->add_launch_errors(e);
-          reactor->Finish(grpc::Status::OK);
-        });
-      });
+  LaunchStepAsync(loop_, *caller, req, "", [reactor, reply](Expected<StepReply> r) {
+    if (r.ok()) *reply = std::move(r).value();
+    reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
+  });
   return reactor;
 }
 

@@ -121,6 +121,9 @@ class Controller {
   // Records step JOBID.N, plans its layout and queues one LaunchTasks per node (sent
   // after commit, in parallel); `latch` of the result completes when all answered.
   Expected<StepStart> CreateStep(const Caller& caller, const StepRequest& req);
+  // A client call relayed by node `node`'s agent: allowed only for a job allocated
+  // there (an unknown job is left to the call itself to report).
+  Status CheckRelay(const std::string& node, int64_t job_id) const;
   Status ReleaseAllocation(const Caller& caller, const ReleaseAllocationRequest& req);
 
   // ---- read access for tests ----

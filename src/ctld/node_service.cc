@@ -1,6 +1,8 @@
 #include "ctld/node_service.h"
 
 #include "ctld/grpc_status.h"
+#include "ctld/launch_step_call.h"
+#include "ctld/request_limits.h"
 
 namespace sluice::ctld {
 
@@ -43,6 +45,37 @@ grpc::Status NodeService::JobEnded(grpc::ServerContext* ctx, const JobEndedReque
     return JobEndedReply();
   });
   return r.ok() ? grpc::Status::OK : ToGrpc(r.status());
+}
+
+grpc::ServerUnaryReactor* NodeService::Relay(grpc::CallbackServerContext* ctx,
+                                             const RelayRequest* req, RelayReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  Status st = Check("Relay", *req);
+  if (st.ok() && req->has_launch_step()) st = CheckRequestLimits(req->launch_step());
+  if (st.ok() && !req->has_launch_step() && !req->has_keepalive()) {
+    st = InvalidArgument("Relayed call is empty");
+  }
+  if (!st.ok()) {
+    reactor->Finish(ToGrpc(st));
+    return reactor;
+  }
+  Caller caller{req->uid(), req->gid()};
+  if (req->has_launch_step()) {
+    LaunchStepAsync(loop_, caller, &req->launch_step(), req->node(),
+                    [reactor, reply](Expected<StepReply> r) {
+                      if (r.ok()) *reply->mutable_step() = std::move(r).value();
+                      reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
+                    });
+    return reactor;
+  }
+  loop_->CallAsync<bool>(
+      [caller, req](Controller* c) -> Expected<bool> {
+        RETURN_IF_ERROR(c->CheckRelay(req->node(), req->keepalive().job_id()));
+        RETURN_IF_ERROR(c->Keepalive(caller, req->keepalive()));
+        return true;
+      },
+      [reactor](Expected<bool> r) { reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status())); });
+  return reactor;
 }
 
 }  // namespace sluice::ctld

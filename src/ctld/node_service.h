@@ -1,6 +1,8 @@
 // NodeService: the gRPC NodeApi (agent -> controller). Each request's NodeAuth is
 // verified (NodeVerifier, method = the rpc name, e.g. "RegisterNode"); the signer must
-// be the node the request speaks for. Operations run on the owner thread.
+// be the node the request speaks for. Operations run on the owner thread. Relay (srun's
+// LaunchStep/Keepalive forwarded by its node agent) is on gRPC's callback API, like
+// ClientService's own LaunchStep.
 #pragma once
 
 #include <string>
@@ -12,7 +14,7 @@
 
 namespace sluice::ctld {
 
-class NodeService final : public NodeApi::Service {
+class NodeService final : public NodeApi::WithCallbackMethod_Relay<NodeApi::Service> {
  public:
   NodeService(std::string cluster_key, const Clock* clock, OwnerLoop* loop)
       : verifier_(std::move(cluster_key), clock), loop_(loop) {}
@@ -23,6 +25,10 @@ class NodeService final : public NodeApi::Service {
                          HeartbeatReply* reply) override;
   grpc::Status JobEnded(grpc::ServerContext* ctx, const JobEndedRequest* req,
                         JobEndedReply* reply) override;
+  // The caller is the request's uid/gid, vouched for by the signing node, which must
+  // hold part of the job's allocation.
+  grpc::ServerUnaryReactor* Relay(grpc::CallbackServerContext* ctx, const RelayRequest* req,
+                                  RelayReply* reply) override;
 
  private:
   template <typename M>

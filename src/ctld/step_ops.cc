@@ -131,6 +131,15 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   return start;
 }
 
+Status Controller::CheckRelay(const std::string& node, int64_t job_id) const {
+  const JobInfo* job = jobs_.Find(job_id);
+  if (job == nullptr) return Status::Ok();
+  for (const NodeAlloc& a : job->alloc()) {
+    if (a.node() == node) return Status::Ok();
+  }
+  return PermissionDenied(fmt::format("Node {} is not part of job {}'s allocation", node, job_id));
+}
+
 Status Controller::ReleaseAllocation(const Caller& caller, const ReleaseAllocationRequest& req) {
   JobInfo* job = jobs_.Find(req.job_id());
   RETURN_IF_ERROR(CheckOwner(caller, job));

@@ -79,6 +79,7 @@ LaunchJobReply Agent::Launch(BatchLaunch launch) {
     launch.set_ctld_port(options_.ctld_port);
     launch.set_def_mem_per_cpu_mb(options_.def_mem_per_cpu_mb);
     launch.set_agent_socket(options_.agent_socket);
+    launch.set_relay_socket(options_.relay_socket);
     launch.set_prolog(options_.prolog);
     launch.set_epilog(options_.epilog);
     launch.set_prolog_epilog_timeout_s(options_.prolog_epilog_timeout_s);

@@ -52,6 +52,7 @@ struct AgentOptions {
   int ctld_port = 0;
   int64_t def_mem_per_cpu_mb = 0;
   std::string agent_socket;  // stepd's job-end notifications
+  std::string relay_socket;  // ClientRelay's (srun's SLUICE_RELAY_SOCKET); also in StepLaunch
   // Copied into every BatchLaunch: the stepd runs them around the batch job.
   std::string prolog;
   std::string epilog;
@@ -69,6 +70,9 @@ class Agent {
   // Job steps (agent_steps.cc): writes <spool>/step.<job>.<step>/launch.pb and starts
   // `sluice-stepd --step` on it; a step already present is acknowledged, not rerun.
   LaunchTasksReply LaunchTasks(StepLaunch launch);
+  // A call of a client on this node (ClientRelay), forwarded to the controller in this
+  // node's name; a LaunchStep without an I/O address gets this node's.
+  RelayReply Relay(RelayRequest req);
 
   void Tick();
   void Run(const std::atomic<bool>& stop);

@@ -82,6 +82,7 @@ Expected<AgentSetup> AgentSetupFromConfig(const Config& config, const std::strin
   o.prolog_epilog_timeout_s = config.prolog_epilog_timeout_s;
   s.spool_dir = ExpandSpoolDir(config.slurmd_spool_dir, node_name);
   o.agent_socket = s.spool_dir + "/agent.sock";
+  o.relay_socket = s.spool_dir + "/srun.sock";
   s.key_file = config.cluster_key_file.empty() ? config.state_save_location + "/cluster.key"
                                                : config.cluster_key_file;
   return s;

@@ -1,5 +1,6 @@
 // Job steps on the node agent: LaunchTasks starts one `sluice-stepd --step` per step
-// (see stepd/step_supervisor.h); SignalSteps relays job cancels to them; ReportSteps
+// (see stepd/step_supervisor.h); Relay forwards srun's calls (client_relay.h);
+// SignalSteps relays job cancels to them; ReportSteps
 // tells a (restarted) controller which steps hold what here; AdoptSteps finds the steps
 // an earlier instance of this agent started (their stepd.pid).
 #include <dirent.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/step_io.h"
 #include "noded/agent.h"
 #include "stepd/job_dir.h"
 
@@ -54,6 +56,7 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_conf_path(options_.conf_path);
     launch.set_ctld_host(options_.ctld_host);
     launch.set_ctld_port(options_.ctld_port);
+    launch.set_relay_socket(options_.relay_socket);
     std::string dir = fmt::format("{}/step.{}.{}", jobs_->spool(), launch.job_id(), launch.step_id());
     std::lock_guard<std::mutex> lock(mu_);
     if (::mkdir(dir.c_str(), 0700) != 0) {
@@ -72,6 +75,15 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
   reply.set_ok(st.ok());
   if (!st.ok()) reply.set_error(st.message());
   return reply;
+}
+
+RelayReply Agent::Relay(RelayRequest req) {
+  req.set_node(options_.node_name);
+  if (req.has_launch_step() && req.launch_step().io_host().empty()) {
+    // srun runs here: the step nodes reach it at this node's route toward the controller.
+    req.mutable_launch_step()->set_io_host(LocalAddressToward(options_.ctld_host));
+  }
+  return controller_->Relay(std::move(req));
 }
 
 void Agent::SignalSteps(int64_t job_id, int sig) {

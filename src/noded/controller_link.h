@@ -1,7 +1,7 @@
 // ControllerLink: how the agent talks to the controller (NodeApi). The interface lets
 // the Agent be tested without a controller; GrpcControllerLink is the real one: a
 // NodeApi stub over TCP that signs every request (NodeSigner, sender = node name,
-// method = "RegisterNode" / "Heartbeat" / "JobEnded") with a per-call deadline.
+// method = "RegisterNode" / "Heartbeat" / "JobEnded" / "Relay") with a per-call deadline.
 #pragma once
 
 #include <memory>
@@ -19,6 +19,14 @@ class ControllerLink {
   virtual Expected<RegisterNodeReply> Register(RegisterNodeRequest req) = 0;
   virtual Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) = 0;
   virtual Status JobEnded(JobEndedRequest req) = 0;
+  // A client's call relayed for it (client_relay.h); the call's own gRPC status comes
+  // back in the reply's code/error. Safe to call from any thread.
+  virtual RelayReply Relay(RelayRequest req) {
+    RelayReply r;
+    r.set_code(12);  // UNIMPLEMENTED
+    r.set_error("relay is not supported");
+    return r;
+  }
 };
 
 class GrpcControllerLink : public ControllerLink {
@@ -28,6 +36,7 @@ class GrpcControllerLink : public ControllerLink {
   Expected<RegisterNodeReply> Register(RegisterNodeRequest req) override;
   Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) override;
   Status JobEnded(JobEndedRequest req) override;
+  RelayReply Relay(RelayRequest req) override;
 
  private:
   template <typename Req, typename Reply, typename Fn>

@@ -8,6 +8,8 @@
 namespace sluice {
 namespace {
 
+constexpr int kRelayTimeoutMs = 30'000;  // the clients' own RPC deadline
+
 Status FromGrpc(const grpc::Status& st) {
   if (st.ok()) return Status::Ok();
   switch (st.error_code()) {
@@ -61,6 +63,22 @@ Status GrpcControllerLink::JobEnded(JobEndedRequest req) {
              "JobEnded", &req,
              [this](auto* c, const auto& r, auto* out) { return stub_->JobEnded(c, r, out); })
       .status();
+}
+
+RelayReply GrpcControllerLink::Relay(RelayRequest req) {
+  signer_.Sign("Relay", &req);
+  grpc::ClientContext ctx;
+  // A relayed LaunchStep answers once every step node started its tasks: the client's
+  // own deadline, not the agent's.
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(kRelayTimeoutMs));
+  RelayReply reply;
+  grpc::Status st = stub_->Relay(&ctx, req, &reply);
+  if (!st.ok()) {
+    reply.Clear();
+    reply.set_code(st.error_code());
+    reply.set_error(st.error_message());
+  }
+  return reply;
 }
 
 }  // namespace sluice

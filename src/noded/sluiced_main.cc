@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "noded/agent.h"
+#include "noded/client_relay.h"
 #include "noded/agent_config.h"
 #include "noded/agent_service.h"
 #include "noded/controller_link.h"
@@ -90,6 +91,10 @@ int Main(int argc, char** argv) {
   AgentService service(&agent, &verifier);
   EndListener ends;
   if (Status st = ends.Start(opts.agent_socket, [&] { agent.Wake(); }); !st.ok()) return Fail(st);
+  ClientRelay relay;
+  if (Status st = relay.Start(opts.relay_socket, [&](RelayRequest r) { return agent.Relay(std::move(r)); }); !st.ok()) {
+    return Fail(st);
+  }
 
   std::string listen = opts.addr + ":" + std::to_string(opts.port);
   grpc::ServerBuilder builder;
@@ -126,6 +131,7 @@ int Main(int argc, char** argv) {
   loop.join();
   health.Stop();
   ends.Stop();
+  relay.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
+#include "common/step_io.h"
 #include "stepd/env_list.h"
 
 namespace sluice {
@@ -149,6 +150,9 @@ void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvLis
     env->Set("SLURM_CONF", l.conf_path());
     env->Set("SLUICE_CONF", l.conf_path());
   }
+  // This node's agent relays srun's calls (noded/client_relay.h); one inherited from
+  // elsewhere (a job submitted from a job) is blanked.
+  if (!l.relay_socket().empty() || env->Has(kRelaySocketVar)) env->Set(kRelaySocketVar, l.relay_socket());
   env->Set("ENVIRONMENT", "BATCH");
   env->Set("HOSTNAME", ctx.node_name);
   if (!ctx.work_dir.empty()) env->Set("PWD", ctx.work_dir);

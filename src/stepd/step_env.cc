@@ -5,6 +5,7 @@
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
+#include "common/step_io.h"
 #include "stepd/batch_env.h"
 #include "stepd/env_list.h"
 
@@ -59,6 +60,9 @@ void SetJobVars(const StepLaunch& l, EnvList* env) {
     env->Set("SLURM_CONF", l.conf_path());
     env->Set("SLUICE_CONF", l.conf_path());
   }
+  // This node's agent relays srun's calls (noded/client_relay.h); one inherited from
+  // elsewhere (a job submitted from a job) is blanked.
+  if (!l.relay_socket().empty() || env->Has(kRelaySocketVar)) env->Set(kRelaySocketVar, l.relay_socket());
 }
 
 void SetStepVars(const StepLaunch& l, EnvList* env) {

@@ -53,7 +53,7 @@ Status Errno(const std::string& what, const std::string& path) {
   return Unavailable(what + " " + path + ": " + std::strerror(errno));
 }
 
-Expected<int> BindAt(const std::string& path, int type) {
+Expected<int> BindAt(const std::string& path, int type, mode_t mode = 0600) {
   SockAddr addr(path);
   if (!addr.ok()) return InvalidArgument("socket path too long: " + path);
   int fd = ::socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
@@ -64,7 +64,7 @@ Expected<int> BindAt(const std::string& path, int type) {
     ::close(fd);
     return st;
   }
-  ::chmod(addr.path().c_str(), 0600);
+  ::chmod(addr.path().c_str(), mode);
   return fd;
 }
 
@@ -74,16 +74,20 @@ void SetTimeouts(int fd, int timeout_ms) {
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
-}  // namespace
-
-Expected<int> ListenSeqpacket(const std::string& path) {
-  ASSIGN_OR_RETURN(int fd, BindAt(path, SOCK_SEQPACKET));
-  if (::listen(fd, 16) != 0) {
+Expected<int> ListenAt(const std::string& path, int type, mode_t mode) {
+  ASSIGN_OR_RETURN(int fd, BindAt(path, type, mode));
+  if (::listen(fd, 128) != 0) {
     ::close(fd);
     return Errno("listen", path);
   }
   return fd;
 }
+
+}  // namespace
+
+Expected<int> ListenSeqpacket(const std::string& path) { return ListenAt(path, SOCK_SEQPACKET, 0600); }
+
+Expected<int> ListenStream(const std::string& path, mode_t mode) { return ListenAt(path, SOCK_STREAM, mode); }
 
 Expected<int> BindDatagram(const std::string& path) { return BindAt(path, SOCK_DGRAM); }
 
