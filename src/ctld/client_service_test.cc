@@ -1,11 +1,12 @@
 // ClientService over a real gRPC server on loopback, with the owner loop running: the
 // callback-API calls (LaunchStep, Keepalive) finish from the owner thread or from the last
-// agent's answer.
+// agent's answer. Also NodeService's Relay: the same calls forwarded by a node agent.
 #include "ctld/client_service.h"
 
 #include <grpcpp/grpcpp.h>
 
 #include "ctld/controller_harness.h"
+#include "ctld/node_service.h"
 #include "rpc/credential.h"
 
 namespace sluice::ctld::testing {
@@ -15,21 +16,24 @@ constexpr char kKey[] = "0123456789abcdef0123456789abcdef";
 
 class ClientServiceTest : public ControllerHarness {
  protected:
-  Config MakeConfig() const override { return SmallCluster({"node01", "node02"}, "p"); }
+  Config MakeConfig() const override { return SmallCluster({"node01", "node02", "node03"}, "p"); }
 
   void SetUp() override {
     ControllerHarness::SetUp();
     loop_ = std::make_unique<OwnerLoop>(ctl_.get(), &clock_);
     service_ = std::make_unique<ClientService>(kKey, &clock_, loop_.get());
+    node_service_ = std::make_unique<NodeService>(kKey, &clock_, loop_.get());
     loop_->Start();
     int port = 0;
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(service_.get());
+    builder.RegisterService(node_service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
-    stub_ = ClientApi::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+    auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
+    stub_ = ClientApi::NewStub(channel);
+    node_stub_ = NodeApi::NewStub(channel);
   }
   void TearDown() override {
     server_->Shutdown();
@@ -79,9 +83,23 @@ class ClientServiceTest : public ControllerHarness {
   }
 
   std::unique_ptr<OwnerLoop> loop_;
+  // `req` relayed by node `node`'s agent (signed with `key`) for uid/gid 1000.
+  grpc::Status Relay(const std::string& node, RelayRequest req, RelayReply* reply,
+                     const std::string& key = kKey) {
+    req.set_node(node);
+    req.set_uid(1000);
+    req.set_gid(1000);
+    NodeSigner(key, node, &clock_).Sign("Relay", &req);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    return node_stub_->Relay(&ctx, req, reply);
+  }
+
   std::unique_ptr<ClientService> service_;
+  std::unique_ptr<NodeService> node_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<ClientApi::Stub> stub_;
+  std::unique_ptr<NodeApi::Stub> node_stub_;
 };
 
 TEST_F(ClientServiceTest, LaunchStepAnswersOnceEveryAgentDidWithTheirErrors) {
@@ -120,6 +138,56 @@ TEST_F(ClientServiceTest, CallbackCallsRefuseBadCredentialsAndStrangers) {
   grpc::Status stranger = stub_->LaunchStep(Ctx(other).get(), Step(job), &rep);
   EXPECT_FALSE(stranger.ok());  // not the owner of the allocation
   EXPECT_TRUE(link_.tasks.empty());
+}
+
+TEST_F(ClientServiceTest, RelayedCallsRunAsTheVouchedUserOnlyFromTheJobsNodes) {
+  int64_t job = Allocate();
+  GetJobsRequest q;
+  q.add_job_ids(job);
+  GetJobsReply jobs;
+  ASSERT_TRUE(stub_->GetJobs(Ctx().get(), q, &jobs).ok());
+  std::set<std::string> in_job;
+  for (const NodeAlloc& a : jobs.jobs(0).alloc()) in_job.insert(a.node());
+  std::string inside = *in_job.begin(), outside;
+  for (const char* n : {"node01", "node02", "node03"}) {
+    if (!in_job.count(n)) outside = n;
+  }
+  ASSERT_FALSE(outside.empty());
+
+  RelayRequest launch;
+  *launch.mutable_launch_step() = Step(job);
+  RelayReply rep;
+  ASSERT_TRUE(Relay(inside, launch, &rep).ok());
+  EXPECT_EQ(rep.step().step_id(), 0);
+  EXPECT_EQ(rep.step().nodes_size(), 2);
+  EXPECT_EQ(link_.tasks.size(), 2u);
+
+  RelayRequest end;  // the step's end, relayed too: its CPUs are free for the next step
+  end.mutable_keepalive()->set_job_id(job);
+  end.mutable_keepalive()->add_ended_step_ids(0);
+  ASSERT_TRUE(Relay(inside, end, &rep).ok());
+  ASSERT_TRUE(Relay(inside, launch, &rep).ok());
+  EXPECT_EQ(rep.step().step_id(), 1);
+
+  // A node outside the job, a forged signature, an empty call: refused, nothing launched.
+  size_t launched = link_.tasks.size();
+  grpc::Status st = Relay(outside, launch, &rep);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(st.error_message().find("is not part of job"), std::string::npos) << st.error_message();
+  EXPECT_EQ(Relay(outside, end, &rep).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Relay(inside, launch, &rep, "another-cluster-key-0123456789ab").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Relay(inside, RelayRequest(), &rep).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(link_.tasks.size(), launched);
+
+  // The vouched uid is the caller: another user may not use the job.
+  RelayRequest stranger = launch;
+  stranger.set_uid(2000);
+  stranger.set_node(inside);
+  NodeSigner(kKey, inside, &clock_).Sign("Relay", &stranger);
+  grpc::ClientContext ctx;
+  EXPECT_EQ(node_stub_->Relay(&ctx, stranger, &rep).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(link_.tasks.size(), launched);
 }
 
 }  // namespace

@@ -40,6 +40,12 @@ class FakeController : public ControllerLink {
     ends.push_back(req.report());
     return Status::Ok();
   }
+  RelayReply Relay(RelayRequest req) override {
+    std::lock_guard<std::mutex> l(mu);
+    relays.push_back(req);
+    return RelayReply();
+  }
+  std::vector<RelayRequest> relays;
   std::function<void(const JobReport&)> on_end;  // runs while the agent waits for the reply
   std::mutex mu;
   bool down = false, refuse_ends = false, reregister = false;
@@ -69,6 +75,7 @@ class AgentTest : public ::testing::Test {
     o.heartbeat_interval_ms = 1000;
     o.cluster_name = "test";
     o.agent_socket = spool_ + "/agent.sock";
+    o.ctld_host = "127.0.0.1";
     launcher_ = std::make_unique<StepdLauncher>(testing::SiblingBinary("sluice-stepd"), /*prestart=*/true);
     agent_ = std::make_unique<Agent>(o, &clock_, &ctl_, tracker_.get(), launcher_.get());
   }
@@ -134,6 +141,20 @@ TEST_F(AgentTest, RegistersResourcesAndSpoolJobs) {
   EXPECT_EQ(ctl_.ends[1].state(), JOB_FAILED);
   EXPECT_FALSE(tracker_->Inspect(5).ok());
   EXPECT_FALSE(tracker_->Inspect(6).ok());
+}
+
+TEST_F(AgentTest, RelayedCallsGoOutInThisNodesNameWithItsStepIoAddress) {
+  RelayRequest launch;
+  launch.set_node("someone-else");
+  launch.mutable_launch_step()->set_job_id(4);
+  agent_->Relay(launch);
+  launch.mutable_launch_step()->set_io_host("10.1.2.3");  // srun chose its own address
+  agent_->Relay(launch);
+  std::lock_guard<std::mutex> l(ctl_.mu);
+  ASSERT_EQ(ctl_.relays.size(), 2u);
+  EXPECT_EQ(ctl_.relays[0].node(), "n1");
+  EXPECT_EQ(ctl_.relays[0].launch_step().io_host(), "127.0.0.1");  // route toward ctld_host
+  EXPECT_EQ(ctl_.relays[1].launch_step().io_host(), "10.1.2.3");
 }
 
 TEST_F(AgentTest, LaunchRunsOnceAndReportsCompletion) {

@@ -160,6 +160,18 @@ TEST(StepEnvTest, GpusPerTaskGivesEachTaskItsOwnGpu) {
   EXPECT_EQ(t1["SLURMD_TRES_BIND"], "gpu:per_task:1");
 }
 
+TEST(StepEnvTest, RelaySocketIsThisNodesAgentsNeverOneInheritedFromSrun) {
+  StepLaunch l = RefLaunch(7, "bash", 0);
+  l.add_env("SLUICE_RELAY_SOCKET=/spool/node01/srun.sock");  // srun ran on node01
+  l.set_relay_socket("/spool/node02/srun.sock");
+  auto env = ToMap(BuildStepTaskEnv(l, StepTaskContext{"node02", 0, 1, ""}));
+  EXPECT_EQ(env["SLUICE_RELAY_SOCKET"], "/spool/node02/srun.sock");
+  l.clear_relay_socket();  // an agent without a relay: blanked, srun goes to the controller
+  env = ToMap(BuildStepTaskEnv(l, StepTaskContext{"node02", 0, 1, ""}));
+  ASSERT_TRUE(env.count("SLUICE_RELAY_SOCKET"));
+  EXPECT_EQ(env["SLUICE_RELAY_SOCKET"], "");
+}
+
 TEST(StepEnvTest, TorchVariablesFollowTheLayoutAndNeverOverrideTheUser) {
   StepLaunch l = RefLaunch(9, "train", 1);
   l.set_pytorch_env(true);

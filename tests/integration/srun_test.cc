@@ -68,6 +68,46 @@ TEST_F(Srun, StepInsideBatchAllocationSeesRankEnvironment) {
   EXPECT_EQ(lines[4], "second step 1 1 1");
 }
 
+// srun inside its job reaches the controller through its node agent (SLUICE_RELAY_SOCKET):
+// it needs no controller address or credential of its own, and an agent relays only for
+// jobs allocated on its node.
+TEST_F(Srun, StepsInsideTheJobGoThroughTheirNodeAgent) {
+  int64_t other = Submit({"-N1", "-w", "node04", "--wrap", "sleep 120"});
+  ASSERT_EQ(WaitState(other, {"RUNNING"}), "RUNNING");
+  std::string srun = cluster_->BinPath("srun");
+  std::string no_conf = "SLUICE_CONF=/nonexistent SLURM_CONF=/nonexistent ";
+  std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -N2 -w node[01-02] --ntasks-per-node=1 -o relay-%j.out\n" +
+      no_conf + srun + " -l bash -c 'echo $SLURMD_NODENAME $SLUICE_RELAY_SOCKET'\n"
+      "echo rc=$?\n"
+      "SLURM_JOB_ID=" + std::to_string(other) + " " + no_conf + srun + " true\n"
+      "echo other=$?\n";
+  std::string path = work_dir() + "/relay.sh";
+  FILE* f = fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs(script.c_str(), f);
+  fclose(f);
+  int64_t id = Submit({path});
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  Run({"scancel", std::to_string(other)});
+  std::string out = ReadFile("relay-" + std::to_string(id) + ".out");
+  std::vector<std::string> lines = SplitLines(out);
+  ASSERT_GE(lines.size(), 4u) << out;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string node = rank == 0 ? "node01" : "node02";
+    std::istringstream in(lines[rank]);
+    std::string label, name, socket;
+    in >> label >> name >> socket;
+    EXPECT_EQ(label + name, std::to_string(rank) + ":" + node) << out;
+    EXPECT_NE(socket.find("/" + node + "/srun.sock"), std::string::npos) << out;  // each node's own agent
+  }
+  EXPECT_EQ(lines[2], "rc=0") << out;
+  EXPECT_NE(out.find("Node node01 is not part of job " + std::to_string(other) + "'s allocation"),
+            std::string::npos) << out;
+  EXPECT_EQ(lines.back(), "other=1") << out;
+}
+
 TEST_F(Srun, StandaloneSrunAllocatesRunsAndReleases) {
   auto r = Run({"srun", "-N2", "-n4", "-l", "bash", "-c", "echo $SLURMD_NODENAME"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
