@@ -3,8 +3,10 @@
 //   floors:     `/bin/true` (fork/exec/wait of the harness) and `srun --version` (srun's
 //               own process start-up: dynamic loading, option parsing; no RPC);
 //   4 nodes:    `srun -N1 -n1 true` and `srun -N4 -n32 true` inside an existing sbatch
-//               allocation (--jobid, the same path as srun inside a batch script) and
-//               standalone (allocation + step + release);
+//               allocation (with the batch script's SLURM_JOB_ID and SLUICE_RELAY_SOCKET:
+//               through node 0's agent relay), the same with --jobid from outside the job
+//               (srun's own gRPC channel to the controller), and standalone (allocation +
+//               step + release);
 //   64 nodes:   `srun -N64 true` on 64 agents (2 CPUs, no GPUs each), inside an
 //               allocation and standalone.
 // srun runs with SLUICE_LAUNCH_TRACE=1; two more columns split the step: "launch RPC" =
@@ -161,13 +163,20 @@ bool BenchCluster(const LocalClusterOptions& co, const std::string& dir, int rep
   std::string srun = c.BinPath("srun");
   int64_t job = HoldingJob(c, dir, co.nodes);
   if (job > 0) {
+    // Inside the job (its batch script's environment): through node 0's agent relay.
+    RunOptions inside = o;
+    inside.extra_env.push_back("SLURM_JOB_ID=" + std::to_string(job));
+    inside.extra_env.push_back("SLUICE_RELAY_SOCKET=" + c.state_dir() + "/spool/" + c.NodeName(0) + "/srun.sock");
     for (const auto& shape : shapes) {
-      std::vector<std::string> argv = {srun, "--jobid=" + std::to_string(job)};
+      std::vector<std::string> argv = {srun};
       argv.insert(argv.end(), shape.begin(), shape.end());
       argv.push_back("true");
       std::string what = "`srun";
       for (const auto& a : shape) what += " " + a;
       Row(what + " true` in an allocation (" + std::to_string(co.nodes) + " nodes)",
+          TimeCommand(argv, reps, inside));
+      argv.insert(argv.begin() + 1, "--jobid=" + std::to_string(job));
+      Row(what + " true` with --jobid from outside the job: own gRPC channel (" + std::to_string(co.nodes) + " nodes)",
           TimeCommand(argv, reps, o));
     }
     Cancel(c, dir, job);
