@@ -12,6 +12,11 @@
 #include "stepd/unix_socket.h"
 
 namespace sluice {
+namespace {
+
+constexpr size_t kMaxConnections = 512;  // one per srun on this node; more is an abuse
+
+}  // namespace
 
 ClientRelay::~ClientRelay() { Stop(); }
 
@@ -59,6 +64,10 @@ void ClientRelay::AcceptLoop() {
     if (stopping_) {
       ::close(fd);
       return;
+    }
+    if (conns_.size() >= kMaxConnections) {
+      ::close(fd);
+      continue;
     }
     Conn& c = conns_.emplace_back();
     c.fd = fd;

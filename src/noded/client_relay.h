@@ -8,7 +8,8 @@
 // client, answered in order by a RelayReply. The client's uid/gid come from the socket
 // (SO_PEERCRED) and overwrite whatever the request said, so a process speaks only for
 // itself; the controller accepts a relay only for a job allocated on this node. One
-// thread per connection (each srun holds one); a malformed frame closes the connection.
+// thread per connection (each srun holds one; at most 512 at once, further ones are
+// closed at once); a malformed frame closes the connection.
 #pragma once
 
 #include <sys/types.h>
