@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "cluster_fixture.h"
@@ -84,10 +85,7 @@ TEST_F(Srun, StepsInsideTheJobGoThroughTheirNodeAgent) {
       "SLURM_JOB_ID=" + std::to_string(other) + " " + no_conf + srun + " true\n"
       "echo other=$?\n";
   std::string path = work_dir() + "/relay.sh";
-  FILE* f = fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  fputs(script.c_str(), f);
-  fclose(f);
+  std::ofstream(path) << script;
   int64_t id = Submit({path});
   EXPECT_EQ(WaitDone(id), "COMPLETED");
   Run({"scancel", std::to_string(other)});
