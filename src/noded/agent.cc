@@ -117,6 +117,13 @@ Status Agent::SendToStepd(int64_t job_id, const StepdRequest& req) {
 SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   if (req.kind() == SIGNAL_DELIVER) return Deliver(req);
   SignalJobReply reply;
+  // The kill of a lost run can arrive after the requeued job's next run was launched
+  // here (both are sent at once): that run is not stale.
+  if (req.kind() == SIGNAL_KILL_STALE && req.has_job() && RunInSpool(req.job_id()) > req.job().restarts()) {
+    Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", req.job_id(), req.job().restarts(),
+                    RunInSpool(req.job_id())));
+    return reply;
+  }
   if (req.kind() == SIGNAL_CANCEL || req.kind() == SIGNAL_KILL_STALE) {
     SignalSteps(req.job_id(), req.kind() == SIGNAL_CANCEL ? SIGTERM : SIGKILL);
   }

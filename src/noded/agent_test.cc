@@ -198,6 +198,26 @@ TEST_F(AgentTest, NextRunLaunchedDuringTheEndReportKeepsItsDirectory) {
   EXPECT_TRUE(WaitFinished(30, 5000));
 }
 
+TEST_F(AgentTest, AKillOfALostRunSparesTheNextRunLaunchedBeforeIt) {
+  agent_->Tick();
+  BatchLaunch next = Job(31, "touch " + work_ + "/r31\nsleep 60\n");
+  next.mutable_job()->set_restarts(1);
+  ASSERT_TRUE(agent_->Launch(next).ok());
+  ASSERT_TRUE(testing::WaitForFile(work_ + "/r31", 5000));
+  SignalJobRequest stale;  // for run 0, lost with a node; it arrives after run 1's launch
+  stale.set_job_id(31);
+  stale.set_kind(SIGNAL_KILL_STALE);
+  *stale.mutable_job() = Job(31, "").job();
+  agent_->Signal(stale);
+  usleep(200'000);
+  auto job = tracker_->Inspect(31);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->phase, TrackedJob::Phase::kRunning);
+  stale.mutable_job()->set_restarts(1);  // a kill of this very run still kills it
+  agent_->Signal(stale);
+  EXPECT_TRUE(WaitFinished(31, 5000));
+}
+
 TEST_F(AgentTest, LaunchValidation) {
   BatchLaunch wrong = Job(8, "exit 0\n");
   wrong.mutable_local()->set_node("n2");
