@@ -83,12 +83,12 @@ class ClientServiceTest : public ControllerHarness {
   }
 
   std::unique_ptr<OwnerLoop> loop_;
-  // `req` relayed by node `node`'s agent (signed with `key`) for uid/gid 1000.
+  // `req` relayed by node `node`'s agent (signed with `key`) for uid/gid `uid`.
   grpc::Status Relay(const std::string& node, RelayRequest req, RelayReply* reply,
-                     const std::string& key = kKey) {
+                     const std::string& key = kKey, uint32_t uid = 1000) {
     req.set_node(node);
-    req.set_uid(1000);
-    req.set_gid(1000);
+    req.set_uid(uid);
+    req.set_gid(uid);
     NodeSigner(key, node, &clock_).Sign("Relay", &req);
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
@@ -181,12 +181,7 @@ TEST_F(ClientServiceTest, RelayedCallsRunAsTheVouchedUserOnlyFromTheJobsNodes) {
   EXPECT_EQ(link_.tasks.size(), launched);
 
   // The vouched uid is the caller: another user may not use the job.
-  RelayRequest stranger = launch;
-  stranger.set_uid(2000);
-  stranger.set_node(inside);
-  NodeSigner(kKey, inside, &clock_).Sign("Relay", &stranger);
-  grpc::ClientContext ctx;
-  EXPECT_EQ(node_stub_->Relay(&ctx, stranger, &rep).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Relay(inside, launch, &rep, kKey, 2000).error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(link_.tasks.size(), launched);
 }
 

@@ -119,10 +119,11 @@ SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   SignalJobReply reply;
   // The kill of a lost run can arrive after the requeued job's next run was launched
   // here (both are sent at once): that run is not stale.
-  if (req.kind() == SIGNAL_KILL_STALE && req.has_job() && RunInSpool(req.job_id()) > req.job().restarts()) {
-    Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", req.job_id(), req.job().restarts(),
-                    RunInSpool(req.job_id())));
-    return reply;
+  if (req.kind() == SIGNAL_KILL_STALE && req.has_job()) {
+    if (int32_t run = RunInSpool(req.job_id()); run > req.job().restarts()) {
+      Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", req.job_id(), req.job().restarts(), run));
+      return reply;
+    }
   }
   if (req.kind() == SIGNAL_CANCEL || req.kind() == SIGNAL_KILL_STALE) {
     SignalSteps(req.job_id(), req.kind() == SIGNAL_CANCEL ? SIGTERM : SIGKILL);

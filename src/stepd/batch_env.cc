@@ -150,9 +150,7 @@ void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvLis
     env->Set("SLURM_CONF", l.conf_path());
     env->Set("SLUICE_CONF", l.conf_path());
   }
-  // This node's agent relays srun's calls (noded/client_relay.h); one inherited from
-  // elsewhere (a job submitted from a job) is blanked.
-  if (!l.relay_socket().empty() || env->Has(kRelaySocketVar)) env->Set(kRelaySocketVar, l.relay_socket());
+  SetRelaySocketVar(l.relay_socket(), env);
   env->Set("ENVIRONMENT", "BATCH");
   env->Set("HOSTNAME", ctx.node_name);
   if (!ctx.work_dir.empty()) env->Set("PWD", ctx.work_dir);
@@ -160,6 +158,10 @@ void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvLis
 }
 
 }  // namespace
+
+void SetRelaySocketVar(const std::string& socket, EnvList* env) {
+  if (!socket.empty() || env->Has(kRelaySocketVar)) env->Set(kRelaySocketVar, socket);
+}
 
 void SetJobIdentityVars(const JobInfo& job, int64_t job_id, EnvList* env) {
   const JobSpec& spec = job.spec();

@@ -30,5 +30,8 @@ class EnvList;
 // The job variables the batch script and every step task share: SLURM_JOB_ID/JOBID/NAME/
 // PARTITION/ACCOUNT/QOS/UID/GID/USER, SLURM_SUBMIT_DIR/HOST, SLURM_RESTART_COUNT.
 void SetJobIdentityVars(const JobInfo& job, int64_t job_id, EnvList* env);
+// SLUICE_RELAY_SOCKET: this node's agent relays srun's calls (noded/client_relay.h); one
+// inherited from elsewhere (srun's node, a job submitted from a job) is replaced or blanked.
+void SetRelaySocketVar(const std::string& socket, EnvList* env);
 
 }  // namespace sluice

@@ -5,7 +5,6 @@
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
-#include "common/step_io.h"
 #include "stepd/batch_env.h"
 #include "stepd/env_list.h"
 
@@ -60,9 +59,7 @@ void SetJobVars(const StepLaunch& l, EnvList* env) {
     env->Set("SLURM_CONF", l.conf_path());
     env->Set("SLUICE_CONF", l.conf_path());
   }
-  // This node's agent relays srun's calls (noded/client_relay.h); one inherited from
-  // elsewhere (a job submitted from a job) is blanked.
-  if (!l.relay_socket().empty() || env->Has(kRelaySocketVar)) env->Set(kRelaySocketVar, l.relay_socket());
+  SetRelaySocketVar(l.relay_socket(), env);
 }
 
 void SetStepVars(const StepLaunch& l, EnvList* env) {
