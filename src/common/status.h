@@ -21,6 +21,9 @@ enum class Code {
   kResourceExhausted,
   kInternal,
   kUnauthenticated,
+  // The call may or may not have been carried out (connection lost after sending,
+  // deadline exceeded): never retry elsewhere as if it had failed.
+  kUnknown,
 };
 
 class Status {
@@ -46,6 +49,7 @@ inline Status Unavailable(std::string m) { return {Code::kUnavailable, std::move
 inline Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
 inline Status FailedPrecondition(std::string m) { return {Code::kFailedPrecondition, std::move(m)}; }
 inline Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
+inline Status UnknownOutcome(std::string m) { return {Code::kUnknown, std::move(m)}; }
 
 template <typename T>
 class Expected {

@@ -4,19 +4,12 @@
 
 #include <chrono>
 
+#include "ctld/agent_outcome.h"
 #include "node.grpc.pb.h"
 #include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
 
 namespace sluice::ctld {
-namespace {
-
-Status FromGrpc(const grpc::Status& s) {
-  if (s.ok()) return Status::Ok();
-  return Unavailable(s.error_message().empty() ? "agent unreachable" : s.error_message());
-}
-
-}  // namespace
 
 GrpcAgentLink::GrpcAgentLink(std::string cluster_key, const Clock* clock, int threads,
                              int timeout_ms)
@@ -72,22 +65,26 @@ void GrpcAgentLink::Launch(const AgentAddress& to, LaunchJobRequest req,
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
     LaunchJobReply reply;
-    Status st = FromGrpc(stub->LaunchJob(&ctx, req, &reply));
-    if (st.ok() && !reply.ok()) {
+    Status st = AgentCallOutcome(stub->LaunchJob(&ctx, req, &reply));
+    if (st.ok() && reply.stale()) {
+      st = Unavailable("launch refused: the node registered again since it was sent");
+    } else if (st.ok() && !reply.ok()) {
       st = Internal(reply.error().empty() ? "launch failed" : reply.error());
     }
     if (done) done(st);
   });
 }
 
-void GrpcAgentLink::Signal(const AgentAddress& to, SignalJobRequest req) {
-  Post([this, to, req = std::move(req)]() mutable {
+void GrpcAgentLink::Signal(const AgentAddress& to, SignalJobRequest req,
+                           std::function<void(Status)> done) {
+  Post([this, to, req = std::move(req), done = std::move(done)]() mutable {
     signer_->Sign("SignalJob", &req);
     auto stub = AgentApi::NewStub(ChannelFor(to));
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
     SignalJobReply reply;
-    stub->SignalJob(&ctx, req, &reply);  // best effort; reconciliation covers losses
+    Status st = AgentCallOutcome(stub->SignalJob(&ctx, req, &reply));
+    if (done) done(st);
   });
 }
 
@@ -120,7 +117,7 @@ void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
   call->stub = AgentApi::NewStub(ChannelFor(to));
   call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
   call->stub->async()->LaunchTasks(&call->ctx, &call->req, &call->reply, [call](grpc::Status gs) {
-    Status st = FromGrpc(gs);
+    Status st = AgentCallOutcome(gs);
     if (st.ok() && !call->reply.ok()) {
       st = Internal(call->reply.error().empty() ? "launch failed" : call->reply.error());
     }

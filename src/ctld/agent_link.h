@@ -41,7 +41,10 @@ class AgentLink {
   virtual ~AgentLink() = default;
   virtual void Launch(const AgentAddress& to, LaunchJobRequest req,
                       std::function<void(Status)> done) = 0;
-  virtual void Signal(const AgentAddress& to, SignalJobRequest req) = 0;
+  // `done` gets the outcome (agent_outcome.h): kUnavailable never delivered, kUnknown
+  // maybe delivered.
+  virtual void Signal(const AgentAddress& to, SignalJobRequest req,
+                      std::function<void(Status)> done) = 0;
   virtual void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) = 0;
   // Starts the tasks of one job step on the agent (srun).
   virtual void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
@@ -57,7 +60,8 @@ class GrpcAgentLink : public AgentLink {
   ~GrpcAgentLink() override;
   void Launch(const AgentAddress& to, LaunchJobRequest req,
               std::function<void(Status)> done) override;
-  void Signal(const AgentAddress& to, SignalJobRequest req) override;
+  void Signal(const AgentAddress& to, SignalJobRequest req,
+              std::function<void(Status)> done) override;
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override;
   void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
                    std::function<void(Status)> done) override;

@@ -24,6 +24,7 @@ grpc::Status ToGrpc(const Status& st) {
     case Code::kResourceExhausted: code = StatusCode::RESOURCE_EXHAUSTED; break;
     case Code::kInternal: code = StatusCode::INTERNAL; break;
     case Code::kUnauthenticated: code = StatusCode::UNAUTHENTICATED; break;
+    case Code::kUnknown: code = StatusCode::UNKNOWN; break;
   }
   return grpc::Status(code, st.message());
 }

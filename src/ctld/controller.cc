@@ -40,6 +40,7 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
   if (!options_.user_name) options_.user_name = DefaultUserName;
   if (!options_.group_name) options_.group_name = DefaultGroupName;
   start_ms_ = clock_->NowMs();
+  last_session_ = start_ms_ * 1000;  // above every session an earlier instance gave
   for (auto& n : nodes_.nodes()) n.last_heartbeat_ms = start_ms_;
   assoc_db_.Seed(config_);
 }
@@ -131,8 +132,7 @@ void Controller::SendSignalTo(const std::string& node, int64_t job_id, SignalKin
   req.set_job_id(job_id);
   req.set_kind(kind);
   req.set_signal(sig);
-  AgentAddress to = AddressOf(node);
-  SendAfterCommit([this, to, req]() { agents_->Signal(to, req); });
+  SendSignalRequest(node, std::move(req));
 }
 
 void Controller::SendJobEndTo(const std::string& node, const JobInfo& job) {
@@ -141,8 +141,21 @@ void Controller::SendJobEndTo(const std::string& node, const JobInfo& job) {
   req.set_kind(SIGNAL_KILL_STALE);
   *req.mutable_job() = job;
   req.mutable_job()->mutable_spec()->clear_script();
+  SendSignalRequest(node, std::move(req));
+}
+
+void Controller::SendSignalRequest(const std::string& node, SignalJobRequest req) {
   AgentAddress to = AddressOf(node);
-  SendAfterCommit([this, to, req]() { agents_->Signal(to, req); });
+  SendAfterCommit([this, to, req = std::move(req)]() {
+    agents_->Signal(to, req, [this, node = to.node, req](Status st) {
+      if (st.ok()) return;
+      if (post_) {
+        post_([this, node, req, st] { OnSignalResult(node, req, st); });
+      } else {
+        OnSignalResult(node, req, st);
+      }
+    });
+  });
 }
 
 void Controller::SendSignal(const JobInfo& job, SignalKind kind, int sig, bool all_nodes) {

@@ -104,8 +104,14 @@ class Controller {
   Expected<RegisterNodeReply> RegisterNode(const RegisterNodeRequest& req);
   HeartbeatReply Heartbeat(const HeartbeatRequest& req);
   Status JobEnded(const JobEndedRequest& req);
+  // A LaunchJob's outcome. An unknown one (kUnknown: the agent may have started the run)
+  // keeps the job bound to the node until its agent registers again and says whether the
+  // run is there, or the node is declared DOWN after SlurmdTimeout.
   void OnLaunchResult(int64_t job_id, int32_t restarts, const std::string& node,
                       const Status& result);
+  // A kill or cancel that did not surely arrive is sent again once the node answers
+  // (its next heartbeat or registration), as long as it still applies.
+  void OnSignalResult(const std::string& node, const SignalJobRequest& req, const Status& result);
 
   // ---- owner loop hooks ----
   void Tick();                                  // liveness, time limits, purges
@@ -153,6 +159,9 @@ class Controller {
   void SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind, int sig);
   // SIGNAL_KILL_STALE to one node of an ending job, with the job (its Epilog input).
   void SendJobEndTo(const std::string& node, const JobInfo& job);
+  void SendSignalRequest(const std::string& node, SignalJobRequest req);
+  bool SignalStillApplies(const NodeRuntime& n, const SignalJobRequest& req) const;
+  void ResendSignals(NodeRuntime* n);  // node_ops.cc
 
   // Job state transitions (controller.cc).
   void FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal);
@@ -212,6 +221,7 @@ class Controller {
   NodeTable nodes_;
   int64_t next_job_id_ = 1;
   int64_t start_ms_ = 0;
+  int64_t last_session_ = 0;                     // RegisterNodeReply.session last given
   bool next_id_dirty_ = false;
   std::set<int64_t> dirty_jobs_;
   std::set<std::string> dirty_nodes_;

@@ -13,6 +13,13 @@ bool IsBatchHost(const JobInfo& job, const std::string& node) {
   return job.alloc_size() > 0 && job.alloc(0).node() == node;
 }
 
+// The report is about the job's current run (agents that predate run ids: assumed).
+bool SameRun(const JobReport& r, const JobInfo& job) {
+  return !r.has_restarts() || r.restarts() == job.restarts();
+}
+
+constexpr size_t kMaxUnsentPerNode = 4096;
+
 std::string ResourceShortfall(const NodeRuntime& n, const RegisterNodeRequest& req) {
   if (req.cpus() > 0 && req.cpus() < n.cfg.cpus) return "Low socket*core*thread count";
   if (req.real_memory_mb() > 0 && req.real_memory_mb() < n.cfg.real_memory_mb) {
@@ -44,8 +51,11 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
     MarkNode(n->cfg.name);
   }
   RegisterNodeReply reply;
+  n->session = ++last_session_;
+  reply.set_session(n->session);
   ReconcileReports(n, req, &reply);
   RestoreSteps(*n, req);
+  ResendSignals(n);
   if (req.has_health()) ApplyHealth(n, req.health());
   reply.set_alloc_cpus(AllocatedCpus(*n));
   WantSchedule();
@@ -57,9 +67,9 @@ void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req
   const std::string& name = n->cfg.name;
   std::set<int64_t> reported;
   for (const auto& r : req.jobs()) {
-    reported.insert(r.job_id());
     JobInfo* job = jobs_.Find(r.job_id());
-    bool here = job && HoldsResources(*job) && n->jobs.count(r.job_id());
+    bool here = job && HoldsResources(*job) && n->jobs.count(r.job_id()) && SameRun(r, *job);
+    if (here) reported.insert(r.job_id());
     if (r.finished()) {
       if (here && IsBatchHost(*job, name)) ApplyEndReport(job, r);
       continue;
@@ -96,6 +106,7 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
     return reply;
   }
   n->last_heartbeat_ms = clock_->NowMs();
+  ResendSignals(n);
   for (int64_t id : req.running_job_ids()) {
     if (!n->jobs.count(id)) reply.add_kill_job_ids(id);
   }
@@ -126,7 +137,8 @@ Status Controller::JobEnded(const JobEndedRequest& req) {
     }
     return Status::Ok();
   }
-  if (!job || !n || !n->jobs.count(job->job_id()) || !IsBatchHost(*job, req.node())) {
+  if (!job || !n || !n->jobs.count(job->job_id()) || !IsBatchHost(*job, req.node()) ||
+      !SameRun(r, *job)) {
     return Status::Ok();  // stale or duplicate report: nothing to do
   }
   ApplyEndReport(job, req.report());
@@ -139,12 +151,22 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
   if (it != launching_.end() && --it->second <= 0) launching_.erase(it);
   JobInfo* job = jobs_.Find(job_id);
   if (result.ok() || !job || job->restarts() != restarts || !HoldsResources(*job)) return;
+  NodeRuntime* n = nodes_.Find(node);
+  if (result.code() == Code::kUnknown) {
+    // The run may be going there: starting it elsewhere could run it twice. The node
+    // takes no new job and is asked to register again; its registration says whether
+    // the run is there (ReconcileReports), or the node goes DOWN after SlurmdTimeout.
+    std::cerr << fmt::format(
+        "sluicectld: launch of job {} on {}: outcome unknown ({}); job stays there until the "
+        "node reports\n", job_id, node, result.message());
+    if (n) n->registered = false;
+    return;
+  }
   std::cerr << fmt::format("sluicectld: launch of job {} on {} failed: {}\n", job_id, node,
                            result.message());
   // An agent that could not be reached (restarting, or dead: the liveness check handles
   // that) is not drained but takes no new job until it registers again (its next
   // heartbeat is told to); one that answered with an error is drained.
-  NodeRuntime* n = nodes_.Find(node);
   if (n && result.code() == Code::kUnavailable) {
     n->registered = false;
   } else if (n) {
@@ -163,6 +185,42 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     RequeueNow(job, "None");
   } else {  // the node is drained, so the next run avoids it
     AutoRequeueOrFail(job, fmt::format("launch failed on {}", node), "JobLaunchFailure");
+  }
+}
+
+void Controller::OnSignalResult(const std::string& node, const SignalJobRequest& req,
+                                const Status& result) {
+  NodeRuntime* n = nodes_.Find(node);
+  if (!n || result.ok()) return;
+  bool maybe_delivered = result.code() == Code::kUnknown;
+  if (result.code() != Code::kUnavailable && !maybe_delivered) return;  // refused
+  // A signal the user asked for is delivered at most once; kills and cancels repeat.
+  if (maybe_delivered && req.kind() == SIGNAL_DELIVER) return;
+  if (n->unsent.size() >= kMaxUnsentPerNode) n->unsent.erase(n->unsent.begin());
+  n->unsent.push_back(req);
+}
+
+bool Controller::SignalStillApplies(const NodeRuntime& n, const SignalJobRequest& req) const {
+  const JobInfo* job = jobs_.Find(req.job_id());
+  bool held_here = job && n.jobs.count(req.job_id());
+  switch (req.kind()) {
+    case SIGNAL_KILL_STALE:  // the node must not run the job any more
+      return !held_here;
+    case SIGNAL_CANCEL:
+      return held_here && (job->completing() || job->state() == JOB_COMPLETING);
+    case SIGNAL_DELIVER:
+      return held_here && job->state() == JOB_RUNNING && !job->completing();
+    default:
+      return false;
+  }
+}
+
+void Controller::ResendSignals(NodeRuntime* n) {
+  if (n->unsent.empty()) return;
+  std::vector<SignalJobRequest> unsent = std::move(n->unsent);
+  n->unsent.clear();
+  for (SignalJobRequest& req : unsent) {
+    if (SignalStillApplies(*n, req)) SendSignalRequest(n->cfg.name, std::move(req));
   }
 }
 

@@ -14,6 +14,7 @@
 #include "common/config.h"
 #include "sched/types.h"
 #include "storage/state_store.h"
+#include "node.pb.h"
 #include "types.pb.h"
 
 namespace sluice::ctld {
@@ -36,6 +37,8 @@ struct NodeRuntime {
   int exclusive_jobs = 0;
   std::set<int64_t> jobs;           // jobs holding resources here
   int64_t health_seq = 0;           // last NodeHealth.seq acted on (health_ops.cc)
+  int64_t session = 0;              // of the agent's last registration (RegisterNodeReply)
+  std::vector<SignalJobRequest> unsent;  // kills/cancels to send again once it answers
 
   // Usable by the scheduler for new jobs.
   bool Available() const { return registered && responding && !admin.down && !admin.drain; }

@@ -62,8 +62,7 @@ void Controller::DeliverSignal(const JobInfo& job, int sig, bool batch_only, boo
     req.set_signal(sig);
     req.set_batch_only(batch_only);
     req.set_full(full && !batch_only);
-    AgentAddress to = AddressOf(job.alloc(i).node());
-    SendAfterCommit([this, to, req]() { agents_->Signal(to, req); });
+    SendSignalRequest(job.alloc(i).node(), std::move(req));
   }
 }
 

@@ -143,6 +143,7 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
 void Controller::LaunchOn(const JobInfo& job, int node_index) {
   LaunchJobRequest req = BuildLaunch(config_, job, node_index);
   AgentAddress to = AddressOf(job.alloc(node_index).node());
+  if (const NodeRuntime* n = nodes_.Find(to.node)) req.set_session(n->session);
   int64_t id = job.job_id();
   int32_t restarts = job.restarts();
   ++launching_[id];

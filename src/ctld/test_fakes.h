@@ -26,8 +26,12 @@ struct FakeAgentLink : AgentLink {
               std::function<void(Status)> done) override {
     launches.push_back({to, std::move(req), std::move(done)});
   }
-  void Signal(const AgentAddress& to, SignalJobRequest req) override {
+  // Signals answer at once with `signal_result` (tests set it to lose them).
+  Status signal_result;
+  void Signal(const AgentAddress& to, SignalJobRequest req,
+              std::function<void(Status)> done) override {
     signals.emplace_back(to, std::move(req));
+    if (done) done(signal_result);
   }
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override {
     limits.emplace_back(to, std::move(req));

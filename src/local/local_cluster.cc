@@ -117,7 +117,7 @@ Status LocalCluster::StartController() {
 }
 
 Status LocalCluster::StartAgent(int i) {
-  return StartDaemon(NodeName(i), {BinPath("sluiced"), "-f", conf_path_, "-N", NodeName(i)});
+  return StartDaemon(NodeName(i), {BinPath(opts_.agent_bin), "-f", conf_path_, "-N", NodeName(i)});
 }
 
 Status LocalCluster::Up(int timeout_ms) {

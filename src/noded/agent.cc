@@ -68,8 +68,16 @@ Status Agent::ReplaceOrKeep(const BatchLaunch& launch, bool* keep) {
   return jobs_->Remove(launch.job_id());
 }
 
-LaunchJobReply Agent::Launch(BatchLaunch launch) {
+LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
   LaunchJobReply reply;
+  std::lock_guard<std::mutex> session_lock(session_mu_);
+  if (session > 0 && session < session_) {
+    Log(fmt::format("launch of job {} run {} refused: sent before this node registered again",
+                    launch.job_id(), launch.job().restarts()));
+    reply.set_stale(true);
+    reply.set_error("sent before the node's last registration");
+    return reply;
+  }
   Status st = ValidateLaunch(launch);
   if (st.ok()) {
     launch.mutable_local()->set_node(options_.node_name);
@@ -93,6 +101,7 @@ LaunchJobReply Agent::Launch(BatchLaunch launch) {
         // The stepd also records itself; once it runs the launch has succeeded.
         if (Status rec = jobs_->RecordStepdPid(launch.job_id(), *pid); !rec.ok())
           Log(fmt::format("job {}: {}", launch.job_id(), rec.message()));
+        if (launch_hook_) launch_hook_(launch.job_id());
       } else {
         st = pid.status();
         jobs_->Remove(launch.job_id());
@@ -212,6 +221,7 @@ std::vector<TrackedJob> Agent::ScanAndSettle() {
 }
 
 void Agent::Register() {
+  std::lock_guard<std::mutex> session_lock(session_mu_);
   RegisterNodeRequest req;
   req.set_node(options_.node_name);
   req.set_addr(options_.addr);
@@ -221,8 +231,9 @@ void Agent::Register() {
   for (const GpuInfo& g : options_.gpus) *req.add_gpus() = g;
   req.set_boot_time(options_.boot_time);
   for (const TrackedJob& job : ScanAndSettle()) {
-    *req.add_jobs() = job.phase == TrackedJob::Phase::kRunning ? RunningReport(job.job_id)
-                                                                : job.report;
+    JobReport* r = req.add_jobs();
+    *r = job.phase == TrackedJob::Phase::kRunning ? RunningReport(job.job_id) : job.report;
+    if (int32_t run = RunInSpool(job.job_id); run >= 0) r->set_restarts(run);
   }
   ReportSteps(&req);
   if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
@@ -233,6 +244,7 @@ void Agent::Register() {
     return;
   }
   registered_ = true;
+  session_ = reply->session();
   if (health_) health_->SetAllocatedCpus(reply->alloc_cpus());
   next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
   Log(fmt::format("registered with the controller ({} jobs)", req.jobs_size()));
@@ -275,6 +287,7 @@ void Agent::ReportEnds() {
     JobEndedRequest req;
     req.set_node(options_.node_name);
     *req.mutable_report() = job.report;
+    if (run >= 0) req.mutable_report()->set_restarts(run);
     Status st = controller_->JobEnded(req);
     if (!st.ok()) {
       Log(fmt::format("report of job {} end failed (will retry): {}", job.job_id, st.message()));

@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -64,7 +65,14 @@ class Agent {
   Agent(AgentOptions options, const Clock* clock, ControllerLink* controller,
         JobTracker* jobs, StepdLauncher* launcher);
 
-  LaunchJobReply Launch(BatchLaunch launch);
+  // Starts the batch run `launch` (idempotent per job and restart count). `session` is
+  // the controller's registration session the launch was sent in (0: none): a launch
+  // from before this agent's last registration is refused unstarted (reply.stale), since
+  // that registration told the controller the run was not here.
+  LaunchJobReply Launch(BatchLaunch launch, int64_t session = 0);
+  // Test-only fault injection: called once a launch's stepd runs, before the answer
+  // (sluiced_fault_main.cc uses it to die there). Production never sets it.
+  void SetLaunchFaultHook(std::function<void(int64_t job_id)> hook) { launch_hook_ = std::move(hook); }
   SignalJobReply Signal(const SignalJobRequest& req);
   Status UpdateLimit(const UpdateJobLimitRequest& req);
   // Job steps (agent_steps.cc): writes <spool>/step.<job>.<step>/launch.pb and starts
@@ -109,6 +117,11 @@ class Agent {
   StepdLauncher* launcher_;
 
   std::mutex mu_;  // spool changes (launch, cleanup)
+  // Held by a registration from its spool scan until its kills are done, and by each
+  // launch: no launch interleaves with what a registration reports.
+  std::mutex session_mu_;
+  int64_t session_ = 0;  // RegisterNodeReply.session of the last registration (session_mu_)
+  std::function<void(int64_t)> launch_hook_;
   // Jobs whose stepd looked gone, with when that was first seen: a stepd is declared lost
   // only if it still looks gone kLostConfirmMs later (a stepd that is just starting or
   // just finishing can look gone for a moment).

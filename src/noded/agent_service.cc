@@ -18,7 +18,7 @@ grpc::Status AgentService::Check(const char* method, const M& req) {
 grpc::Status AgentService::LaunchJob(grpc::ServerContext*, const LaunchJobRequest* req,
                                      LaunchJobReply* reply) {
   grpc::Status st = Check("LaunchJob", *req);
-  if (st.ok()) *reply = agent_->Launch(req->launch());
+  if (st.ok()) *reply = agent_->Launch(req->launch(), req->session());
   return st;
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "noded/end_listener.h"
 #include "stepd/job_dir.h"
@@ -23,6 +24,8 @@ class FakeController : public ControllerLink {
     if (down) return Unavailable("down");
     RegisterNodeReply r;
     for (int64_t id : kill_on_register) r.add_kill_job_ids(id);
+    r.set_session(++session);
+    if (during_register) during_register();
     return r;
   }
   Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) override {
@@ -50,6 +53,8 @@ class FakeController : public ControllerLink {
   std::mutex mu;
   bool down = false, refuse_ends = false, reregister = false;
   std::vector<int64_t> kill_on_register;
+  int64_t session = 0;                    // the last RegisterNodeReply.session given
+  std::function<void()> during_register;  // runs before the registration reply returns
   std::vector<RegisterNodeRequest> registers;
   std::vector<HeartbeatRequest> heartbeats;
   std::vector<JobReport> ends;
@@ -177,6 +182,55 @@ TEST_F(AgentTest, LaunchRunsOnceAndReportsCompletion) {
 
 // The controller may requeue a job and launch its next run here while the agent still
 // waits for the reply to the previous run's end: the new run's directory must survive.
+// A launch sent before the agent's last registration is refused unstarted: that
+// registration already told the controller the run was not here. A launch that arrives
+// while a registration is on its way waits for it, then is judged by its session.
+TEST_F(AgentTest, LaunchFromBeforeTheLastRegistrationIsRefusedUnstarted) {
+  agent_->Tick();  // session 1
+  std::string body = "echo run >> " + work_ + "/runs\n";
+  LaunchJobReply stale;
+  std::thread late;
+  ctl_.during_register = [&] {
+    late = std::thread([&] { stale = agent_->Launch(Job(8, body), /*session=*/1); });
+    usleep(100'000);  // the launch is in the agent now, waiting for the registration
+  };
+  ctl_.reregister = true;
+  clock_.Advance(2);
+  agent_->Tick();  // heartbeat -> registers again: session 2
+  late.join();
+  EXPECT_FALSE(stale.ok());
+  EXPECT_TRUE(stale.stale());
+  EXPECT_FALSE(tracker_->Inspect(8).ok());
+  ctl_.during_register = nullptr;
+  ctl_.reregister = false;
+  LaunchJobReply current = agent_->Launch(Job(8, body), /*session=*/2);
+  ASSERT_TRUE(current.ok()) << current.error();
+  EXPECT_NE(WaitReported(8), nullptr);
+  EXPECT_EQ(testing::ReadFile(work_ + "/runs"), "run\n");
+  // Ends and registrations name the run (JobInfo.restarts) they are about.
+  ASSERT_FALSE(ctl_.ends.empty());
+  EXPECT_TRUE(ctl_.ends.back().has_restarts());
+}
+
+// Registrations report each job's run, so the controller can tell an old run from the
+// current one.
+TEST_F(AgentTest, RegistrationReportsTheRunOfEachJob) {
+  agent_->Tick();
+  BatchLaunch l = Job(9, "sleep 5\n");
+  l.mutable_job()->set_restarts(3);
+  ASSERT_TRUE(agent_->Launch(l).ok());
+  ctl_.reregister = true;
+  clock_.Advance(2);
+  agent_->Tick();
+  std::lock_guard<std::mutex> lock(ctl_.mu);
+  ASSERT_FALSE(ctl_.registers.empty());
+  const RegisterNodeRequest& reg = ctl_.registers.back();
+  ASSERT_EQ(reg.jobs_size(), 1);
+  EXPECT_EQ(reg.jobs(0).job_id(), 9);
+  ASSERT_TRUE(reg.jobs(0).has_restarts());
+  EXPECT_EQ(reg.jobs(0).restarts(), 3);
+}
+
 TEST_F(AgentTest, NextRunLaunchedDuringTheEndReportKeepsItsDirectory) {
   agent_->Tick();
   ASSERT_TRUE(agent_->Launch(Job(30, "exit 1\n")).ok());

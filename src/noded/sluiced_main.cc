@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -87,6 +88,17 @@ int Main(int argc, char** argv) {
   GrpcControllerLink link(ChannelTarget(opts.ctld_host, opts.ctld_port),
                           NodeSigner(*key, opts.node_name, &clock));
   Agent agent(opts, &clock, &link, &jobs, &launcher);
+#ifdef SLUICE_FAULT_HOOKS
+  // Test-only build (sluiced-faults): with SLUICE_FAULT_DIR set, the file
+  // <dir>/die-after-spawn.<node> arms a crash: the next launch's stepd starts, then this
+  // agent removes the file and kills itself before answering the controller.
+  if (const char* dir = std::getenv("SLUICE_FAULT_DIR")) {
+    std::string armed = std::string(dir) + "/die-after-spawn." + opts.node_name;
+    agent.SetLaunchFaultHook([armed](int64_t) {
+      if (::unlink(armed.c_str()) == 0) ::raise(SIGKILL);
+    });
+  }
+#endif
   NodeVerifier verifier(*key, &clock);
   AgentService service(&agent, &verifier);
   EndListener ends;

@@ -1,8 +1,11 @@
 // Fault injection: a workload of ~200 short jobs (mixed CPU counts, some multi-node, some
 // with GPUs) runs on the local cluster while a seeded schedule repeatedly kill -9s the
-// controller (then restarts it), kill -9s a node agent (then restarts it) and kill -9s
-// random job processes. Afterwards the invariants are checked:
-//   lost      acknowledged jobs (sbatch printed an id) the controller no longer knows
+// controller (then restarts it), kill -9s a node agent (then restarts it), kill -9s
+// random job processes, kills an agent between starting a job's stepd and answering the
+// launch (the test-only agent build sluiced-faults), and kill -9s an agent right after
+// one of its jobs was cancelled. Afterwards the invariants are checked:
+//   lost      acknowledged jobs (sbatch printed an id) that neither the controller nor
+//             accounting (sacct: the controller purges ended jobs after MinJobAge) knows
 //   overlaps  a job running twice at once: each run takes flock(2) on locks/job.<id>
 //             (held until its last process dies) and records a failure to get it, and
 //             the start/end markers of the same job must not overlap in time
@@ -10,12 +13,13 @@
 //             locks/gpu.<node>.<index> for every index in CUDA_VISIBLE_DEVICES (batch
 //             host) and the GPU intervals of the markers
 //   badstate  a job that did not end COMPLETED although nothing killed it, or ended
-//             other than FAILED/COMPLETED after we killed its script, or COMPLETED
-//             without an end marker
+//             other than FAILED/COMPLETED after we killed its script (CANCELLED/COMPLETED
+//             after we cancelled it), or COMPLETED without an end marker
 // Prints `fault-injection: seed=S faults=N jobs=M lost=0 overlaps=0 overalloc=0`.
 // Env: SLUICE_FAULT_SEED (default 20240601) picks the schedule and the workload;
 // SLUICE_FAULT_SOAK_SECONDS=N keeps submitting and injecting for N seconds (soak mode,
-// for runs outside CI).
+// for runs outside CI); submissions pause while more than kMaxQueued jobs are unfinished,
+// and the final wait lasts as long as the queue keeps draining.
 #include <signal.h>
 #include <unistd.h>
 
@@ -128,20 +132,97 @@ class FaultInjection : public ClusterTest {
     LocalClusterOptions o = ClusterTest::Options();
     o.kill_wait_s = 1;
     o.slurmd_timeout_s = 10;  // agents come back well within it: no node-loss requeues
+    o.agent_bin = "sluiced-faults";
+    fault_dir_ = work_dir() + "/faults";
+    fs::create_directories(fault_dir_);
+    setenv("SLUICE_FAULT_DIR", fault_dir_.c_str(), 1);
     return o;
   }
+  void TearDown() override {
+    unsetenv("SLUICE_FAULT_DIR");
+    ClusterTest::TearDown();
+  }
+  int NodeIndex(const std::string& node) const {
+    for (int i = 0; i < 4; ++i) {
+      if (cluster_->NodeName(i) == node) return i;
+    }
+    return -1;
+  }
+  void RestartAgent(std::mt19937_64& rng, int i) {
+    cluster_->KillAgent(i, SIGKILL);
+    usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
+    ASSERT_TRUE(cluster_->StartAgent(i).ok());
+  }
+
+  // Live job runs from the markers: (job, run).
+  std::vector<std::pair<int64_t, Run1>> LiveRuns() {
+    Marks m = ParseMarks(ReadFile("marks.log"));
+    std::vector<std::pair<int64_t, Run1>> live;
+    for (const auto& [job, runs] : m.runs) {
+      for (const auto& [key, r] : runs) {
+        if (r.end_ns == 0 && r.start_ns > 0 && ::kill(r.pid, 0) == 0) live.push_back({job, r});
+      }
+    }
+    return live;
+  }
+
+  // Arms a random agent to die after its next stepd start; if a launch came within 3 s,
+  // restarts it and returns true.
+  bool CrashAgentInLaunch(std::mt19937_64& rng) {
+    int i = static_cast<int>(rng() % 4);
+    std::string armed = fault_dir_ + "/die-after-spawn." + cluster_->NodeName(i);
+    std::ofstream(armed) << "armed\n";
+    int64_t deadline = RealClock::MonotonicMs() + 3000;
+    while (fs::exists(armed) && RealClock::MonotonicMs() < deadline) usleep(20'000);
+    if (fs::exists(armed) && fs::remove(armed)) return false;  // no launch came: disarmed
+    RestartAgent(rng, i);
+    return true;
+  }
+
+  // Cancels a random running job and kill -9s its batch host's agent right away.
+  bool CancelThenRestartAgent(std::mt19937_64& rng, std::set<int64_t>* cancelled) {
+    auto live = LiveRuns();
+    if (live.empty()) return false;
+    auto [job, run] = live[rng() % live.size()];
+    int i = NodeIndex(run.node);
+    if (i < 0) return false;
+    RunOptions opts;
+    opts.timeout_ms = 10'000;
+    if (Run({"scancel", std::to_string(job)}, opts).exit_code != 0) return false;
+    cancelled->insert(job);
+    RestartAgent(rng, i);
+    return true;
+  }
+
+  // Final states of `ids`: the controller's, else accounting's (purged after MinJobAge).
+  std::map<int64_t, std::string> FinalStates(const std::vector<int64_t>& ids,
+                                             std::map<int64_t, std::string> states) {
+    std::vector<int64_t> missing;
+    for (int64_t id : ids) {
+      if (!states.count(id)) missing.push_back(id);
+    }
+    if (missing.empty()) return states;
+    auto r = Run({"sacct", "-a", "-X", "-n", "-P", "-o", "JobIDRaw,State", "-S", "2000-01-01"});
+    std::stringstream in(r.out);
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t bar = line.find('|');
+      if (bar == std::string::npos) continue;
+      int64_t id = std::atoll(line.substr(0, bar).c_str());
+      std::string st = line.substr(bar + 1);
+      st = st.substr(0, st.find(' '));  // "CANCELLED by 0"
+      if (!states.count(id)) states[id] = st;
+    }
+    return states;
+  }
+  std::string fault_dir_;
 
   // Kills the script process of a random running job (verified through its environment).
   bool KillRandomJob(std::mt19937_64& rng, std::set<int64_t>* killed) {
-    Marks m = ParseMarks(ReadFile("marks.log"));
-    std::vector<std::pair<int64_t, pid_t>> live;
-    for (const auto& [job, runs] : m.runs) {
-      for (const auto& [key, r] : runs) {
-        if (r.end_ns == 0 && r.start_ns > 0 && ::kill(r.pid, 0) == 0) live.push_back({job, r.pid});
-      }
-    }
+    auto live = LiveRuns();
     if (live.empty()) return false;
-    auto [job, pid] = live[rng() % live.size()];
+    auto [job, run] = live[rng() % live.size()];
+    pid_t pid = run.pid;
     std::ifstream env("/proc/" + std::to_string(pid) + "/environ");
     std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
     if (all.find(std::string("SLURM_JOB_ID=") + std::to_string(job) + '\0') == std::string::npos) {
@@ -164,9 +245,21 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   std::mutex mu;
   std::vector<int64_t> acked;
   std::atomic<bool> submitting{true};
+  // Unfinished jobs (pending, running, completing), or -1 while the controller is away.
+  auto unfinished_now = [&]() -> int {
+    auto r = Run({"squeue", "-h", "-t", "PD,R,CG", "-o", "%i"});
+    if (r.exit_code != 0) return -1;
+    return static_cast<int>(std::count(r.out.begin(), r.out.end(), '\n'));
+  };
+  const int kMaxQueued = 48;  // what the 4 nodes finish in a few seconds, faults and all
   std::thread submitter([&] {
     std::mt19937_64 rng(seed);
     for (int i = 0; i < kJobs || RealClock::MonotonicMs() - t0 < soak_s * 1000; ++i) {
+      for (int wait = 0; i % 4 == 0 && wait < 120; ++wait) {  // at most 30 s per pause
+        int n = unfinished_now();
+        if (n >= 0 && n < kMaxQueued) break;
+        usleep(250'000);
+      }
       int shape = static_cast<int>(rng() % 20);
       std::vector<std::string> args = {"sbatch", "--parsable", "-o", "/dev/null", "-J", "fi"};
       if (shape < 2) {
@@ -217,8 +310,8 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   };
 
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
-  std::set<int64_t> killed;
-  int faults = 0, ctld_kills = 0, agent_kills = 0, job_kills = 0;
+  std::set<int64_t> killed, cancelled;
+  int faults = 0, ctld_kills = 0, agent_kills = 0, job_kills = 0, launch_kills = 0, cancel_kills = 0;
   const int kMaxFaults = soak_s > 0 ? 1'000'000 : 40;
   std::map<int64_t, std::string> states;
   while (faults < kMaxFaults) {
@@ -226,17 +319,20 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
     if (!submitting && (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
       break;
     }
-    int kind = static_cast<int>(rng() % 10);
-    if (kind < 3) {
+    int kind = static_cast<int>(rng() % 12);
+    if (kind == 10) {
+      if (!CrashAgentInLaunch(rng)) continue;
+      ++launch_kills;
+    } else if (kind == 11) {
+      if (!CancelThenRestartAgent(rng, &cancelled)) continue;
+      ++cancel_kills;
+    } else if (kind < 3) {
       cluster_->KillController(SIGKILL);
       usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
       ASSERT_TRUE(cluster_->StartController().ok());
       ++ctld_kills;
     } else if (kind < 6) {
-      int i = static_cast<int>(rng() % 4);
-      cluster_->KillAgent(i, SIGKILL);
-      usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
-      ASSERT_TRUE(cluster_->StartAgent(i).ok());
+      RestartAgent(rng, static_cast<int>(rng() % 4));
       ++agent_kills;
     } else {
       if (!KillRandomJob(rng, &killed)) continue;
@@ -245,8 +341,21 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
     ++faults;
   }
   submitter.join();
+  // Wait while the queue drains: give up only after 60 s without progress.
   int64_t deadline = RealClock::MonotonicMs() + 60'000;
-  while (!all_done(&states) && RealClock::MonotonicMs() < deadline) usleep(200'000);
+  int last_left = -1;
+  while (!all_done(&states) && RealClock::MonotonicMs() < deadline) {
+    int left = unfinished_now();
+    if (left >= 0 && (last_left < 0 || left < last_left)) {
+      last_left = left;
+      deadline = RealClock::MonotonicMs() + 60'000;
+    }
+    usleep(500'000);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    states = FinalStates(acked, std::move(states));
+  }
 
   // Invariants.
   Marks m = ParseMarks(ReadFile("marks.log"));
@@ -267,7 +376,8 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
       job_iv[std::to_string(id)].push_back({r.start_ns, r.end_ns});
       for (const auto& g : r.gpus) gpu_iv[r.node + " gpu " + g].push_back({r.start_ns, r.end_ns});
     }
-    bool ok = killed.count(id) ? (st == "FAILED" || st == "COMPLETED") : st == "COMPLETED";
+    bool ok = st == "COMPLETED" || (killed.count(id) && st == "FAILED") ||
+              (cancelled.count(id) && st == "CANCELLED");
     if (st == "COMPLETED" && !has_end) ok = false;
     if (st == "PENDING" || st == "RUNNING" || st == "COMPLETING") ++unfinished;
     if (!ok) {
@@ -281,8 +391,10 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   std::cout << fmt::format(
                    "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={}",
                    seed, faults, acked.size(), lost, overlaps, overalloc)
-            << fmt::format(" (controller={} agent={} job={} killed; badstate={} unfinished={} in {} s)",
-                           ctld_kills, agent_kills, job_kills, bad_state, unfinished,
+            << fmt::format(" (controller={} agent={} job={} launch={} cancel={} killed; "
+                           "badstate={} unfinished={} in {} s)",
+                           ctld_kills, agent_kills, job_kills, launch_kills, cancel_kills,
+                           bad_state, unfinished,
                            (RealClock::MonotonicMs() - t0) / 1000)
             << std::endl;
   EXPECT_GE(static_cast<int>(acked.size()), kJobs * 9 / 10);
