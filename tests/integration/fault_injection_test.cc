@@ -61,7 +61,11 @@ if [ -n "$SLURM_JOB_GPUS" ]; then
   done
 fi
 echo "S $SLURM_JOB_ID ${SLURM_RESTART_COUNT:-0} $N $$ $(date +%s%N) $G" >> $M
-sleep $1
+if [ "$2" = step ]; then
+  err=$(@SRUN@ -n1 sleep $1 2>&1 >/dev/null) || echo "STEPFAIL $SLURM_JOB_ID $N ${err//$'\n'/ }" >> $M
+else
+  sleep $1
+fi
 echo "E $SLURM_JOB_ID ${SLURM_RESTART_COUNT:-0} $N $$ $(date +%s%N) $G" >> $M
 )";
 
@@ -82,9 +86,10 @@ struct Marks {
   std::map<int64_t, std::map<std::string, Run1>> runs;  // job -> "restart pid" -> run
   int overlap_lines = 0;
   int overalloc_lines = 0;
+  int step_failures = 0;  // srun steps that failed (reported, not an invariant)
 };
 
-Marks ParseMarks(const std::string& text) {
+Marks ParseMarks(const std::string& text, bool print_step_failures = false) {
   Marks m;
   std::stringstream in(text);
   std::string line;
@@ -96,6 +101,9 @@ Marks ParseMarks(const std::string& text) {
     ls >> kind >> job;
     if (kind == "OVERLAP") ++m.overlap_lines;
     if (kind == "OVERALLOC") ++m.overalloc_lines;
+    if (kind == "STEPFAIL" && ++m.step_failures <= 3 && print_step_failures) {
+      std::cerr << line << "\n";
+    }
     if (kind != "S" && kind != "E") continue;
     if (!(ls >> restart >> node >> pid >> ns >> gpus)) continue;
     Run1& r = m.runs[job][restart + " " + std::to_string(pid)];
@@ -238,7 +246,9 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   const uint64_t seed = static_cast<uint64_t>(EnvInt("SLUICE_FAULT_SEED", 20240601));
   const int64_t soak_s = EnvInt("SLUICE_FAULT_SOAK_SECONDS", 0);
   const int kJobs = 200;
-  std::ofstream(work_dir() + "/job.sh") << kJobScript;
+  std::string script = kJobScript;
+  script.replace(script.find("@SRUN@"), 6, cluster_->BinPath("srun"));
+  std::ofstream(work_dir() + "/job.sh") << script;
   fs::create_directories(work_dir() + "/locks");
   const int64_t t0 = RealClock::MonotonicMs();
 
@@ -274,6 +284,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
       }
       int tenths = rng() % 10 == 0 ? 30 : 2 + static_cast<int>(rng() % 10);
       args.insert(args.end(), {"job.sh", fmt::format("{}.{}", tenths / 10, tenths % 10)});
+      if (rng() % 4 == 0) args.push_back("step");  // the work in an srun step
       for (int attempt = 0; attempt < 5; ++attempt) {  // the controller may be down
         RunOptions opts;
         opts.timeout_ms = 20'000;
@@ -315,7 +326,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   const int kMaxFaults = soak_s > 0 ? 1'000'000 : 40;
   std::map<int64_t, std::string> states;
   while (faults < kMaxFaults) {
-    usleep(static_cast<useconds_t>(500 + rng() % 1000) * 1000);
+    usleep(static_cast<useconds_t>(soak_s > 0 ? 200 + rng() % 800 : 500 + rng() % 1000) * 1000);
     if (!submitting && (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
       break;
     }
@@ -358,7 +369,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   }
 
   // Invariants.
-  Marks m = ParseMarks(ReadFile("marks.log"));
+  Marks m = ParseMarks(ReadFile("marks.log"), /*print_step_failures=*/true);
   int lost = 0, bad_state = 0, unfinished = 0;
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> job_iv, gpu_iv;
   for (int64_t id : acked) {
@@ -392,9 +403,9 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
                    "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={}",
                    seed, faults, acked.size(), lost, overlaps, overalloc)
             << fmt::format(" (controller={} agent={} job={} launch={} cancel={} killed; "
-                           "badstate={} unfinished={} in {} s)",
+                           "badstate={} unfinished={} stepfail={} in {} s)",
                            ctld_kills, agent_kills, job_kills, launch_kills, cancel_kills,
-                           bad_state, unfinished,
+                           bad_state, unfinished, m.step_failures,
                            (RealClock::MonotonicMs() - t0) / 1000)
             << std::endl;
   EXPECT_GE(static_cast<int>(acked.size()), kJobs * 9 / 10);
