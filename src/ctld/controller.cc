@@ -86,8 +86,10 @@ Status Controller::Commit() {
   }
   if (next_id_dirty_) batch.SetNextJobId(next_job_id_);
   if (store_ && !batch.empty()) {
+    if (options_.fault_hook) options_.fault_hook("commit");
     Status st = store_->Write(batch);
     if (!st.ok()) return st;
+    if (options_.fault_hook) options_.fault_hook("committed");
   }
   if (acct_) {
     for (int64_t id : dirty_jobs_) {

@@ -74,6 +74,10 @@ struct ControllerOptions {
   // srun/salloc keepalive lease: an interactive allocation or a step whose client was
   // silent this long is released (client killed).
   int64_t client_lease_ms = 5000;
+  // Test-only fault injection (sluicectld-faults): called at "commit" (before the state
+  // is written), "committed" (written; replies and agent messages not yet out) and "pass"
+  // (a scheduling pass started a job, nothing of it committed). Production: unset.
+  std::function<void(const char* point)> fault_hook;
 };
 
 class Controller {

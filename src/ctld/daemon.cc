@@ -120,6 +120,7 @@ int RunDaemon(const DaemonOptions& options) {
   ControllerOptions copts;
   copts.admin_uid = getuid();
   copts.min_job_age_s = MinJobAge(cfg);
+  copts.fault_hook = options.fault_hook;
   std::string listen = cfg.ctld_host + ":" + std::to_string(cfg.ctld_port);
   Controller controller(cfg, &clock, store->get(), &agents, deps, copts);
   if (Status st = controller.Load(options.clean_start); !st.ok()) return Fail(st.message());

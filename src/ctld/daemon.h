@@ -3,6 +3,7 @@
 // and serves ClientApi + NodeApi on SlurmctldHost:SlurmctldPort until SIGTERM/SIGINT.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace sluice::ctld {
@@ -10,6 +11,7 @@ namespace sluice::ctld {
 struct DaemonOptions {
   std::string config_path;
   bool clean_start = false;
+  std::function<void(const char* point)> fault_hook;  // ControllerOptions::fault_hook
 };
 
 // Returns the process exit code.

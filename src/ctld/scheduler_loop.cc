@@ -89,6 +89,7 @@ bool Controller::SchedulePass() {
     if (!job || job->state() != JOB_PENDING) continue;
     if (d.outcome == sched::Outcome::kStartNow) {
       StartJob(job, d);
+      if (options_.fault_hook) options_.fault_hook("pass");
       continue;
     }
     job->set_planned_start(d.planned_start);  // advisory: not journaled

@@ -3,7 +3,12 @@
 //     -f  configuration file (default $SLUICE_CONF or /etc/sluice/sluice.conf)
 //     -D  run in the foreground (the default; logs go to stderr)
 //     -c  clean start: ignore saved jobs (they are archived), keep the job id counter
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "common/config.h"
@@ -24,5 +29,21 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+#ifdef SLUICE_FAULT_HOOKS
+  // Test-only build (sluicectld-faults), with SLUICE_FAULT_DIR set: the file
+  // <dir>/ctld-die-at.<point> arms a crash at that point (ControllerOptions::fault_hook:
+  // commit, committed, pass), taken once; while <dir>/ctld-slow-commit exists, every
+  // commit first stalls for the milliseconds it holds (a slow disk).
+  if (const char* dir = std::getenv("SLUICE_FAULT_DIR")) {
+    opts.fault_hook = [dir = std::string(dir)](const char* point) {
+      if (std::strcmp(point, "commit") == 0) {
+        std::ifstream slow(dir + "/ctld-slow-commit");
+        int ms = 0;
+        if (slow >> ms && ms > 0) ::usleep(static_cast<useconds_t>(ms) * 1000);
+      }
+      if (::unlink((dir + "/ctld-die-at." + point).c_str()) == 0) ::raise(SIGKILL);
+    };
+  }
+#endif
   return sluice::ctld::RunDaemon(opts);
 }

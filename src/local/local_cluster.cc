@@ -113,7 +113,7 @@ Status LocalCluster::StartDaemon(const std::string& who, const std::vector<std::
 }
 
 Status LocalCluster::StartController() {
-  return StartDaemon("sluicectld", {BinPath("sluicectld"), "-f", conf_path_});
+  return StartDaemon("sluicectld", {BinPath(opts_.ctld_bin), "-f", conf_path_});
 }
 
 Status LocalCluster::StartAgent(int i) {

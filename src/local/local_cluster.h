@@ -22,6 +22,7 @@ struct LocalClusterOptions {
   std::string state_dir = "sluice-local";
   std::string bin_dir;           // where sluicectld/sluiced live; default: next to this program
   std::string agent_bin = "sluiced";  // tests: "sluiced-faults" (test-only fault hooks)
+  std::string ctld_bin = "sluicectld";  // tests: "sluicectld-faults"
   std::string cluster_name = "local";
   int slurmd_timeout_s = 300;
   int kill_wait_s = 30;

@@ -2,8 +2,10 @@
 // with GPUs) runs on the local cluster while a seeded schedule repeatedly kill -9s the
 // controller (then restarts it), kill -9s a node agent (then restarts it), kill -9s
 // random job processes, kills an agent between starting a job's stepd and answering the
-// launch (the test-only agent build sluiced-faults), and kill -9s an agent right after
-// one of its jobs was cancelled. Afterwards the invariants are checked:
+// launch (the test-only agent build sluiced-faults), kill -9s an agent right after one of
+// its jobs was cancelled, kills the controller in a commit (before or after the write) or
+// in a scheduling pass and stalls its commits like a slow disk (sluicectld-faults), while
+// a quarter of the jobs do their work in an srun step. Afterwards the invariants are checked:
 //   lost      acknowledged jobs (sbatch printed an id) that neither the controller nor
 //             accounting (sacct: the controller purges ended jobs after MinJobAge) knows
 //   overlaps  a job running twice at once: each run takes flock(2) on locks/job.<id>
@@ -141,6 +143,7 @@ class FaultInjection : public ClusterTest {
     o.kill_wait_s = 1;
     o.slurmd_timeout_s = 10;  // agents come back well within it: no node-loss requeues
     o.agent_bin = "sluiced-faults";
+    o.ctld_bin = "sluicectld-faults";
     fault_dir_ = work_dir() + "/faults";
     fs::create_directories(fault_dir_);
     setenv("SLUICE_FAULT_DIR", fault_dir_.c_str(), 1);
@@ -185,6 +188,29 @@ class FaultInjection : public ClusterTest {
     if (fs::exists(armed) && fs::remove(armed)) return false;  // no launch came: disarmed
     RestartAgent(rng, i);
     return true;
+  }
+
+  // Arms the controller to die at a point of its commit or scheduling pass (waits up to
+  // 3 s for it to get there), then restarts it.
+  bool CrashControllerAt(std::mt19937_64& rng) {
+    const char* points[] = {"commit", "committed", "pass"};
+    std::string armed = fault_dir_ + "/ctld-die-at." + points[rng() % 3];
+    std::ofstream(armed) << "armed\n";
+    int64_t deadline = RealClock::MonotonicMs() + 3000;
+    while (fs::exists(armed) && RealClock::MonotonicMs() < deadline) usleep(20'000);
+    if (fs::exists(armed) && fs::remove(armed)) return false;  // not reached: disarmed
+    cluster_->KillController(SIGKILL);  // gone already; waits until it is
+    usleep(static_cast<useconds_t>(100 + rng() % 400) * 1000);
+    EXPECT_TRUE(cluster_->StartController().ok());
+    return true;
+  }
+
+  // A slow disk: every controller commit stalls 200-800 ms, for 2-5 s.
+  void SlowDisk(std::mt19937_64& rng) {
+    std::string slow = fault_dir_ + "/ctld-slow-commit";
+    std::ofstream(slow) << 200 + rng() % 600 << "\n";
+    usleep(static_cast<useconds_t>(2000 + rng() % 3000) * 1000);
+    fs::remove(slow);
   }
 
   // Cancels a random running job and kill -9s its batch host's agent right away.
@@ -323,6 +349,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   std::set<int64_t> killed, cancelled;
   int faults = 0, ctld_kills = 0, agent_kills = 0, job_kills = 0, launch_kills = 0, cancel_kills = 0;
+  int ctld_point_kills = 0, slow_disks = 0;
   const int kMaxFaults = soak_s > 0 ? 1'000'000 : 40;
   std::map<int64_t, std::string> states;
   while (faults < kMaxFaults) {
@@ -330,8 +357,14 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
     if (!submitting && (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
       break;
     }
-    int kind = static_cast<int>(rng() % 12);
-    if (kind == 10) {
+    int kind = static_cast<int>(rng() % 14);
+    if (kind == 12) {
+      if (!CrashControllerAt(rng)) continue;
+      ++ctld_point_kills;
+    } else if (kind == 13) {
+      SlowDisk(rng);
+      ++slow_disks;
+    } else if (kind == 10) {
       if (!CrashAgentInLaunch(rng)) continue;
       ++launch_kills;
     } else if (kind == 11) {
@@ -402,9 +435,10 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   std::cout << fmt::format(
                    "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={}",
                    seed, faults, acked.size(), lost, overlaps, overalloc)
-            << fmt::format(" (controller={} agent={} job={} launch={} cancel={} killed; "
-                           "badstate={} unfinished={} stepfail={} in {} s)",
+            << fmt::format(" (controller={} agent={} job={} launch={} cancel={} commit/pass={} killed; "
+                           "slowdisk={} badstate={} unfinished={} stepfail={} in {} s)",
                            ctld_kills, agent_kills, job_kills, launch_kills, cancel_kills,
+                           ctld_point_kills, slow_disks,
                            bad_state, unfinished, m.step_failures,
                            (RealClock::MonotonicMs() - t0) / 1000)
             << std::endl;
