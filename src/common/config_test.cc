@@ -398,7 +398,7 @@ TEST(NodeLines, Errors) {
   EXPECT_THAT(ParseError("NodeName=a[1-"), HasSubstr("test.conf:1: Invalid hostlist"));
   EXPECT_THAT(ParseError("NodeName="), HasSubstr("test.conf:1: empty NodeName"));
   EXPECT_THAT(ParseError("NodeName=a CPUs=0"), HasSubstr("invalid value '0' for CPUs"));
-  EXPECT_THAT(ParseError("NodeName=a RealMemory=1G"), HasSubstr("invalid value '1G' for RealMemory"));
+  EXPECT_THAT(ParseError("NodeName=a RealMemory=1.5G"), HasSubstr("invalid value '1.5G' for RealMemory"));
   EXPECT_THAT(ParseError("NodeName=a Gres=gpu:0"), HasSubstr("test.conf:1: Invalid generic resource"));
   EXPECT_THAT(ParseError("NodeName=a Gres=gpu:5000"), HasSubstr("too many GPUs"));
   EXPECT_THAT(ParseError("NodeName=a State=SLEEPY"), HasSubstr("invalid node State 'SLEEPY'"));
@@ -593,7 +593,7 @@ TEST(SizeKeys, TakeTheSizeGrammar) {
   EXPECT_EQ(c.nodes[1].tmp_disk_mb, 0);
   EXPECT_EQ(ParseError("NodeName=a RealMemory=1.5G"),
             "test.conf:1: invalid value '1.5G' for RealMemory: \"1.5G\" is not a valid size (MB, or a "
-            "number with a K/M/G/T suffix, from 1 to 1T)");
+            "number with a K/M/G/T suffix, from 1 to 1E)");
   EXPECT_THAT(ParseError("NodeName=a RealMemory=0"), HasSubstr("invalid value '0' for RealMemory"));
   EXPECT_THAT(ParseError("NodeName=a TmpDisk=10GiB"), HasSubstr("invalid value '10GiB' for TmpDisk"));
   EXPECT_THAT(ParseError("DefMemPerCPU=1P"), HasSubstr("invalid value '1P' for DefMemPerCPU"));

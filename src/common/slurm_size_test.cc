@@ -39,7 +39,9 @@ TEST(SizeGrammar, RefusesTheRest) {
                           "9999999999999999T"}) {
     auto r = ParseMemoryMb(bad);
     EXPECT_FALSE(r.ok()) << "'" << bad << "' should be refused";
-    if (!r.ok()) EXPECT_THAT(r.status().message(), HasSubstr("Invalid memory size"));
+    if (!r.ok()) {
+      EXPECT_THAT(r.status().message(), HasSubstr("Invalid memory size"));
+    }
   }
 }
 

@@ -167,7 +167,9 @@ TEST_F(ControllerTest, ValidationMessagesMatchSlurm) {
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadTimeLimit);
   r.mutable_spec()->set_time_limit_min(-1);
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadTimeLimit);
-  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, Req(3)).status().message(), kMsgNodeConfig);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, Req(3)).status().message(),
+            "GPU count per node can not be satisfied: 3 GPUs (gpu) on one node, the largest node "
+            "in partition gpu has 2\n" + std::string(kMsgNodeConfig));
   r = Req();
   r.mutable_spec()->set_mem_per_node_mb(5000);
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(),

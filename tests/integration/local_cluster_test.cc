@@ -34,8 +34,9 @@ class LocalClusterRestart : public ClusterTest {
 TEST_F(LocalClusterRestart, SecondAgentForANodeExitsNamingTheFirst) {
   const pid_t first = AgentPid("node01");
   ASSERT_GT(first, 0);
-  RunResult r = RunCommand({cluster_->BinPath("sluiced"), "-f", Conf(), "-N", "node01"},
-                           RunOptions{.timeout_ms = 10'000});
+  RunOptions opts;
+  opts.timeout_ms = 10'000;
+  RunResult r = RunCommand({cluster_->BinPath("sluiced"), "-f", Conf(), "-N", "node01"}, opts);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("sluiced: error: another sluiced already runs for node node01: "), std::string::npos)
       << r.err;
@@ -52,8 +53,10 @@ TEST_F(LocalClusterRestart, UpStartsOnlyWhatIsMissingAndDownStopsEverything) {
   ASSERT_TRUE(FindDaemons("sluicectld", Conf()).empty());
   // A second `sluice up` on the same state dir: same config, one new controller and one
   // new agent for node02; node01's agent is the one that never stopped.
-  LocalCluster again(LocalClusterOptions{.nodes = 2, .state_dir = cluster_->state_dir(),
-                                         .bin_dir = SelfDir()});
+  LocalClusterOptions opts = Options();
+  opts.state_dir = cluster_->state_dir();
+  opts.bin_dir = SelfDir();
+  LocalCluster again(opts);
   ASSERT_TRUE(again.Up(30'000).ok());
   EXPECT_EQ(FindDaemons("sluicectld", Conf()).size(), 1u);
   EXPECT_EQ(AgentPid("node01"), agent1);
