@@ -71,9 +71,9 @@ TEST_F(JobEnv, BatchAndStepsSetEverySlurmVariable) {
   EXPECT_EQ(batch["SLURM_JOB_ACCOUNT"], "root");  // nothing configured: root, as Slurm
   EXPECT_EQ(batch["SLURM_MEM_PER_CPU"], "1000");
 
-  id = Submit({"-N2", "--ntasks-per-node=2", "--gres=gpu:2", "-o", "/dev/null", "--wrap",
-               "srun bash -c 'env > step.$SLURM_PROCID.env'"});
-  ASSERT_EQ(WaitDone(id, 60'000), "COMPLETED");
+  id = Submit({"-N2", "--ntasks-per-node=2", "--gres=gpu:2", "-o", "step.out", "--wrap",
+               cluster_->BinPath("srun") + " bash -c 'env > step.$SLURM_PROCID.env'"});
+  ASSERT_EQ(WaitDone(id, 60'000), "COMPLETED") << ReadFile("step.out");
   auto step = Env("step.0.env");
   ExpectNames(step, kStepNames, "batch step");
   ExpectNames(step, kBatchStepExtra, "batch step");
