@@ -96,7 +96,7 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
   *req.mutable_spec() = std::move(spec);
   Expected<SubmitReply> sub = api->SubmitJob(req);
   if (!sub.ok()) {
-    *env.err << prog << ": error: Unable to allocate resources: " << sub.status().message() << "\n";
+    PrintErrorLines(env, prog, sub.status().message(), "Unable to allocate resources: ");
     return sub.status();
   }
   int64_t id = sub->job_id();

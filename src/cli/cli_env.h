@@ -42,6 +42,13 @@ struct CliEnv {
   }
 };
 
+// Prints a (possibly multi-line) error message as Slurm's commands do: every line as
+// "<prog>: error: <line>", the last one after `last_prefix` ("Batch job submission
+// failed: "), so "invalid partition specified: x\nInvalid partition name specified" gives
+// Slurm's two lines.
+void PrintErrorLines(const CliEnv& env, const std::string& prog, const std::string& msg,
+                     const std::string& last_prefix = "");
+
 // The version every command prints for --version / -V.
 inline constexpr char kSlurmVersion[] = "22.05.8";
 

@@ -15,17 +15,8 @@ namespace {
 
 constexpr int kOptionError = 255;
 
-void PrintErrorLines(CliEnv& env, const std::string& msg, const std::string& last_prefix = "") {
-  std::istringstream lines(msg);
-  std::vector<std::string> v;
-  for (std::string line; std::getline(lines, line);) v.push_back(line);
-  if (v.empty()) v.push_back("");
-  for (size_t i = 0; i < v.size(); ++i)
-    *env.err << "sbatch: error: " << (i + 1 == v.size() ? last_prefix : "") << v[i] << "\n";
-}
-
 int OptionFailure(CliEnv& env, const Status& st) {
-  PrintErrorLines(env, st.message());
+  PrintErrorLines(env, "sbatch", st.message());
   return st.code() == Code::kFailedPrecondition ? 1 : kOptionError;
 }
 
@@ -153,7 +144,7 @@ int Submit(SbatchOptions& o, JobSpec spec, CliEnv& env) {
   Expected<SubmitReply> rep =
       api.ok() ? (*api)->SubmitJob(req) : Expected<SubmitReply>(api.status());
   if (!rep.ok()) {
-    PrintErrorLines(env, rep.status().message(), "Batch job submission failed: ");
+    PrintErrorLines(env, "sbatch", rep.status().message(), "Batch job submission failed: ");
     return 1;
   }
   if (o.test_only) {
@@ -193,7 +184,7 @@ int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
   Expected<ScriptSource> src = LoadScript(cmd, cmdline->positionals, env);
   if (!src.ok()) return OptionFailure(env, src.status());
   if (Status check = CheckBatchScript(src->text); !check.ok()) {
-    PrintErrorLines(env, check.message());
+    PrintErrorLines(env, "sbatch", check.message());
     return 1;
   }
   SbatchOptions o;

@@ -18,7 +18,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu,
+  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp,
 };
 
 struct Unsupported {
@@ -32,7 +32,7 @@ constexpr Unsupported kUnsupportedOpts[] = {
     {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
     {"priority", 0, ArgKind::kRequired},
     {"licenses", 'L', ArgKind::kRequired},     
-    {"mincpus", 0, ArgKind::kRequired},        {"tmp", 0, ArgKind::kRequired},
+    {"mincpus", 0, ArgKind::kRequired},
     {"bb", 0, ArgKind::kRequired},             {"bbf", 0, ArgKind::kRequired},
     {"container", 0, ArgKind::kRequired},      {"gpu-bind", 0, ArgKind::kRequired},
     {"gpu-freq", 0, ArgKind::kRequired},       {"ntasks-per-gpu", 0, ArgKind::kRequired},
@@ -96,6 +96,7 @@ std::vector<OptionDef> BuildDefs() {
       {"mem", 0, ArgKind::kRequired, kMem},
       {"mem-per-cpu", 0, ArgKind::kRequired, kMemPerCpu},
       {"mem-per-gpu", 0, ArgKind::kRequired, kMemPerGpu},
+      {"tmp", 0, ArgKind::kRequired, kTmp},
       {"gres", 0, ArgKind::kRequired, kGres},
       {"gpus-per-node", 0, ArgKind::kRequired, kGpusPerNode},
       {"gpus-per-task", 0, ArgKind::kRequired, kGpusPerTask},
@@ -130,9 +131,11 @@ Expected<int32_t> PositiveInt(const std::string& s, const std::string& what) {
   return v;
 }
 
+// --mem (kind 1; 0 = all the memory of each node), --mem-per-cpu (2), --mem-per-gpu (4).
 Status SetMem(const ParsedOption& opt, SbatchOptions* o, int kind) {
+  static constexpr const char* kNames[] = {"", "--mem", "--mem-per-cpu", "", "--mem-per-gpu"};
   Expected<int64_t> mb = ParseMemoryMb(opt.value);
-  if (!mb.ok() || *mb < 0) return InvalidArgument("invalid memory constraint " + opt.value);
+  if (!mb.ok()) return InvalidArgument(std::string("Invalid ") + kNames[kind] + " specification");
   if (o->mem_kinds_this_source & ~kind)
     return InvalidArgument("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.");
   o->mem_kinds_this_source |= kind;
@@ -140,6 +143,7 @@ Status SetMem(const ParsedOption& opt, SbatchOptions* o, int kind) {
   s.set_mem_per_node_mb(kind == 1 ? *mb : 0);
   s.set_mem_per_cpu_mb(kind == 2 ? *mb : 0);
   s.set_mem_per_gpu_mb(kind == 4 ? *mb : 0);
+  s.set_mem_whole_node(kind == 1 && *mb == 0);
   return Status::Ok();
 }
 
@@ -219,6 +223,12 @@ Status ApplyResourceOption(const ParsedOption& opt, SbatchOptions* o) {
     case kMem: return SetMem(opt, o, 1);
     case kMemPerCpu: return SetMem(opt, o, 2);
     case kMemPerGpu: return SetMem(opt, o, 4);
+    case kTmp: {
+      Expected<int64_t> mb = ParseMemoryMb(opt.value);
+      if (!mb.ok()) return InvalidArgument("Invalid --tmp specification");
+      s.set_tmp_disk_mb(*mb);
+      return Status::Ok();
+    }
     case kGres: return SetGres(opt.value, &s);
     case kGpusPerNode: return SetGpusPerNode(opt.value, &s);
     case kGpus: return SetGpuCount(opt, &s, false);

@@ -156,6 +156,28 @@ TEST_F(SbatchTest, ResourceOptions) {
   EXPECT_EQ(s.open_mode(), "append");
 }
 
+// Every size option takes Slurm's size grammar (common/slurm_size_test.cc has all of it).
+TEST_F(SbatchTest, SizeOptionsTakeSlurmSpellings) {
+  EXPECT_EQ(Run({"--mem=1GB", "--wrap", "true"}), 0);  // submitit's default spelling
+  EXPECT_EQ(Spec().mem_per_node_mb(), 1024);
+  EXPECT_FALSE(Spec().mem_whole_node());
+  EXPECT_EQ(Run({"--mem=512mb", "--tmp=2gb", "--wrap", "true"}), 0);
+  EXPECT_EQ(Spec().mem_per_node_mb(), 512);
+  EXPECT_EQ(Spec().tmp_disk_mb(), 2048);
+  EXPECT_EQ(Run({"--mem-per-cpu=1kb", "--wrap", "true"}), 0);
+  EXPECT_EQ(Spec().mem_per_cpu_mb(), 1);
+  EXPECT_EQ(Run({"--mem-per-gpu=2Tb", "--wrap", "true"}), 0);
+  EXPECT_EQ(Spec().mem_per_gpu_mb(), 2097152);
+  EXPECT_EQ(Run({"--mem=0", "--wrap", "true"}), 0);  // all the memory of each node
+  EXPECT_TRUE(Spec().mem_whole_node());
+  std::string path = Script("mem.sh", "#!/bin/sh\n#SBATCH --mem=0G\ntrue\n");
+  EXPECT_EQ(Run({path}), 0);
+  EXPECT_TRUE(Spec().mem_whole_node());
+  EXPECT_EQ(Run({"--mem=4g", path}), 0);  // the command line replaces the script's --mem=0
+  EXPECT_FALSE(Spec().mem_whole_node());
+  EXPECT_EQ(Spec().mem_per_node_mb(), 4096);
+}
+
 TEST_F(SbatchTest, ExportModes) {
   EXPECT_EQ(Run({"--export=NONE", "--wrap", "x"}), 0);
   EXPECT_EQ(EnvWithoutUmask(),
@@ -194,7 +216,14 @@ TEST_F(SbatchTest, OptionErrors) {
       {{"-N", "4-2"}, "sbatch: error: invalid node count `4-2'\n", 255},
       {{"-n", "0"}, "sbatch: error: Invalid numeric value \"0\" for --ntasks.\n", 255},
       {{"-c", "two"}, "sbatch: error: Invalid numeric value \"two\" for --cpus-per-task.\n", 255},
-      {{"--mem=lots"}, "sbatch: error: invalid memory constraint lots\n", 255},
+      {{"--mem=lots"}, "sbatch: error: Invalid --mem specification\n", 255},
+      {{"--mem=1.5G"}, "sbatch: error: Invalid --mem specification\n", 255},
+      {{"--mem=16GiB"}, "sbatch: error: Invalid --mem specification\n", 255},
+      {{"--mem=100B"}, "sbatch: error: Invalid --mem specification\n", 255},
+      {{"--mem=-1"}, "sbatch: error: Invalid --mem specification\n", 255},
+      {{"--mem-per-cpu=2X"}, "sbatch: error: Invalid --mem-per-cpu specification\n", 255},
+      {{"--mem-per-gpu=1P"}, "sbatch: error: Invalid --mem-per-gpu specification\n", 255},
+      {{"--tmp=lots"}, "sbatch: error: Invalid --tmp specification\n", 255},
       {{"--mem=1G", "--mem-per-cpu=1G"},
        "sbatch: error: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 255},
       {{"--gres=gpu:x:y:z"}, "sbatch: error: Invalid --gres specification\n", 255},

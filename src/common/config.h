@@ -14,7 +14,7 @@
 // key is an error.
 //
 // NodeName=<hostlist> lines: CPUs, Sockets, CoresPerSocket, ThreadsPerCore,
-// RealMemory (MB), Gres (gpu:N / gpu:type:N, comma lists), Feature(s) (comma list),
+// RealMemory and TmpDisk (MB, or sizes as --mem takes them: "64G"), Gres (gpu:N / gpu:type:N, comma lists), Feature(s) (comma list),
 // NodeAddr (one address, or a hostlist with one address per node), Port (one port,
 // or a bracket list "[7001-7004]" with one port per node, for several agents on one
 // host), State (UNKNOWN, IDLE, DOWN, DRAIN, FAIL, FUTURE, CLOUD). Each name gets its
@@ -86,6 +86,7 @@ struct NodeConfig {
   int cores_per_socket = 1;
   int threads_per_core = 1;
   int64_t real_memory_mb = 1;
+  int64_t tmp_disk_mb = 0;    // TmpDisk (MB)
   std::vector<GpuDef> gpus;   // from Gres=gpu[:type]:N and gres.conf; indices 0..N-1
   std::vector<std::string> features;
   std::string state = "UNKNOWN";  // as configured, upper case (UNKNOWN, DOWN, ...)

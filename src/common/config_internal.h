@@ -64,6 +64,10 @@ Status AtLine(const Status& st, std::string_view path, int line);
 Status ParseIntValue(std::string_view key, std::string_view value, int64_t min, int64_t max,
                      int64_t* out);
 Status ParseIntValue(std::string_view key, std::string_view value, int min, int max, int* out);
+// A size in the one size grammar (ParseMemoryMb: "64000", "62.5G" refused, "64G", "1TB"),
+// in MiB, in [min_mb, 2^40]; error "invalid value '<v>' for <Key>: "<v>" is not a valid
+// size ...".
+Status ParseSizeValue(std::string_view key, std::string_view value, int64_t min_mb, int64_t* out);
 // YES/NO/1/0/TRUE/FALSE.
 Status ParseBoolValue(std::string_view key, std::string_view value, bool* out);
 // Comma list without empty items; "" and "(null)" give an empty list.

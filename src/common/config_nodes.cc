@@ -25,7 +25,7 @@ struct NodeSpec {
 };
 
 bool IsIgnoredNodeKey(std::string_view key) {
-  for (const char* k : {"Boards", "Weight", "TmpDisk", "CoreSpecCount", "CpuSpecList",
+  for (const char* k : {"Boards", "Weight", "CoreSpecCount", "CpuSpecList",
                         "MemSpecLimit", "Reason", "Arch", "OS"}) {
     if (EqualsIgnoreCase(key, k)) return true;
   }
@@ -79,9 +79,8 @@ Status ApplyTopologyKey(const ConfigPair& p, NodeSpec* s, bool* handled) {
   if (EqualsIgnoreCase(p.key, "ThreadsPerCore")) {
     return ParseIntValue("ThreadsPerCore", p.value, 1, kMaxCount, &n.threads_per_core);
   }
-  if (EqualsIgnoreCase(p.key, "RealMemory")) {
-    return ParseIntValue("RealMemory", p.value, int64_t{1}, int64_t{1} << 40, &n.real_memory_mb);
-  }
+  if (EqualsIgnoreCase(p.key, "RealMemory")) return ParseSizeValue("RealMemory", p.value, 1, &n.real_memory_mb);
+  if (EqualsIgnoreCase(p.key, "TmpDisk")) return ParseSizeValue("TmpDisk", p.value, 0, &n.tmp_disk_mb);
   *handled = false;
   return Status::Ok();
 }

@@ -73,10 +73,7 @@ Status SetPort(std::string_view key, std::string_view v, int* out) {
 }
 
 Status SetMemPerCpu(std::string_view v, ParseContext* ctx) {
-  auto mb = ParseMemoryMb(v);
-  if (!mb.ok()) return InvalidArgument(fmt::format("invalid value '{}' for DefMemPerCPU", v));
-  ctx->config->def_mem_per_cpu_mb = *mb;
-  return Status::Ok();
+  return ParseSizeValue("DefMemPerCPU", v, 0, &ctx->config->def_mem_per_cpu_mb);
 }
 
 Status SetString(std::string_view key, std::string_view v, std::string* out) {
@@ -331,6 +328,19 @@ Status ParseIntValue(std::string_view key, std::string_view value, int64_t min, 
                                        value, key, min, max));
   }
   *out = v;
+  return Status::Ok();
+}
+
+Status ParseSizeValue(std::string_view key, std::string_view value, int64_t min_mb, int64_t* out) {
+  constexpr int64_t kMaxMb = int64_t{1} << 40;
+  Expected<int64_t> mb = ParseMemoryMb(value);
+  if (!mb.ok() || *mb < min_mb || *mb > kMaxMb) {
+    return InvalidArgument(fmt::format(
+        "invalid value '{}' for {}: \"{}\" is not a valid size (MB, or a number with a "
+        "K/M/G/T suffix, from {} to {})",
+        value, key, value, min_mb, FormatMemoryMb(kMaxMb)));
+  }
+  *out = *mb;
   return Status::Ok();
 }
 

@@ -398,7 +398,7 @@ TEST(NodeLines, Errors) {
   EXPECT_THAT(ParseError("NodeName=a[1-"), HasSubstr("test.conf:1: Invalid hostlist"));
   EXPECT_THAT(ParseError("NodeName="), HasSubstr("test.conf:1: empty NodeName"));
   EXPECT_THAT(ParseError("NodeName=a CPUs=0"), HasSubstr("invalid value '0' for CPUs"));
-  EXPECT_THAT(ParseError("NodeName=a RealMemory=1G"), HasSubstr("invalid value '1G' for RealMemory"));
+  EXPECT_THAT(ParseError("NodeName=a RealMemory=1.5G"), HasSubstr("invalid value '1.5G' for RealMemory"));
   EXPECT_THAT(ParseError("NodeName=a Gres=gpu:0"), HasSubstr("test.conf:1: Invalid generic resource"));
   EXPECT_THAT(ParseError("NodeName=a Gres=gpu:5000"), HasSubstr("too many GPUs"));
   EXPECT_THAT(ParseError("NodeName=a State=SLEEPY"), HasSubstr("invalid node State 'SLEEPY'"));
@@ -573,6 +573,30 @@ TEST(DefaultConfigPath, EnvOverrides) {
   setenv("SLUICE_CONF", "/tmp/x.conf", 1);
   EXPECT_EQ(DefaultConfigPath(), "/tmp/x.conf");
   if (old) setenv("SLUICE_CONF", saved.c_str(), 1); else unsetenv("SLUICE_CONF");
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// RealMemory, TmpDisk and DefMemPerCPU take the size grammar of --mem (slurm_size_test.cc).
+TEST(SizeKeys, TakeTheSizeGrammar) {
+  Config c = Parse("DefMemPerCPU=1GB\nNodeName=a RealMemory=64G TmpDisk=1TB\nNodeName=b RealMemory=64000\n"
+                   "PartitionName=p Nodes=a,b Default=YES\n");
+  EXPECT_EQ(c.def_mem_per_cpu_mb, 1024);
+  ASSERT_EQ(c.nodes.size(), 2u);
+  EXPECT_EQ(c.nodes[0].real_memory_mb, 65536);
+  EXPECT_EQ(c.nodes[0].tmp_disk_mb, 1048576);
+  EXPECT_EQ(c.nodes[1].real_memory_mb, 64000);
+  EXPECT_EQ(c.nodes[1].tmp_disk_mb, 0);
+  EXPECT_EQ(ParseError("NodeName=a RealMemory=1.5G"),
+            "test.conf:1: invalid value '1.5G' for RealMemory: \"1.5G\" is not a valid size (MB, or a "
+            "number with a K/M/G/T suffix, from 1 to 1E)");
+  EXPECT_THAT(ParseError("NodeName=a RealMemory=0"), HasSubstr("invalid value '0' for RealMemory"));
+  EXPECT_THAT(ParseError("NodeName=a TmpDisk=10GiB"), HasSubstr("invalid value '10GiB' for TmpDisk"));
+  EXPECT_THAT(ParseError("DefMemPerCPU=1P"), HasSubstr("invalid value '1P' for DefMemPerCPU"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Memory sizes, gres specs and signals (declared in slurm_format.h).
+// Gres specs, signals and per-node counts (declared in slurm_format.h).
 #include "common/slurm_format.h"
 
 #include <fmt/format.h>
@@ -12,10 +12,6 @@
 
 namespace sluice {
 namespace {
-
-Status BadMemory(std::string_view s) {
-  return InvalidArgument(fmt::format("Invalid memory size '{}'", s));
-}
 
 Status BadGres(std::string_view s, std::string_view why) {
   return InvalidArgument(
@@ -82,38 +78,6 @@ constexpr std::array<SignalEntry, 34> kSignals{{
 constexpr int kMaxSignal = 64;
 
 }  // namespace
-
-Expected<int64_t> ParseMemoryMb(std::string_view s) {
-  std::string_view t = Trim(s);
-  int64_t mult = 1, div = 1;
-  if (!t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) {
-    switch (std::toupper(static_cast<unsigned char>(t.back()))) {
-      case 'K': div = 1024; break;
-      case 'M': break;
-      case 'G': mult = 1024; break;
-      case 'T': mult = 1024 * 1024; break;
-      default: return BadMemory(s);
-    }
-    t.remove_suffix(1);
-  }
-  int64_t n = 0;
-  if (!ParseNonNegative(t, &n)) return BadMemory(s);
-  if (n > std::numeric_limits<int64_t>::max() / mult) return BadMemory(s);
-  return (n * mult + div - 1) / div;
-}
-
-std::string FormatMemoryMb(int64_t mb) {
-  static constexpr char kUnits[] = {'M', 'G', 'T', 'P', 'E'};
-  double v = static_cast<double>(mb);
-  size_t unit = 0;
-  while (v >= 1024 && unit + 1 < sizeof(kUnits) &&
-         static_cast<uint64_t>(v) % 512 == 0) {
-    v /= 1024;
-    ++unit;
-  }
-  if (v != static_cast<double>(static_cast<int64_t>(v))) return fmt::format("{:.2f}{}", v, kUnits[unit]);
-  return fmt::format("{}{}", static_cast<int64_t>(v), kUnits[unit]);
-}
 
 std::string FormatRepeatedCounts(const std::vector<int64_t>& counts) {
   std::string out;

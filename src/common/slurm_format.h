@@ -40,8 +40,15 @@ std::string FormatTimestamp(int64_t unix_s);
 // "30:00", "1:00:00", "1-00:00:00".
 std::string FormatSinfoLimit(int64_t minutes);
 
-// --mem sizes: non-negative integer with optional K/M/G/T suffix (either case, default
-// M). Returns MiB (K rounds up). Negative, fractional, other suffixes -> error.
+// The one size grammar (Slurm's str_to_mbytes), for every size option and config value
+// (--mem, --mem-per-cpu, --mem-per-gpu, --tmp, RealMemory, TmpDisk, DefMemPerCPU, TRES
+// mem=): [blanks][+|-]digits[unit], unit one of K M G T in either case, optionally
+// followed by B or b ("1GB", "512mb", "4g", "100"); no unit = MiB. Returns MiB (K rounds
+// up: "1K" -> 1). Refused (InvalidArgument "Invalid memory size '<s>'"; callers word it
+// as Slurm does, e.g. "Invalid --mem specification"): no digits, a negative number ("-0"
+// is 0, as strtoll), fractions ("1.5G"), a bare "B", "GiB", other units, anything after
+// the unit (trailing blanks too), values that overflow. "0" is returned as 0: --mem=0
+// means all the memory of the node, which the caller decides.
 Expected<int64_t> ParseMemoryMb(std::string_view s);
 // As in TRES strings: MiB converted to the largest unit (G, T, P) while the value stays
 // a multiple of 512 before dividing by 1024: 1000 -> "1000M", 6000 -> "6000M",

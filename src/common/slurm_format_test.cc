@@ -123,45 +123,6 @@ TEST(FormatTimes, ParseFormatRoundTrip) {
   }
 }
 
-// ---------------------------------------------------------------- memory
-
-TEST(ParseMemory, Suffixes) {
-  EXPECT_EQ(*ParseMemoryMb("1000"), 1000);
-  EXPECT_EQ(*ParseMemoryMb("0"), 0);
-  EXPECT_EQ(*ParseMemoryMb("1000M"), 1000);
-  EXPECT_EQ(*ParseMemoryMb("1000m"), 1000);
-  EXPECT_EQ(*ParseMemoryMb("4G"), 4096);
-  EXPECT_EQ(*ParseMemoryMb("4g"), 4096);
-  EXPECT_EQ(*ParseMemoryMb("2T"), 2 * 1024 * 1024);
-  EXPECT_EQ(*ParseMemoryMb("1024K"), 1);
-  EXPECT_EQ(*ParseMemoryMb("1k"), 1);      // rounds up
-  EXPECT_EQ(*ParseMemoryMb("1025K"), 2);
-  EXPECT_EQ(*ParseMemoryMb(" 16G "), 16384);
-}
-
-TEST(ParseMemory, Malformed) {
-  for (const char* bad : {"", "-1", "-1G", "1.5G", "G", "abc", "4GB", "4X", "1 G",
-                          "99999999999999999999", "9999999999999999T", "+5"}) {
-    auto r = ParseMemoryMb(bad);
-    EXPECT_FALSE(r.ok()) << "'" << bad << "' should fail";
-    if (!r.ok()) {
-      EXPECT_THAT(r.status().message(), HasSubstr("Invalid memory size"));
-    }
-  }
-}
-
-TEST(FormatMemory, AsTresStrings) {
-  EXPECT_EQ(FormatMemoryMb(64000), "62.50G");
-  EXPECT_EQ(FormatMemoryMb(6000), "6000M");
-  EXPECT_EQ(FormatMemoryMb(256000), "250G");
-  EXPECT_EQ(FormatMemoryMb(1000), "1000M");
-  EXPECT_EQ(FormatMemoryMb(1024), "1G");
-  EXPECT_EQ(FormatMemoryMb(1536), "1.50G");
-  EXPECT_EQ(FormatMemoryMb(512), "512M");
-  EXPECT_EQ(FormatMemoryMb(0), "0M");
-  EXPECT_EQ(FormatMemoryMb(1048576), "1T");
-  EXPECT_EQ(FormatMemoryMb(1024000), "1000G");
-}
 
 TEST(RepeatedCounts, AsSlurmEnv) {
   EXPECT_EQ(FormatRepeatedCounts({}), "");

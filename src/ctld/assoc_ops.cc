@@ -2,6 +2,7 @@
 // AccountingStorageEnforce at submit, and the persistence of the association records
 // and of the fair-share usage (StateStore assoc_records; kind "usage", name "state").
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -13,8 +14,6 @@
 namespace sluice::ctld {
 namespace {
 
-constexpr char kMsgInvalidAccount[] = "Invalid account or account/partition combination specified";
-constexpr char kMsgInvalidQos[] = "Invalid qos specification";
 constexpr char kMsgPolicy[] =
     "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
 constexpr int64_t kUsageSaveEveryMs = 1000;
@@ -144,23 +143,37 @@ AssocLimits Controller::EffectiveLimits(const std::string& user, const std::stri
   return out;
 }
 
+void Controller::FillDefaultAccount(JobInfo* job) const {
+  JobSpec* spec = job->mutable_spec();
+  if (!spec->account().empty()) return;
+  std::string account = assoc_db_.DefaultAccount(job->user());
+  if (account.empty() && !enforce_.associations) account = "root";
+  spec->set_account(account);
+}
+
 Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
   JobSpec* spec = job->mutable_spec();
-  std::string account = spec->account();
-  if (account.empty()) account = assoc_db_.DefaultAccount(job->user());
-  if (!enforce_.associations) {
-    if (spec->account().empty() && !account.empty()) spec->set_account(account);
-    return Status::Ok();
+  const std::string account = spec->account();
+  if (!enforce_.associations) return Status::Ok();
+  if (account.empty()) {
+    return InvalidArgument(fmt::format("user {} has no association, so no default account\n{}",
+                                       job->user(), kMsgInvalidAccount));
   }
-  if (account.empty() || !assoc_db_.User(job->user(), account))
-    return InvalidArgument(kMsgInvalidAccount);
-  spec->set_account(account);
+  if (!assoc_db_.User(job->user(), account)) {
+    return InvalidArgument(fmt::format(
+        "invalid account or partition for user {}, account '{}', and partition '{}'\n{}",
+        job->user(), account, spec->partition(), kMsgInvalidAccount));
+  }
   const std::string qos_name = JobQos(*job);
   const QosInfo* qos = assoc_db_.Qos(qos_name);
   if (enforce_.qos || !spec->qos().empty()) {
     auto allowed = assoc_db_.AllowedQos(job->user(), account);
-    if (!qos || std::find(allowed.begin(), allowed.end(), qos_name) == allowed.end())
-      return InvalidArgument(kMsgInvalidQos);
+    if (!qos || std::find(allowed.begin(), allowed.end(), qos_name) == allowed.end()) {
+      return InvalidArgument(fmt::format("invalid qos specified: {} (user {}, account {} may use {})\n{}",
+                                         qos_name, job->user(), account,
+                                         allowed.empty() ? "none" : fmt::format("{}", fmt::join(allowed, ",")),
+                                         kMsgInvalidQos));
+    }
   }
   if (!enforce_.limits) return Status::Ok();
   // No --time: the association's / QOS's MaxWall becomes the limit (as Slurm).

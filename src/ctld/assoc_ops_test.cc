@@ -171,13 +171,17 @@ TEST_F(AssocOpsTest, ChangesNeedPrivilegeAndAdminLevelGrantsIt) {
 TEST_F(AssocOpsTest, EnforceAssociationsAndQos) {
   auto no_assoc = Submit(kAlice);
   ASSERT_FALSE(no_assoc.ok());
-  EXPECT_EQ(no_assoc.status().message(), "Invalid account or account/partition combination specified");
+  EXPECT_EQ(no_assoc.status().message(),
+            "user u1000 has no association, so no default account\n"
+            "Invalid account or account/partition combination specified");
   MustMgr("add", "account", {"physics"}, {});
   MustMgr("add", "user", {"u1000"}, {"account=physics"});
   auto ok = Submit(kAlice);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(Job(ok->job_id()).spec().account(), "physics");  // DefaultAccount
-  EXPECT_FALSE(Submit(kAlice, "seeded").ok());                 // no association there
+  EXPECT_EQ(Submit(kAlice, "seeded").status().message(),  // no association there
+            "invalid account or partition for user u1000, account 'seeded', and partition 'main'\n"
+            "Invalid account or account/partition combination specified");
   MustMgr("add", "qos", {"high"}, {});
   SubmitRequest r;
   r.mutable_spec()->set_script("#!/bin/sh\n");
@@ -185,7 +189,9 @@ TEST_F(AssocOpsTest, EnforceAssociationsAndQos) {
   r.mutable_spec()->set_qos("high");
   auto bad_qos = ctl_->Submit({kAlice, kAlice}, r);
   ASSERT_FALSE(bad_qos.ok());
-  EXPECT_EQ(bad_qos.status().message(), "Invalid qos specification");
+  EXPECT_EQ(bad_qos.status().message(),
+            "invalid qos specified: high (user u1000, account physics may use normal)\n"
+            "Invalid qos specification");
   MustMgr("modify", "user", {"u1000"}, {"qos+=high"});
   EXPECT_TRUE(ctl_->Submit({kAlice, kAlice}, r).ok());
 }

@@ -38,6 +38,7 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   job.set_gid(caller.gid);
   job.set_user(options_.user_name(caller.uid));
   job.set_group(options_.group_name(caller.gid));
+  FillDefaultAccount(&job);
   RETURN_IF_ERROR(CheckSubmitAccess(&job));
   job.set_job_id(next_job_id_);
   ASSIGN_OR_RETURN(std::vector<int64_t> tasks, ParseArrayAndDeps(&job));

@@ -321,8 +321,11 @@ class Controller {
   bool IsOperator(const Caller& c) const;   // Operator or above: others' jobs
   Status LoadAssociations();                 // from Load(): records + fair-share usage
   void SaveUsage(bool force);                // throttled write of usage_ (assoc record)
-  // Submit: default account, association / QOS validity and submit limits.
+  // Submit: association / QOS validity and submit limits (after FillDefaultAccount).
   Status CheckAssocSubmit(JobInfo* job, int64_t count) const;
+  // A job without --account gets the user's DefaultAccount, else (associations not
+  // enforced) "root", as Slurm's jobs always carry one (SLURM_JOB_ACCOUNT, squeue %a).
+  void FillDefaultAccount(JobInfo* job) const;
   std::string JobQos(const JobInfo& job) const;
   AssocLimits EffectiveLimits(const std::string& user, const std::string& account) const;
   // Fills snap->limits for the pending jobs and the running ones (enforce limits).

@@ -160,16 +160,20 @@ TEST_F(ControllerTest, SubmitIsDurableOnlyAfterCommit) {
 TEST_F(ControllerTest, ValidationMessagesMatchSlurm) {
   auto r = Req();
   r.mutable_spec()->set_partition("nosuch");
-  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgInvalidPartition);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(),
+            std::string("invalid partition specified: nosuch\n") + kMsgInvalidPartition);
   r = Req();
   r.mutable_spec()->set_time_limit_min(61);
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadTimeLimit);
   r.mutable_spec()->set_time_limit_min(-1);
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadTimeLimit);
-  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, Req(3)).status().message(), kMsgNodeConfig);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, Req(3)).status().message(),
+            "GPU count per node can not be satisfied: 3 GPUs (gpu) on one node, the largest node "
+            "in partition gpu has 2\n" + std::string(kMsgNodeConfig));
   r = Req();
   r.mutable_spec()->set_mem_per_node_mb(5000);
-  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgMemory);
+  EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(),
+            std::string(kMsgMemory) + "\n" + kMsgNodeConfig);
   r = Req();
   r.mutable_spec()->set_script("echo no shebang");
   EXPECT_FALSE(ctl_->Submit({kAlice, kAlice}, r).ok());

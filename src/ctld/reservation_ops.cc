@@ -6,6 +6,7 @@
 // Every scheduling pass first rolls reservations forward (DAILY/WEEKLY repeat after they
 // end, others are purged), then hands their windows to the scheduler (sched/reservations.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -25,13 +26,22 @@ constexpr char kMsgBadTime[] = "Invalid time specified";
 constexpr char kMsgResvBusy[] = "Reservation is in use";
 constexpr char kMsgResvDup[] = "Duplicate reservation name";
 constexpr char kMsgResvNoUsers[] = "Reservation request lacks users or accounts";
-constexpr char kMsgBadAccount[] = "Invalid account or account/partition combination specified";
-constexpr char kMsgBadQos[] = "Invalid qos specification";
 constexpr char kMsgBadGroup[] = "User's group not permitted to use this partition";
 
 bool Has(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
+// Slurm's words for a partition's AllowAccounts/DenyAccounts/AllowQos refusal, then its
+// error line: "job's account not permitted to use this partition (gpu allows a,b not c)".
+std::string PartitionRefusal(const PartitionConfig& part, const char* what,
+                             const std::vector<std::string>& allow, const std::string& value,
+                             const char* slurm_error) {
+  const std::string shown = value.empty() ? "(null)" : value;
+  const std::string why = !allow.empty() ? fmt::format("{} allows {} not {}", part.name, fmt::join(allow, ","), shown)
+                                         : fmt::format("{} denies {}", part.name, shown);
+  return fmt::format("job's {} not permitted to use this partition ({})\n{}", what, why, slurm_error);
+}
+
 bool HasFlag(const ReservationInfo& r, const char* f) {
   return std::find(r.flags().begin(), r.flags().end(), f) != r.flags().end();
 }
@@ -292,9 +302,11 @@ Status Controller::CheckSubmitAccess(JobInfo* job) const {
     const std::string& account = spec->account();
     if (!part->allow_accounts.empty() ? !Has(part->allow_accounts, account)
                                       : Has(part->deny_accounts, account))
-      return InvalidArgument(kMsgBadAccount);
+      return InvalidArgument(PartitionRefusal(*part, "account", part->allow_accounts, account,
+                                              kMsgInvalidAccount));
     const std::string qos = spec->qos().empty() ? "normal" : spec->qos();
-    if (!part->allow_qos.empty() && !Has(part->allow_qos, qos)) return InvalidArgument(kMsgBadQos);
+    if (!part->allow_qos.empty() && !Has(part->allow_qos, qos))
+      return InvalidArgument(PartitionRefusal(*part, "QOS", part->allow_qos, qos, kMsgInvalidQos));
     if (!part->allow_groups.empty() && !Has(part->allow_groups, job->group()) &&
         job->uid() != 0)
       return PermissionDenied(kMsgBadGroup);
@@ -302,13 +314,19 @@ Status Controller::CheckSubmitAccess(JobInfo* job) const {
   }
   if (spec->reservation().empty()) return Status::Ok();
   auto it = reservations_.find(spec->reservation());
-  if (it == reservations_.end() || it->second.end_time() <= Now())
-    return InvalidArgument(kMsgResvInvalid);
+  if (it == reservations_.end() || it->second.end_time() <= Now()) {
+    return InvalidArgument(fmt::format("invalid reservation specified: {}{}\n{}", spec->reservation(),
+                                       it == reservations_.end() ? "" : " (it has ended)", kMsgResvInvalid));
+  }
   const ReservationInfo& r = it->second;
   const bool user_ok = !r.users().empty() && ListAdmits(r.users(), r.users_denied(), job->user());
   const bool account_ok =
       !r.accounts().empty() && ListAdmits(r.accounts(), r.accounts_denied(), spec->account());
-  if (!user_ok && !account_ok) return PermissionDenied(kMsgResvAccess);
+  if (!user_ok && !account_ok) {
+    return PermissionDenied(fmt::format("user {} (account {}) may not use reservation {}\n{}", job->user(),
+                                        spec->account().empty() ? "none" : spec->account(),
+                                        spec->reservation(), kMsgResvAccess));
+  }
   return Status::Ok();
 }
 

@@ -157,19 +157,25 @@ TEST_F(ResvOpsTest, SubmitChecksReservationAndPartitionAccess) {
   ASSERT_TRUE(Do(RESV_CREATE, {"ReservationName=team", "StartTime=now", "Duration=60",
                                "Nodes=node01", "Users=u1001", "Accounts=ml"})
                   .ok());
-  EXPECT_EQ(Submit(kAlice, "", "", "nope").status().message(), "Requested reservation is invalid");
+  EXPECT_EQ(Submit(kAlice, "", "", "nope").status().message(),
+            "invalid reservation specified: nope\nRequested reservation is invalid");
   EXPECT_EQ(Submit(kAlice, "", "", "team").status().message(),
+            "user u1000 (account root) may not use reservation team\n"
             "Access denied to requested reservation");
   EXPECT_TRUE(Submit(1001, "", "", "team").ok());
   EXPECT_TRUE(Submit(kAlice, "", "ml", "team").ok());
 
   EXPECT_EQ(Submit(kAlice, "private", "other", "", "high").status().message(),
+            "job's account not permitted to use this partition (private allows ml not other)\n"
             "Invalid account or account/partition combination specified");
-  EXPECT_EQ(Submit(kAlice, "private", "ml").status().message(), "Invalid qos specification");
+  EXPECT_EQ(Submit(kAlice, "private", "ml").status().message(),
+            "job's QOS not permitted to use this partition (private allows high not normal)\n"
+            "Invalid qos specification");
   auto ok = Submit(kAlice, "private", "ml", "", "high");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_TRUE(ctl_->jobs().Find(ok->job_id())->spec().exclusive()) << "OverSubscribe=EXCLUSIVE";
   EXPECT_EQ(Submit(7, "nodeny", "guests").status().message(),
+            "job's account not permitted to use this partition (nodeny denies guests)\n"
             "Invalid account or account/partition combination specified");
   EXPECT_EQ(Submit(kAlice, "nodeny", "ml").status().message(),
             "User's group not permitted to use this partition");

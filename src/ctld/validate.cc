@@ -5,18 +5,12 @@
 
 #include "common/hostlist.h"
 #include "common/signal_spec.h"
+#include "ctld/impossible_request.h"
 
 namespace sluice::ctld {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
-
-const NodeConfig* LookupNode(const Config& config, const std::string& name) {
-  for (const auto& n : config.nodes) {
-    if (n.name == name) return &n;
-  }
-  return nullptr;
-}
 
 // Expands a --nodelist/--exclude expression; every name must be a configured node.
 Expected<std::vector<std::string>> ExpandNodes(const Config& config, const std::string& expr) {
@@ -53,14 +47,6 @@ struct Shape {
   int cpus_per_node = 1;
 };
 
-int MaxPartitionCpus(const Config& config, const PartitionConfig& part) {
-  int best = 1;
-  for (const auto& name : part.nodes) {
-    if (const NodeConfig* n = LookupNode(config, name)) best = std::max(best, n->cpus);
-  }
-  return best;
-}
-
 Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
                              const JobSpec& spec, size_t nodelist_size) {
   if (spec.min_nodes() < 0 || spec.ntasks() < 0 || spec.ntasks_per_node() < 0 ||
@@ -79,7 +65,7 @@ Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
       s.nodes = static_cast<int>(CeilDiv(spec.ntasks(), spec.ntasks_per_node()));
     } else if (spec.ntasks() > 0) {
       s.nodes = static_cast<int>(
-          CeilDiv(int64_t{spec.ntasks()} * cpt, MaxPartitionCpus(config, part)));
+          CeilDiv(int64_t{spec.ntasks()} * cpt, std::max(1, LargestIn(config, part, "").cpus)));
     }
     s.nodes = std::max(1, s.nodes);
   }
@@ -98,11 +84,17 @@ Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
   return s;
 }
 
+Status BadGres(const GresRequest& g) {
+  std::string text = g.name() + (g.type().empty() ? "" : ":" + g.type());
+  text += ":" + std::to_string(g.count());
+  return InvalidArgument("invalid gres specified: " + text + "\n" + kMsgBadGres);
+}
+
 Status ComputeGpus(const JobSpec& spec, const Shape& shape, JobInfo* job) {
   int64_t per_node = 0;
   std::string type = spec.gpu_type();
   for (const auto& g : spec.gres_per_node()) {
-    if (g.name() != "gpu" || g.count() < 0 || g.count() > kMaxCount) return InvalidArgument(kMsgBadGres);
+    if (g.name() != "gpu" || g.count() < 0 || g.count() > kMaxCount) return BadGres(g);
     per_node += g.count();
     if (type.empty()) type = g.type();
   }
@@ -124,10 +116,15 @@ Status ComputeMemory(const Config& config, const PartitionConfig& part, const Sh
   if (spec.mem_per_node_mb() < 0 || spec.mem_per_cpu_mb() < 0 || spec.mem_per_gpu_mb() < 0 ||
       spec.mem_per_node_mb() > kMaxMemMb || spec.mem_per_cpu_mb() > kMaxMemMb ||
       spec.mem_per_gpu_mb() > kMaxMemMb) {
-    return InvalidArgument(kMsgMemory);
+    return ImpossibleRequest(kMsgMemory);
   }
   int64_t mem = 0;
-  if (spec.mem_per_node_mb() > 0) {
+  if (spec.mem_whole_node()) {  // --mem=0: every node's whole memory (the smallest's)
+    for (const auto& name : part.nodes) {
+      const NodeConfig* n = LookupNode(config, name);
+      if (n && (mem == 0 || n->real_memory_mb < mem)) mem = n->real_memory_mb;
+    }
+  } else if (spec.mem_per_node_mb() > 0) {
     mem = spec.mem_per_node_mb();
   } else if (spec.mem_per_cpu_mb() > 0) {
     mem = spec.mem_per_cpu_mb() * shape.cpus_per_node;
@@ -136,13 +133,7 @@ Status ComputeMemory(const Config& config, const PartitionConfig& part, const Sh
   } else if (!spec.exclusive()) {
     mem = config.def_mem_per_cpu_mb * shape.cpus_per_node;
   }
-  int64_t biggest = 0;
-  for (const auto& name : part.nodes) {
-    if (const NodeConfig* n = LookupNode(config, name)) {
-      biggest = std::max(biggest, n->real_memory_mb);
-    }
-  }
-  if (mem > biggest) return InvalidArgument(kMsgMemory);
+  RETURN_IF_ERROR(CheckMemoryFit(mem, LargestIn(config, part, "")));
   job->set_mem_per_node_mb(mem);
   return Status::Ok();
 }
@@ -158,7 +149,25 @@ Status CheckScript(const JobSpec& spec) {
   return Status::Ok();
 }
 
+// Requests no node of the partition could ever hold (impossible_request.h).
+Status CheckFits(const Config& config, const PartitionConfig& part, const Shape& shape,
+                 const JobInfo& job) {
+  const JobSpec& spec = job.spec();
+  RETURN_IF_ERROR(CheckFeatures(config, spec.constraint()));
+  const LargestNode largest = LargestIn(config, part, job.gpu_type());
+  RETURN_IF_ERROR(CheckCpusFit(spec, shape.tasks_per_node, shape.cpus_per_node, part, largest));
+  RETURN_IF_ERROR(CheckGpusFit(job.gpus_per_node(), job.gpu_type(), part, largest));
+  return CheckTmpDiskFit(spec, part, largest);
+}
+
 }  // namespace
+
+const NodeConfig* LookupNode(const Config& config, const std::string& name) {
+  for (const auto& n : config.nodes) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
 
 const PartitionConfig* LookupPartition(const Config& config, const std::string& name) {
   for (const auto& p : config.partitions) {
@@ -181,8 +190,10 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
   const PartitionConfig* part = spec->partition().empty()
                                     ? LookupDefaultPartition(config)
                                     : LookupPartition(config, spec->partition());
+  if (!part && spec->partition().empty()) return InvalidArgument(kMsgNoPartition);
   if (!part) {
-    return InvalidArgument(spec->partition().empty() ? kMsgNoPartition : kMsgInvalidPartition);
+    return InvalidArgument("invalid partition specified: " + spec->partition() + "\n" +
+                           kMsgInvalidPartition);
   }
   spec->set_partition(part->name);
   RETURN_IF_ERROR(CheckTimeLimit(*part, job));
@@ -204,6 +215,7 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
     shape.cpus_per_node = static_cast<int>(std::max<int64_t>(shape.cpus_per_node, cpus));
   }
   if (int64_t{shape.cpus_per_node} * shape.nodes > INT32_MAX) return InvalidArgument(kMsgNodeConfig);
+  RETURN_IF_ERROR(CheckFits(config, *part, shape, *job));
   RETURN_IF_ERROR(ComputeMemory(config, *part, shape, job));
   if (spec->name().empty()) spec->set_name("sbatch");
   if (spec->work_dir().empty()) spec->set_work_dir("/");
@@ -235,7 +247,12 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   r.gpus_per_node = job.gpus_per_node();
   r.gpu_type = job.gpu_type();
   r.exclusive = spec.exclusive();
-  if (part->nodes.size() != config.nodes.size()) r.allowed_nodes = part->nodes;
+  if (part->nodes.size() != config.nodes.size() || spec.tmp_disk_mb() > 0) {
+    for (const std::string& name : part->nodes) {  // --tmp: only nodes with that TmpDisk
+      const NodeConfig* n = LookupNode(config, name);
+      if (n && n->tmp_disk_mb >= spec.tmp_disk_mb()) r.allowed_nodes.push_back(name);
+    }
+  }
   ASSIGN_OR_RETURN(r.required_nodes, ExpandNodes(config, spec.nodelist()));
   ASSIGN_OR_RETURN(r.excluded_nodes, ExpandNodes(config, spec.exclude()));
   r.constraint = spec.constraint();

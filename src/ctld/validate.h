@@ -1,9 +1,17 @@
 // Submission-time validation and normalisation of a JobSpec against the configuration,
 // with Slurm's error messages:
-//   unknown partition        -> "Invalid partition name specified"
+// Refusals that concern one value name it on a first line, in Slurm's words, before
+// Slurm's error line (the commands print both, the last one after "Batch job submission
+// failed: "):
+//   unknown partition        -> "invalid partition specified: <p>\nInvalid partition name specified"
+//   bad gres                 -> "invalid gres specified: <g>\nInvalid generic resource (gres) specification"
 //   no default partition     -> "No partition specified or system default partition"
 //   time over MaxTime        -> "Requested time limit is invalid (missing or exceeds some limit)"
-//   memory over every node   -> "Memory specification can not be satisfied"
+//   memory over every node   -> "Memory specification can not be satisfied\nRequested node ..."
+//   more CPUs/GPUs/TmpDisk per node than the largest node, unknown features: see
+//   impossible_request.h. --mem=0 (mem_whole_node) takes the RealMemory of the partition's
+//   smallest node (all of it on a uniform partition); --tmp limits the job to the nodes
+//   with that much TmpDisk.
 //   bad node lists / counts  -> "Invalid node name specified" / "Node count specification invalid"
 // NormalizeJob fills the effective fields of JobInfo (partition, time limit, node/task/
 // CPU counts, memory and GPUs per node, defaults of name/work dir); BuildRequest turns
@@ -28,9 +36,13 @@ inline constexpr char kMsgMemory[] = "Memory specification can not be satisfied"
 inline constexpr char kMsgBadNodeName[] = "Invalid node name specified";
 inline constexpr char kMsgNodeCount[] = "Node count specification invalid";
 inline constexpr char kMsgBadGres[] = "Invalid generic resource (gres) specification";
+inline constexpr char kMsgInvalidAccount[] =
+    "Invalid account or account/partition combination specified";
+inline constexpr char kMsgInvalidQos[] = "Invalid qos specification";
 inline constexpr char kMsgCpusPerGpu[] = "--cpus-per-gpu is incompatible with --cpus-per-task";
 
 const PartitionConfig* LookupPartition(const Config& config, const std::string& name);
+const NodeConfig* LookupNode(const Config& config, const std::string& name);
 const PartitionConfig* LookupDefaultPartition(const Config& config);
 
 // `job->spec()` is the request as submitted; fills the rest. Errors as above.

@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "ctld/controller_harness.h"
+#include "ctld/impossible_request.h"
 
 namespace sluice::ctld {
 namespace {
@@ -45,7 +46,7 @@ TEST(Validate, HugeCountsAreRejectedWithoutOverflow) {
               s->set_mem_per_cpu_mb(INT64_MAX);
               s->set_cpus_per_task(4);
             }),
-            kMsgMemory);
+            std::string(kMsgMemory) + "\n" + kMsgNodeConfig);
   EXPECT_EQ(reject([](JobSpec* s) {
               auto* g = s->add_gres_per_node();
               g->set_name("gpu");
@@ -66,6 +67,73 @@ TEST(Validate, OrdinaryRequestStillNormalises) {
   EXPECT_EQ(j.num_nodes(), 2);
   EXPECT_EQ(j.num_tasks(), 4);
   EXPECT_EQ(j.num_cpus(), 4);
+}
+
+}  // namespace
+}  // namespace sluice::ctld
+
+namespace sluice::ctld {
+namespace {
+
+// What no node of the partition can hold is refused at submit, saying what the largest
+// node offers, before Slurm's own line (impossible_request.h).
+TEST(Validate, ImpossibleRequestsSayWhatTheLargestNodeOffers) {
+  Config c = testing::SmallCluster({"node01", "node02"}, "p");  // 4 CPUs, 1000 MB, no GPUs
+  c.nodes[1].cpus = 8;
+  c.nodes[1].tmp_disk_mb = 1024;
+  c.nodes[1].features = {"nvme"};
+  c.nodes[1].gpus.resize(2);
+  auto message = [&](const std::function<void(JobSpec*)>& edit) {
+    JobInfo j = Job(edit);
+    Status st = NormalizeJob(c, &j);
+    return st.ok() ? std::string("ok") : st.message();
+  };
+  const std::string tail = std::string("\n") + kMsgNodeConfig;
+  EXPECT_EQ(message([](JobSpec* s) { s->set_cpus_per_task(9); }),
+            "CPU count per task can not be satisfied: --cpus-per-task=9, the largest node in "
+            "partition p has 8 CPUs" + tail);
+  EXPECT_EQ(message([](JobSpec* s) {
+              s->set_min_nodes(1);
+              s->set_ntasks(3);
+              s->set_cpus_per_task(4);
+            }),
+            "CPU count per node can not be satisfied: 12 CPUs on one node (3 tasks x 4 CPUs per "
+            "task), the largest node in partition p has 8 CPUs" + tail);
+  EXPECT_EQ(message([](JobSpec* s) {
+              auto* g = s->add_gres_per_node();
+              g->set_name("gpu");
+              g->set_count(3);
+            }),
+            "GPU count per node can not be satisfied: 3 GPUs (gpu) on one node, the largest node "
+            "in partition p has 2" + tail);
+  EXPECT_EQ(message([](JobSpec* s) { s->set_tmp_disk_mb(2048); }),
+            "TmpDisk can not be satisfied: --tmp=2G on one node, the largest TmpDisk of a node in "
+            "partition p is 1G" + tail);
+  EXPECT_EQ(message([](JobSpec* s) { s->set_tmp_disk_mb(1024); }), "ok");
+  EXPECT_EQ(message([](JobSpec* s) { s->set_constraint("nvme&ib"); }),
+            std::string("invalid feature specified: ib\n") + kMsgInvalidFeature);
+  EXPECT_EQ(message([](JobSpec* s) { s->set_constraint("nvme"); }), "ok");
+  EXPECT_EQ(message([](JobSpec* s) { s->set_partition("train"); }),
+            std::string("invalid partition specified: train\n") + kMsgInvalidPartition);
+  EXPECT_EQ(message([](JobSpec* s) {
+              auto* g = s->add_gres_per_node();
+              g->set_name("fpga");
+              g->set_count(1);
+            }),
+            std::string("invalid gres specified: fpga:1\n") + kMsgBadGres);
+}
+
+TEST(Validate, MemZeroTakesTheWholeNodeAndTmpPicksNodes) {
+  Config c = testing::SmallCluster({"node01", "node02"}, "p");
+  c.nodes[1].tmp_disk_mb = 4096;
+  JobInfo j = Job([](JobSpec* s) { s->set_mem_whole_node(true); });
+  ASSERT_TRUE(NormalizeJob(c, &j).ok());
+  EXPECT_EQ(j.mem_per_node_mb(), 1000);
+  j = Job([](JobSpec* s) { s->set_tmp_disk_mb(100); });
+  ASSERT_TRUE(NormalizeJob(c, &j).ok());
+  auto r = BuildRequest(c, j);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->allowed_nodes, std::vector<std::string>{"node02"});
 }
 
 }  // namespace

@@ -14,7 +14,9 @@
 #include "client.grpc.pb.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/pid_lock.h"
 #include "local/node_kill.h"
+#include "local/proc_scan.h"
 #include "local/process.h"
 #include "rpc/credential.h"
 #include "rpc/ident_server.h"
@@ -127,6 +129,7 @@ Status LocalCluster::Up(int timeout_ms) {
     if (ec) return Internal("cannot create " + opts_.state_dir + sub + ": " + ec.message());
   }
   fs::permissions(opts_.state_dir, fs::perms(0755));
+  if (fs::exists(conf_path_) && AnyDaemonRunning()) return StartMissing(timeout_ms);
   if (opts_.munge) {
     ASSIGN_OR_RETURN(MungedPaths m, StartMunged(opts_.state_dir + "/munge"));
     munge_socket_ = m.socket;
@@ -151,7 +154,49 @@ pid_t ReadPid(const std::string& path) {
   return pid;
 }
 
+std::string SpoolOf(const std::string& state_dir, const std::string& node) {
+  return state_dir + "/spool/" + node;
+}
+
 }  // namespace
+
+bool LocalCluster::ControllerRunning() const {
+  return !FindDaemons("sluicectld", conf_path_).empty();
+}
+
+bool LocalCluster::AgentRunning(const std::string& node) const {
+  if (PidLock::Holder(AgentSpoolLockPath(SpoolOf(opts_.state_dir, node))) != 0) return true;
+  for (const DaemonProcess& d : FindDaemons("sluiced", conf_path_))
+    if (d.node == node) return true;
+  return false;
+}
+
+bool LocalCluster::AnyDaemonRunning() const {
+  if (ControllerRunning()) return true;
+  auto config = LoadConfigFile(conf_path_);
+  if (!config.ok()) return false;
+  for (const NodeConfig& n : config->nodes)
+    if (AgentRunning(n.name)) return true;
+  return false;
+}
+
+Status LocalCluster::StartMissing(int timeout_ms) {
+  ASSIGN_OR_RETURN(Config config, LoadConfigFile(conf_path_));
+  if (opts_.munge) {
+    MungedPaths m = MungedPathsIn(opts_.state_dir + "/munge");
+    if (!ProcessAlive(ReadPid(m.pid_file))) RETURN_IF_ERROR(StartMunged(m.dir).status());
+  }
+  if (!ControllerRunning()) RETURN_IF_ERROR(StartController());
+  std::string key = opts_.state_dir + "/state/cluster.key";
+  int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
+  while (!fs::exists(key) && RealClock::MonotonicMs() < deadline) usleep(10'000);
+  opts_.nodes = static_cast<int>(config.nodes.size());
+  for (const NodeConfig& n : config.nodes) {
+    if (AgentRunning(n.name)) continue;
+    RETURN_IF_ERROR(StartDaemon(n.name, {BinPath("sluiced"), "-f", conf_path_, "-N", n.name}));
+  }
+  return WaitNodesIdle(static_cast<int>(deadline - RealClock::MonotonicMs()));
+}
 
 void LocalCluster::KillController(int sig) {
   StopProcess(ReadPid(PidFile("sluicectld")), sig, 5000);
@@ -161,24 +206,44 @@ void LocalCluster::KillAgent(int i, int sig) {
   StopProcess(ReadPid(PidFile(NodeName(i))), sig, 5000);
 }
 
-Status LocalCluster::DownStateDir(const std::string& state_dir) {
-  std::string run = state_dir + "/run";
-  if (!fs::is_directory(run)) return NotFound("no local cluster in " + state_dir);
-  std::vector<fs::path> agents;
+namespace {
+
+// Sends SIGTERM to all at once, then waits (SIGKILL after 5 s) for each.
+void StopAll(const std::set<pid_t>& pids) {
+  for (pid_t p : pids)
+    if (p > 0) ::kill(p, SIGTERM);
+  for (pid_t p : pids) StopProcess(p, SIGTERM, 5000);
+}
+
+// Every agent of the cluster: pid files, sluiced with its config, spool lock holders.
+std::set<pid_t> ClusterAgents(const std::string& state_dir, const std::string& conf) {
+  std::set<pid_t> out;
+  const std::string run = state_dir + "/run";
   for (const auto& e : fs::directory_iterator(run))
-    if (e.path().extension() == ".pid" && e.path().stem() != "sluicectld") agents.push_back(e.path());
-  for (const auto& p : agents) {
-    StopProcess(ReadPid(p), SIGTERM, 5000);
-    fs::remove(p);
-  }
-  fs::path ctld = run + "/sluicectld.pid";
-  if (fs::exists(ctld)) {
-    StopProcess(ReadPid(ctld), SIGTERM, 5000);
-    fs::remove(ctld);
-  }
+    if (e.path().extension() == ".pid" && e.path().stem() != "sluicectld") out.insert(ReadPid(e.path()));
+  for (const DaemonProcess& d : FindDaemons("sluiced", conf)) out.insert(d.pid);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(state_dir + "/spool", ec))
+    if (pid_t p = PidLock::Holder(AgentSpoolLockPath(e.path().string())); p > 0) out.insert(p);
+  return out;
+}
+
+}  // namespace
+
+Status LocalCluster::DownStateDir(const std::string& dir) {
+  const std::string state_dir = fs::absolute(dir).lexically_normal().string();
+  const std::string run = state_dir + "/run";
+  if (!fs::is_directory(run)) return NotFound("no local cluster in " + dir);
+  const std::string conf = state_dir + "/sluice.conf";
+  StopAll(ClusterAgents(state_dir, conf));
+  std::set<pid_t> ctlds{ReadPid(run + "/sluicectld.pid")};
+  for (const DaemonProcess& d : FindDaemons("sluicectld", conf)) ctlds.insert(d.pid);
+  StopAll(ctlds);
+  for (const auto& e : fs::directory_iterator(run))
+    if (e.path().extension() == ".pid") fs::remove(e.path());
   // The jobs' supervisors outlive their agents by design; a cluster that goes down takes
   // its running jobs with it.
-  KillStepdTrees(fs::absolute(state_dir).lexically_normal().string() + "/spool/");
+  KillStepdTrees(state_dir + "/spool/");
   MungedPaths munged = MungedPathsIn(state_dir + "/munge");
   if (fs::exists(munged.pid_file)) {
     StopMunged(munged);

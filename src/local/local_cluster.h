@@ -1,7 +1,11 @@
 // LocalCluster: a controller and N node agents on loopback, for `sluice up` and the
 // integration tests. Writes a config into the state dir, starts the daemons detached
-// (pid files in <state>/run, logs in <state>/log), waits until every node is idle, and
-// stops exactly what it started. Ports are picked free at `Up()`.
+// (pid files in <state>/run, logs in <state>/log), waits until every node is idle.
+// Ports are picked free at `Up()`. On a state dir whose daemons partly still run, `Up()`
+// keeps the config they use and starts only what is missing (a node's agent runs while
+// its spool lock is held, common/pid_lock.h). `Down()` stops every process of the
+// cluster it finds: the pid files, every sluicectld/sluiced started with its config,
+// every holder of a spool lock under <state>/spool, then the jobs' stepds.
 #pragma once
 
 #include <sys/types.h>
@@ -38,7 +42,7 @@ class LocalCluster {
   explicit LocalCluster(LocalClusterOptions opts);
 
   Status Up(int timeout_ms = 30'000);   // write config, start everything, wait for idle nodes
-  Status Down();  // stop what the pid files name (agents first), then the jobs' stepds
+  Status Down();  // stop every daemon of the cluster (agents first), then the jobs' stepds
   static Status DownStateDir(const std::string& state_dir);
 
   Status StartController();
@@ -59,6 +63,11 @@ class LocalCluster {
 
  private:
   Status WriteConfig();
+  // Up() on a state dir where some daemon still runs: start only what is missing.
+  Status StartMissing(int timeout_ms);
+  bool AnyDaemonRunning() const;
+  bool ControllerRunning() const;
+  bool AgentRunning(const std::string& node) const;
   std::string PidFile(const std::string& who) const;
   Status StartDaemon(const std::string& who, const std::vector<std::string>& argv);
 

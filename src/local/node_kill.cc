@@ -1,51 +1,21 @@
 #include "local/node_kill.h"
 
-#include <dirent.h>
 #include <signal.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "local/proc_scan.h"
 
 namespace sluice {
 namespace {
 
 std::string Cmdline(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string s = ss.str();
-  for (char& c : s) c = c == '\0' ? ' ' : c;
+  std::string s;
+  for (const std::string& arg : ArgvOf(pid)) s += arg + " ";
   return s;
-}
-
-pid_t ParentOf(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(f, line);
-  size_t close = line.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(line.substr(close + 2));
-  char state = 0;
-  pid_t ppid = 0;
-  rest >> state >> ppid;
-  return ppid;
-}
-
-std::vector<pid_t> AllPids() {
-  std::vector<pid_t> out;
-  DIR* d = ::opendir("/proc");
-  if (!d) return out;
-  while (struct dirent* e = ::readdir(d)) {
-    pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
-    if (pid > 0) out.push_back(pid);
-  }
-  ::closedir(d);
-  return out;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // sluiced: the node agent. Usage: sluiced [-f config] [-N nodename] [-D] [--fake-gpus N]
 // Runs in the foreground and logs to stderr; SIGTERM/SIGINT stop it (jobs keep running).
+// Holds <spool>/sluiced.lock for life (common/pid_lock.h): a second agent for the same
+// node exits 1 with "another sluiced already runs for node N: ... is held by pid P".
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/pid_lock.h"
 #include "noded/agent.h"
 #include "noded/client_relay.h"
 #include "noded/agent_config.h"
@@ -84,6 +87,12 @@ int Main(int argc, char** argv) {
   const AgentOptions& opts = setup->options;
   JobTracker jobs(setup->spool_dir, &clock);
   if (Status st = jobs.Init(); !st.ok()) return Fail(st);
+  // One agent per node: held for life, taken before any socket of the spool is touched.
+  auto spool_lock = PidLock::Acquire(AgentSpoolLockPath(setup->spool_dir));
+  if (!spool_lock.ok()) {
+    return Fail(FailedPrecondition("another sluiced already runs for node " + opts.node_name + ": " +
+                                   spool_lock.status().message()));
+  }
   StepdLauncher launcher(StepdLauncher::DefaultStepdPath(), /*prestart=*/true);
   GrpcControllerLink link(ChannelTarget(opts.ctld_host, opts.ctld_port),
                           NodeSigner(*key, opts.node_name, &clock));

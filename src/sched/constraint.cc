@@ -129,4 +129,11 @@ bool FeatureExpr::Eval(int index, const std::vector<std::string>& features) cons
   return false;
 }
 
+std::vector<std::string> FeatureExpr::Names() const {
+  std::vector<std::string> out;
+  for (const ExprNode& n : nodes_)
+    if (n.kind == ExprNode::Kind::kFeature) out.push_back(n.name);
+  return out;
+}
+
 }  // namespace sluice::sched

@@ -25,6 +25,8 @@ class FeatureExpr {
   // True when the node's `features` satisfy the expression (always, when empty).
   bool Matches(const std::vector<std::string>& features) const;
   bool empty() const { return root_ < 0; }
+  // The feature names the expression mentions, in order of appearance.
+  std::vector<std::string> Names() const;
 
   // Parse tree, stored flat: children are indices into nodes_; root_ is the top.
   struct ExprNode {

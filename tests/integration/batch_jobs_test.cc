@@ -114,12 +114,34 @@ TEST_F(BatchJobs, DrainedNodeGetsNoJobs) {
 }
 
 TEST_F(BatchJobs, ImpossibleRequestsAreRejectedAtSubmit) {
+  const std::string node_config =
+      "sbatch: error: Batch job submission failed: Requested node configuration is not available\n";
   auto r = Run({"sbatch", "--gres=gpu:9", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  EXPECT_EQ(r.err, "sbatch: error: GPU count per node can not be satisfied: 9 GPUs (gpu) on one node, "
+                   "the largest node in partition gpu has 8\n" + node_config);
+  r = Run({"sbatch", "-c", "64", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sbatch: error: CPU count per task can not be satisfied: --cpus-per-task=64, the "
+                   "largest node in partition gpu has 16 CPUs\n" + node_config);
+  r = Run({"sbatch", "--mem=9999999", "--wrap", "true"});  // reference sbatch_errors.txt
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sbatch: error: Memory specification can not be satisfied\n" + node_config);
   r = Run({"sbatch", "-p", "nosuch", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("Invalid partition name specified"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err, "sbatch: error: invalid partition specified: nosuch\n"
+                   "sbatch: error: Batch job submission failed: Invalid partition name specified\n");
+  r = Run({"srun", "-p", "nosuch", "true"});  // reference srun_errors.txt
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "srun: error: invalid partition specified: nosuch\n"
+                   "srun: error: Unable to allocate resources: Invalid partition name specified\n");
+  r = Run({"sbatch", "-C", "nvme", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sbatch: error: invalid feature specified: nvme\n"
+                   "sbatch: error: Batch job submission failed: Invalid feature specification\n");
+  r = Run({"sbatch", "--mem=1.5G", "--wrap", "true"});
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "sbatch: error: Invalid --mem specification\n");
   r = Run({"sbatch", "-N", "5", "--exclusive", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   r = Run({"sbatch", "--time=abc", "--wrap", "true"});
@@ -139,7 +161,9 @@ TEST_F(BatchJobs, CpusPerGpuSizesTheCpuShare) {
   EXPECT_EQ(ReadFile("cpg.out"), "6 3\n");
   // 8 GPUs x 4 CPUs = 32 CPUs: more than a 16-CPU node has.
   auto r = Run({"sbatch", "--gres=gpu:8", "--cpus-per-gpu=4", "--wrap", "true"});
-  EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  EXPECT_EQ(r.err, "sbatch: error: CPU count per node can not be satisfied: 32 CPUs on one node (4 CPUs "
+                   "per GPU), the largest node in partition gpu has 16 CPUs\n"
+                   "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
   r = Run({"sbatch", "--gres=gpu:1", "--cpus-per-gpu=2", "-c", "2", "--wrap", "true"});
   EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: --cpus-per-gpu is incompatible with --cpus-per-task\n");
 }

@@ -54,6 +54,7 @@ TEST_F(Sacctmgr, SnakemakeQueryEnforceAndRestart) {
   RunResult refused = Run({"sbatch", "--wrap", "true"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_EQ(refused.err,
+            "sbatch: error: user root has no association, so no default account\n"
             "sbatch: error: Batch job submission failed: Invalid account or account/partition "
             "combination specified\n");
   RunResult add = Run({"sacctmgr", "-i", "add", "account", "physics", "Description=phys"});
@@ -69,7 +70,11 @@ TEST_F(Sacctmgr, SnakemakeQueryEnforceAndRestart) {
   // Unknown account under enforcement.
   RunResult bad = Run({"sbatch", "-A", "nosuch", "--wrap", "true"});
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.err.find("Invalid account or account/partition combination specified"), std::string::npos);
+  EXPECT_EQ(bad.err,
+            "sbatch: error: invalid account or partition for user root, account 'nosuch', and "
+            "partition 'gpu'\n"
+            "sbatch: error: Batch job submission failed: Invalid account or account/partition "
+            "combination specified\n");
   // MaxSubmitJobs.
   Mgr({"modify", "user", "root", "set", "maxsubmitjobs=1"});
   int64_t first = Submit({"--wrap", "sleep 2"});
