@@ -29,7 +29,12 @@ namespace sluice {
 
 inline constexpr size_t kMaxHostlistSize = 1000000;
 
-Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr);
+// At most min(max_names, kMaxHostlistSize) names ("more than N names" otherwise); the
+// count is computed from the ranges before anything is expanded.
+Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr,
+                                                  size_t max_names = kMaxHostlistSize);
+// The number of names ExpandHostlist would return, in O(expr.size()), with its errors.
+Expected<size_t> CountHostlist(std::string_view expr, size_t max_names = kMaxHostlistSize);
 std::string CompressHostlist(const std::vector<std::string>& hosts);
 std::string CompressHostlistSorted(std::vector<std::string> hosts);
 
