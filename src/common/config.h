@@ -8,6 +8,7 @@
 // `name(addr)`; the first one is the primary; legacy ControlMachine/ControlAddr),
 // SlurmctldPort, SlurmdPort, StateSaveLocation, SlurmdSpoolDir, KillWait,
 // SlurmdTimeout, HeartbeatInterval, JobRequeue (0/1/yes/no), DefMemPerCPU, MinJobAge,
+// MaxArraySize (0..4000001, default 1001),
 // ClusterKeyFile, IdentSocket, GresTypes, GresConf (path of a gres.conf, relative to
 // the config file's folder). Common Slurm keys with no meaning here (AuthType,
 // SlurmUser, SelectType, ..., AccountingStorage*) are accepted and ignored; any other
@@ -18,7 +19,8 @@
 // NodeAddr (one address, or a hostlist with one address per node), Port (one port,
 // or a bracket list "[7001-7004]" with one port per node, for several agents on one
 // host), State (UNKNOWN, IDLE, DOWN, DRAIN, FAIL, FUTURE, CLOUD). Each name gets its
-// own NodeConfig. NodeName=DEFAULT sets defaults for later node lines. CPUs defaults
+// own NodeConfig (at most kMaxConfigNodes in all, counted before a line is expanded).
+// NodeName=DEFAULT sets defaults for later node lines. CPUs defaults
 // to Sockets*CoresPerSocket*ThreadsPerCore; with CPUs alone, Sockets = CPUs /
 // (CoresPerSocket*ThreadsPerCore). A node defined twice is an error.
 //
@@ -171,6 +173,8 @@ struct AccountingConfig {
   std::string pass;
   std::string loc;
 };
+
+inline constexpr size_t kMaxConfigNodes = 65536;
 
 struct Config {
   std::string path;               // file it was read from

@@ -110,5 +110,22 @@ TEST(ConfigBoundsTest, MaxArraySizeKey) {
   EXPECT_FALSE(ParseConfig("MaxArraySize=99999999999999999999\n" + base, "t.conf").ok());
 }
 
+TEST(ConfigBoundsTest, NodeCountIsBoundedBeforeExpanding) {
+  double s = SecondsFor([] {
+    auto huge = ParseConfig("NodeName=n[1-99999999] CPUs=1\n", "t.conf");
+    ASSERT_FALSE(huge.ok());
+    auto over = ParseConfig("NodeName=a[1-65536] CPUs=1\nNodeName=b1 CPUs=1\n", "t.conf");
+    ASSERT_FALSE(over.ok());
+    EXPECT_NE(over.status().message().find("more than 65536 nodes"), std::string::npos)
+        << over.status().message();
+  });
+  EXPECT_LT(s, 5.0);
+  // At the bound, with a partition naming all of them (deduplicated in linear time).
+  auto at = ParseConfig("NodeName=a[1-65536] CPUs=1\nPartitionName=p Nodes=a[1-65536]\n", "t.conf");
+  ASSERT_TRUE(at.ok()) << at.status().message();
+  EXPECT_EQ(at->nodes.size(), kMaxConfigNodes);
+  EXPECT_EQ(at->partitions[0].nodes.size(), kMaxConfigNodes);
+}
+
 }  // namespace
 }  // namespace sluice
