@@ -52,6 +52,7 @@ TEST_F(SbatchBoundsTest, OversizeScriptIsRefusedWithoutReadingOn) {
                              kMsgTooLong + "\n");
   EXPECT_TRUE(t.api.submits.empty());
   t.err.str("");
+  t.in.clear();  // the first run read to EOF
   t.SetStdin("#!/bin/sh\n" + std::string(kMaxScriptBytes - 10, '#'));
   EXPECT_EQ(Run({}), 0) << t.err.str();
 }

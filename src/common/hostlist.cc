@@ -161,6 +161,17 @@ int64_t PatternSize(const std::vector<Piece>& pieces) {
   return total;
 }
 
+// The longest name the pattern expands to (a range's numbers are at least `width` wide).
+int64_t NameBytes(const std::vector<Piece>& pieces) {
+  int64_t bytes = 0;
+  for (const Piece& p : pieces) {
+    int64_t widest = static_cast<int64_t>(p.text.size());
+    for (const NumRange& r : p.ranges) widest = std::max<int64_t>(widest, std::max(r.width, DigitCount(r.hi)));
+    bytes += widest;
+  }
+  return bytes;
+}
+
 // ---------------------------------------------------------------- compression
 
 // A run of hosts prefix<lo..hi>, printed zero-padded to width; `numbered` false for
@@ -281,11 +292,17 @@ Expected<std::vector<std::vector<Piece>>> ParsePatterns(std::string_view expr, s
   ASSIGN_OR_RETURN(auto tokens, SplitTopLevel(expr));
   std::vector<std::vector<Piece>> patterns;
   *total = 0;
+  int64_t bytes = 0;
   for (std::string_view tok : tokens) {
     ASSIGN_OR_RETURN(auto pieces, ParsePattern(tok, expr));
-    *total += PatternSize(pieces);
+    const int64_t count = PatternSize(pieces);
+    *total += count;
     if (*total > static_cast<int64_t>(max_names)) {
       return HostlistError(expr, fmt::format("more than {} names", max_names));
+    }
+    bytes += count * NameBytes(pieces);  // count <= max_names: no overflow
+    if (bytes > static_cast<int64_t>(kMaxHostlistBytes)) {
+      return HostlistError(expr, fmt::format("more than {} bytes of names", kMaxHostlistBytes));
     }
     patterns.push_back(std::move(pieces));
   }

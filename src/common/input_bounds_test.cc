@@ -78,7 +78,7 @@ TEST(ArrayBoundsTest, MergedExpansionMatchesPlainExpansion) {
 
 TEST(HostlistBoundsTest, CountIsArithmeticAndBounded) {
   EXPECT_EQ(*CountHostlist("n[1-4],m[01-10]x[1-3]"), 34u);
-  EXPECT_EQ(*CountHostlist("n[1-1000000]"), 1000000u);
+  EXPECT_EQ(*CountHostlist("n[1-65536]"), 65536u);
   double s = SecondsFor([] {
     EXPECT_FALSE(CountHostlist("node[1-99999999]").ok());
     EXPECT_FALSE(ExpandHostlist("node[1-99999999]").ok());

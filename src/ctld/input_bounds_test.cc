@@ -93,8 +93,8 @@ TEST(InputBounds, StepTaskCountIsBoundedBeforeLayout) {
 TEST(InputBounds, StepNodeListLongerThanTheAllocationIsRefused) {
   JobInfo job = Running(2);
   StepRequest r;
-  r.set_nodelist("node[1-99999999]");
-  EXPECT_EQ(PlanStepLayout(job, r).status().message(), kMsgStepNodeConfig);
+  r.set_nodelist("node[1-99999999]");  // past every hostlist bound: refused as Submit does
+  EXPECT_EQ(PlanStepLayout(job, r).status().message(), kMsgBadNodeName);
   r.set_nodelist("node0[1-2],node01");
   EXPECT_EQ(PlanStepLayout(job, r).status().message(), kMsgStepNodeConfig);
   r.set_nodelist("node0[1-2]");
