@@ -252,8 +252,8 @@ Expected<std::vector<std::string>> PartitionNodes(const PartitionConfig& p, cons
     for (const auto& n : c.nodes) out.push_back(n.name);
     return out;
   }
-  // Every name must be a configured node, so the list is bounded by their number.
-  ASSIGN_OR_RETURN(auto names, ExpandHostlist(p.nodes_expr, std::max<size_t>(c.nodes.size(), 1)));
+  // Names may repeat (they collapse): bounded by ExpandHostlist, deduplicated by a set.
+  ASSIGN_OR_RETURN(auto names, ExpandHostlist(p.nodes_expr));
   std::unordered_set<std::string_view> known, added;
   for (const auto& n : c.nodes) known.insert(n.name);
   for (auto& name : names) {
