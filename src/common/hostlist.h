@@ -30,7 +30,7 @@
 namespace sluice {
 
 inline constexpr size_t kMaxHostlistSize = 65536;
-inline constexpr size_t kMaxHostlistBytes = 4 << 20;
+inline constexpr size_t kMaxHostlistBytes = 2 << 20;
 
 // At most min(max_names, kMaxHostlistSize) names ("more than N names" otherwise); the
 // count is computed from the ranges before anything is expanded.

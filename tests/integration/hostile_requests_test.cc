@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <climits>
+#include <future>
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -138,7 +139,7 @@ TEST_F(HostileRequests, EveryBoundAnswersAnErrorAndTheControllerStillRunsJobs) {
     grpc::ClientContext ctx;
     Auth(&ctx, token_);
     ReservationRequest req;
-    req.set_verb("create");
+    req.set_action(RESV_CREATE);
     for (const char* a : {"ReservationName=x", "StartTime=now+99999999999999999999999",
                           "Duration=10", "TRES=cpu=99999999999999999999999"}) {
       req.add_args(a);
