@@ -114,6 +114,19 @@ TEST(ExpandHostlist, HugeRangesRejected) {
   EXPECT_THAT(ExpandError(reg), HasSubstr("more than 65536"));
 }
 
+// fuzz/regressions/hostlist/oom-two-groups-41616-names: two groups of 204 after a long
+// literal; expands within both bounds, and costs no more than kMaxHostlistBytes of names.
+TEST(ExpandHostlist, FuzzTwoGroupsRegressionStaysWithinTheByteBound) {
+  std::string in("\xa5n\0\0\0\0\xf6\xf6\xf6\xf6\xf6\xf6\xf6\0c[1-204]\0c[1-204]\0", 32);
+  auto r = ExpandHostlist(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->size(), 204u * 204u);
+  size_t bytes = 0;
+  for (const auto& h : *r) bytes += h.size();
+  EXPECT_LE(bytes, kMaxHostlistBytes);
+  EXPECT_THAT(ExpandError(in + ",x" + std::string(200, 'y') + "[1-20000]"), HasSubstr("bytes of names"));
+}
+
 TEST(ExpandHostlist, ExactlyTheLimitIsAccepted) {
   auto r = ExpandHostlist("n[1-65536]");
   ASSERT_TRUE(r.ok()) << r.status().message();
