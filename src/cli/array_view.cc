@@ -45,7 +45,7 @@ Expected<JobSelector> ParseOne(const std::string& word) {
   } else if (tasks.find_first_of(",-[]") != std::string::npos) {
     return bad;
   }
-  auto spec = ParseArraySpec(tasks, INT32_MAX);
+  auto spec = ParseArraySpec(tasks, kMaxArraySizeCeiling);  // no task id is above it
   if (!spec.ok() || spec->throttle != 0 || tasks.find('%') != std::string::npos) return bad;
   sel.tasks = spec->task_ids;
   return sel;

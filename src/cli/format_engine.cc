@@ -1,5 +1,7 @@
 #include "cli/format_engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -23,8 +25,19 @@ int ParseWidth(std::string_view fmt, size_t* i, bool* right) {
   }
   int width = 0;
   while (*i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[*i])))
-    width = std::min(width * 10 + (fmt[(*i)++] - '0'), 100000);
+    width = std::min(width * 10 + (fmt[(*i)++] - '0'), kMaxFieldWidth);
   return width;
+}
+
+// Refuses a format whose fields and literals add up to more than kMaxLineWidth per line.
+Expected<std::vector<FormatField>> Bounded(std::vector<FormatField> fields, std::string_view spec) {
+  size_t total = 0;
+  for (const FormatField& f : fields) total += f.literal.size() + static_cast<size_t>(f.width);
+  if (total > kMaxLineWidth) {
+    return InvalidArgument(fmt::format("Invalid format specification: {} (lines wider than {})",
+                                       spec.substr(0, 64), kMaxLineWidth));
+  }
+  return fields;
 }
 
 }  // namespace
@@ -55,7 +68,7 @@ Expected<std::vector<FormatField>> ParsePercentFormat(std::string_view fmt) {
     f.key = std::string(1, fmt[i++]);
     out.push_back(std::move(f));
   }
-  return out;
+  return Bounded(std::move(out), fmt);
 }
 
 Expected<std::vector<FormatField>> ParseNamedFormat(std::string_view fmt, int default_width) {
@@ -83,7 +96,7 @@ Expected<std::vector<FormatField>> ParseNamedFormat(std::string_view fmt, int de
     out.push_back(std::move(f));
   }
   if (out.empty()) return InvalidArgument("Invalid format specification: " + std::string(fmt));
-  return out;
+  return Bounded(std::move(out), fmt);
 }
 
 std::string Justify(std::string_view value, int width, bool right) {

@@ -7,6 +7,8 @@
 //   -O style: "JobID:10,Name,State:.12": comma-separated names (case-insensitive), each
 //     with optional ":[.]width"; the default width is 20, left-justified, nothing between.
 // Each command maps keys to headers and values; RenderLine glues the cells.
+// Bounds: a width is clamped to kMaxFieldWidth; a format whose widths and literals add
+// up to more than kMaxLineWidth is refused ("Invalid format specification: ...").
 #pragma once
 
 #include <functional>
@@ -17,6 +19,9 @@
 #include "common/status.h"
 
 namespace sluice {
+
+inline constexpr int kMaxFieldWidth = 100000;
+inline constexpr size_t kMaxLineWidth = 1 << 20;
 
 struct FormatField {
   std::string literal;  // set for literal text (key empty)

@@ -128,6 +128,10 @@ Expected<std::vector<SacctField>> ParseSacctFormat(const std::string& spec) {
       if (w.empty() || *end != '\0' || v <= 0) {
         return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", item));
       }
+      if (v > kMaxFieldWidth) {  // each row would pad the cell to it
+        return InvalidArgument(fmt::format("Invalid field requested: \"{}\" (width over {})",
+                                           item, kMaxFieldWidth));
+      }
       width = static_cast<int>(v);
     }
     const FieldDef* def = nullptr;

@@ -9,6 +9,7 @@
 #include "cli/batch_script.h"
 #include "cli/job_states.h"
 #include "cli/sbatch_options.h"
+#include "common/request_bounds.h"
 
 namespace sluice {
 namespace {
@@ -45,6 +46,19 @@ void PrintHelp(CliEnv& env) {
               "      --wrap[=command string] wrap command string in a sh script and submit\n";
 }
 
+// The script as read, refused past kMaxScriptBytes without reading on (/dev/zero ends).
+Expected<std::string> ReadBounded(std::istream& in) {
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxScriptBytes) {
+      return FailedPrecondition(std::string("Batch job submission failed: ") + kMsgTooLong);
+    }
+  }
+  return text;
+}
+
 struct ScriptSource {
   std::string text;
   std::string path;  // empty for stdin / --wrap
@@ -56,15 +70,29 @@ Expected<ScriptSource> LoadScript(const SbatchOptions& cmd, const std::vector<st
     if (!pos.empty()) return FailedPrecondition("Script arguments not permitted with --wrap option");
     return ScriptSource{WrapScript(cmd.wrap), ""};
   }
-  std::stringstream buf;
   if (pos.empty()) {
-    buf << env.in->rdbuf();
-    return ScriptSource{buf.str(), ""};
+    ASSIGN_OR_RETURN(std::string text, ReadBounded(*env.in));
+    return ScriptSource{std::move(text), ""};
   }
   std::ifstream f(pos[0], std::ios::binary);
   if (!f) return FailedPrecondition("Unable to open file " + pos[0]);
-  buf << f.rdbuf();
-  return ScriptSource{buf.str(), pos[0]};
+  ASSIGN_OR_RETURN(std::string text, ReadBounded(f));
+  return ScriptSource{std::move(text), pos[0]};
+}
+
+// The environment and arguments sent with the job, bounded as the controller bounds them.
+Status CheckSpecSizes(const JobSpec& spec) {
+  auto total = [](const auto& list) {
+    size_t n = 0;
+    for (const auto& s : list) n += s.size();
+    return n;
+  };
+  if (static_cast<size_t>(spec.env_size()) > kMaxEnvEntries || total(spec.env()) > kMaxEnvBytes ||
+      static_cast<size_t>(spec.argv_size()) > kMaxArgvEntries ||
+      total(spec.argv()) > kMaxArgvBytes) {
+    return FailedPrecondition(std::string("Batch job submission failed: ") + kMsgTooLong);
+  }
+  return Status::Ok();
 }
 
 // Applies the #SBATCH directives of `script`; on error prints and returns the exit code.
@@ -112,6 +140,7 @@ Expected<JobSpec> BuildSpec(SbatchOptions& o, const ScriptSource& src,
     spec.add_env(std::string("SLURM_UMASK=") + octal);
   }
   if (spec.name().empty()) spec.set_name(DefaultJobName(src.path, o.has_wrap));
+  RETURN_IF_ERROR(CheckSpecSizes(spec));
   return spec;
 }
 

@@ -317,14 +317,25 @@ Status ParseNodeCount(const std::string& s, int32_t* min, int32_t* max) {
 
 Status ValidateSignalSpec(const std::string& s) { return ParseSignalSpec(s).status(); }
 
-// --array (syntax checked here; the controller enforces MaxArraySize), --dependency
-// (checked by the controller), --kill-on-invalid-dep=yes|no.
+// --array: the syntax is checked here without expanding a range; an id above every
+// MaxArraySize Slurm allows is refused here as the controller would refuse it (the
+// controller enforces the configured MaxArraySize). --dependency (checked by the
+// controller), --kill-on-invalid-dep=yes|no.
+static Status CheckArrayOption(const std::string& v) {
+  auto ranges = ParseArrayRanges(v, INT64_MAX);
+  if (!ranges.ok()) return InvalidArgument("Invalid --array specification");
+  if (ranges->max_id >= kMaxArraySizeCeiling) {
+    return FailedPrecondition(std::string("Batch job submission failed: ") + kMsgInvalidArray);
+  }
+  return Status::Ok();
+}
+
 static Status ApplyArrayDepOption(const ParsedOption& opt, SbatchOptions* o) {
   JobSpec& s = o->spec;
   const std::string& v = opt.value;
   switch (opt.id) {
     case kArray:
-      if (!ParseArraySpec(v, INT32_MAX).ok()) return InvalidArgument("Invalid --array specification");
+      RETURN_IF_ERROR(CheckArrayOption(v));
       s.set_array_spec(v);
       break;
     case kDependency: s.set_dependency(v); break;

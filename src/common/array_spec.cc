@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 
 namespace sluice {
 namespace {
@@ -12,30 +13,73 @@ bool ParseNumber(std::string_view s, int64_t* out) {
   return ec == std::errc() && p == s.data() + s.size() && *out >= 0;
 }
 
-// "a", "a-b" or "a-b:s" appended to `ids`.
-bool ParsePart(std::string_view part, int64_t max_size, std::vector<int64_t>* ids) {
-  int64_t step = 1;
+// "a", "a-b" or "a-b:s"; hi is rounded down onto the progression.
+bool ParsePart(std::string_view part, int64_t max_size, ArrayRange* r) {
   size_t colon = part.find(':');
   if (colon != std::string_view::npos) {
-    if (!ParseNumber(part.substr(colon + 1), &step) || step < 1) return false;
+    if (!ParseNumber(part.substr(colon + 1), &r->step) || r->step < 1) return false;
     part = part.substr(0, colon);
   }
   size_t dash = part.find('-');
-  int64_t lo = 0, hi = 0;
-  if (!ParseNumber(part.substr(0, dash), &lo)) return false;
-  hi = lo;
-  if (dash != std::string_view::npos && !ParseNumber(part.substr(dash + 1), &hi)) return false;
+  if (!ParseNumber(part.substr(0, dash), &r->lo)) return false;
+  r->hi = r->lo;
+  if (dash != std::string_view::npos && !ParseNumber(part.substr(dash + 1), &r->hi)) return false;
   if (dash == std::string_view::npos && colon != std::string_view::npos) return false;
-  if (hi < lo || hi >= max_size) return false;
-  for (int64_t i = lo; i <= hi; i += step) ids->push_back(i);
+  if (r->hi < r->lo || r->hi >= max_size) return false;
+  r->hi = r->lo + (r->hi - r->lo) / r->step * r->step;
   return true;
+}
+
+// Ranges of one progression (same step and residue) that touch become one, so no id is
+// expanded twice from them.
+std::vector<ArrayRange> MergeProgressions(std::vector<ArrayRange> rs) {
+  auto key = [](const ArrayRange& r) { return std::make_tuple(r.step, r.lo % r.step, r.lo); };
+  std::sort(rs.begin(), rs.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  std::vector<ArrayRange> out;
+  for (const ArrayRange& r : rs) {
+    if (!out.empty()) {
+      ArrayRange& last = out.back();
+      if (last.step == r.step && last.lo % last.step == r.lo % r.step &&
+          r.lo <= last.hi + last.step) {
+        last.hi = std::max(last.hi, r.hi);
+        continue;
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+// Sorted unique ids of the merged ranges: a bitmap over [0, max_id] when that is smaller
+// than listing the ids, else the list sorted.
+std::vector<int64_t> Expand(const std::vector<ArrayRange>& rs, int64_t max_id) {
+  int64_t work = 0;
+  for (const ArrayRange& r : rs) work += r.size();
+  std::vector<int64_t> ids;
+  if (work <= (max_id + 1) / 8) {
+    ids.reserve(static_cast<size_t>(work));
+    for (const ArrayRange& r : rs) {
+      for (int64_t i = r.lo; i <= r.hi; i += r.step) ids.push_back(i);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+  }
+  std::vector<bool> seen(static_cast<size_t>(max_id) + 1);
+  for (const ArrayRange& r : rs) {
+    for (int64_t i = r.lo; i <= r.hi; i += r.step) seen[static_cast<size_t>(i)] = true;
+  }
+  for (int64_t i = 0; i <= max_id; ++i) {
+    if (seen[static_cast<size_t>(i)]) ids.push_back(i);
+  }
+  return ids;
 }
 
 }  // namespace
 
-Expected<ArraySpec> ParseArraySpec(std::string_view spec, int64_t max_array_size) {
+Expected<ArrayRanges> ParseArrayRanges(std::string_view spec, int64_t max_array_size) {
   Status bad = InvalidArgument(kMsgInvalidArray);
-  ArraySpec out;
+  ArrayRanges out;
   size_t pct = spec.find('%');
   if (pct != std::string_view::npos) {
     int64_t t = 0;
@@ -48,11 +92,22 @@ Expected<ArraySpec> ParseArraySpec(std::string_view spec, int64_t max_array_size
   while (pos <= spec.size()) {
     size_t comma = spec.find(',', pos);
     if (comma == std::string_view::npos) comma = spec.size();
-    if (!ParsePart(spec.substr(pos, comma - pos), max_array_size, &out.task_ids)) return bad;
+    ArrayRange r;
+    if (!ParsePart(spec.substr(pos, comma - pos), max_array_size, &r)) return bad;
+    out.max_id = std::max(out.max_id, r.hi);
+    out.count_upper += r.size();
+    out.ranges.push_back(r);
     pos = comma + 1;
   }
-  std::sort(out.task_ids.begin(), out.task_ids.end());
-  out.task_ids.erase(std::unique(out.task_ids.begin(), out.task_ids.end()), out.task_ids.end());
+  return out;
+}
+
+Expected<ArraySpec> ParseArraySpec(std::string_view spec, int64_t max_array_size) {
+  ASSIGN_OR_RETURN(ArrayRanges rs,
+                   ParseArrayRanges(spec, std::min(max_array_size, kMaxArraySizeCeiling)));
+  ArraySpec out;
+  out.throttle = rs.throttle;
+  out.task_ids = Expand(MergeProgressions(std::move(rs.ranges)), rs.max_id);
   return out;
 }
 

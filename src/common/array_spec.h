@@ -1,10 +1,16 @@
 // Job array index specifications (sbatch --array) and the compact task lists squeue and
 // scontrol print.
 //   "0-99"  "1,3,5-7"  "0-15:4"  "0-7%2" (throttle: at most 2 tasks running at once)
-// ParseArraySpec returns the sorted, de-duplicated task ids. Errors (kInvalidArgument,
-// message kMsgInvalidArray): empty or malformed parts, negative ids, max < min, step
-// < 1, throttle < 0 or non-numeric, and ids >= max_array_size (Slurm's MaxArraySize,
-// default 1001: task ids 0..1000). Pure functions.
+// ParseArrayRanges checks the syntax and the bound in one pass over the text, without
+// expanding a range (its size is (hi - lo) / step + 1): it costs O(spec.size()) whatever
+// the numbers say, so a command or the controller can refuse "5-999399999" at once.
+// ParseArraySpec then returns the sorted, de-duplicated task ids; it expands only after
+// the bound holds, so it never holds more than max_array_size ids, and ranges repeating
+// one progression ("0-1000,0-1000,...") are merged before they are expanded.
+// Errors (kInvalidArgument, message kMsgInvalidArray): empty or malformed parts,
+// negative ids, max < min, step < 1, throttle < 0 or non-numeric, and ids >=
+// max_array_size (Slurm's MaxArraySize, default 1001: task ids 0..1000; Slurm allows at
+// most kMaxArraySizeCeiling). Pure functions.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +24,30 @@ namespace sluice {
 
 inline constexpr char kMsgInvalidArray[] = "Invalid job array specification";
 inline constexpr int64_t kDefaultMaxArraySize = 1001;
+// The largest MaxArraySize Slurm accepts (slurm.conf(5)): no task id is above 4000000.
+inline constexpr int64_t kMaxArraySizeCeiling = 4000001;
+
+struct ArrayRange {
+  int64_t lo = 0;
+  int64_t hi = 0;    // the last id of the progression (lo + k * step)
+  int64_t step = 1;
+  int64_t size() const { return (hi - lo) / step + 1; }
+};
+
+struct ArrayRanges {
+  std::vector<ArrayRange> ranges;  // as written
+  int32_t throttle = 0;
+  int64_t max_id = 0;              // the largest id named
+  int64_t count_upper = 0;         // sum of range sizes (ids named twice count twice)
+};
 
 struct ArraySpec {
   std::vector<int64_t> task_ids;  // ascending, unique, non-empty
   int32_t throttle = 0;           // 0 = unlimited
 };
 
+Expected<ArrayRanges> ParseArrayRanges(std::string_view spec,
+                                       int64_t max_array_size = kDefaultMaxArraySize);
 Expected<ArraySpec> ParseArraySpec(std::string_view spec,
                                    int64_t max_array_size = kDefaultMaxArraySize);
 

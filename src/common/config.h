@@ -8,6 +8,7 @@
 // `name(addr)`; the first one is the primary; legacy ControlMachine/ControlAddr),
 // SlurmctldPort, SlurmdPort, StateSaveLocation, SlurmdSpoolDir, KillWait,
 // SlurmdTimeout, HeartbeatInterval, JobRequeue (0/1/yes/no), DefMemPerCPU, MinJobAge,
+// MaxArraySize (0..4000001, default 1001),
 // ClusterKeyFile, IdentSocket, GresTypes, GresConf (path of a gres.conf, relative to
 // the config file's folder). Common Slurm keys with no meaning here (AuthType,
 // SlurmUser, SelectType, ..., AccountingStorage*) are accepted and ignored; any other
@@ -18,7 +19,8 @@
 // NodeAddr (one address, or a hostlist with one address per node), Port (one port,
 // or a bracket list "[7001-7004]" with one port per node, for several agents on one
 // host), State (UNKNOWN, IDLE, DOWN, DRAIN, FAIL, FUTURE, CLOUD). Each name gets its
-// own NodeConfig. NodeName=DEFAULT sets defaults for later node lines. CPUs defaults
+// own NodeConfig (at most kMaxConfigNodes in all, counted before a line is expanded).
+// NodeName=DEFAULT sets defaults for later node lines. CPUs defaults
 // to Sockets*CoresPerSocket*ThreadsPerCore; with CPUs alone, Sockets = CPUs /
 // (CoresPerSocket*ThreadsPerCore). A node defined twice is an error.
 //
@@ -173,6 +175,8 @@ struct AccountingConfig {
   std::string loc;
 };
 
+inline constexpr size_t kMaxConfigNodes = 65536;
+
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
@@ -189,6 +193,7 @@ struct Config {
   int slurmd_timeout_s = 300;
   int heartbeat_interval_s = 0;   // 0 = derive: see HeartbeatIntervalS()
   int min_job_age_s = 300;
+  int max_array_size = 1001;      // MaxArraySize: task ids 0..N-1 (0 = no arrays; at most 4000001)
   bool job_requeue = true;
   int64_t def_mem_per_cpu_mb = 0; // 0 = whole-node memory is not reserved by default
   std::vector<std::string> gres_types;

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "common/config_internal.h"
 #include "common/hostlist.h"
@@ -249,13 +251,16 @@ Expected<std::vector<std::string>> PartitionNodes(const PartitionConfig& p, cons
     for (const auto& n : c.nodes) out.push_back(n.name);
     return out;
   }
+  // Names may repeat (they collapse): bounded by ExpandHostlist, deduplicated by a set.
   ASSIGN_OR_RETURN(auto names, ExpandHostlist(p.nodes_expr));
+  std::unordered_set<std::string_view> known, added;
+  for (const auto& n : c.nodes) known.insert(n.name);
   for (auto& name : names) {
-    if (c.FindNode(name) == nullptr) {
+    if (!known.count(name)) {
       return InvalidArgument(
           fmt::format("partition '{}' references unknown node '{}'", p.name, name));
     }
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+    if (added.insert(name).second) out.push_back(name);
   }
   return out;
 }
@@ -278,6 +283,12 @@ Status ParseNodeLine(const ConfigLine& line, ParseContext* ctx) {
     return Status::Ok();
   }
   if (names_expr.empty()) return ConfigError(ctx->path, line.line_no, "empty NodeName");
+  auto count = CountHostlist(names_expr);
+  RETURN_IF_ERROR(AtLine(count.status(), ctx->path, line.line_no));
+  if (ctx->config->nodes.size() + *count > kMaxConfigNodes) {
+    return ConfigError(ctx->path, line.line_no,
+                       fmt::format("more than {} nodes in the configuration", kMaxConfigNodes));
+  }
   auto names = ExpandHostlist(names_expr);
   RETURN_IF_ERROR(AtLine(names.status(), ctx->path, line.line_no));
   FinishTopology(&spec);

@@ -123,6 +123,7 @@ const GlobalKey kGlobalKeys[] = {
     {"SlurmdTimeout", [](auto v, auto* c) { return ParseIntValue("SlurmdTimeout", v, 0, kMaxSeconds, &c->config->slurmd_timeout_s); }},
     {"HeartbeatInterval", [](auto v, auto* c) { return ParseIntValue("HeartbeatInterval", v, 0, kMaxSeconds, &c->config->heartbeat_interval_s); }},
     {"MinJobAge", [](auto v, auto* c) { return ParseIntValue("MinJobAge", v, 0, kMaxSeconds, &c->config->min_job_age_s); }},
+    {"MaxArraySize", [](auto v, auto* c) { return ParseIntValue("MaxArraySize", v, 0, 4000001, &c->config->max_array_size); }},
     {"JobRequeue", [](auto v, auto* c) { return ParseBoolValue("JobRequeue", v, &c->config->job_requeue); }},
     {"DefMemPerCPU", SetMemPerCpu},
     {"TopologyPlugin", SetTopologyPlugin},

@@ -151,12 +151,25 @@ int64_t PatternSize(const std::vector<Piece>& pieces) {
   int64_t total = 1;
   for (const Piece& p : pieces) {
     if (p.ranges.empty()) continue;
-    int64_t group = 0;
-    for (const NumRange& r : p.ranges) group += r.size();
+    int64_t group = 0;  // clamped, so neither the sum nor the product overflows
+    for (const NumRange& r : p.ranges) {
+      group = std::min<int64_t>(group + r.size(), kMaxHostlistSize + 1);
+    }
     total *= group;
     if (total > static_cast<int64_t>(kMaxHostlistSize)) return total;
   }
   return total;
+}
+
+// The longest name the pattern expands to (a range's numbers are at least `width` wide).
+int64_t NameBytes(const std::vector<Piece>& pieces) {
+  int64_t bytes = 0;
+  for (const Piece& p : pieces) {
+    int64_t widest = static_cast<int64_t>(p.text.size());
+    for (const NumRange& r : p.ranges) widest = std::max<int64_t>(widest, std::max(r.width, DigitCount(r.hi)));
+    bytes += widest;
+  }
+  return bytes;
 }
 
 // ---------------------------------------------------------------- compression
@@ -271,18 +284,42 @@ int NaturalCompare(std::string_view a, std::string_view b) {
   return i == a.size() ? -1 : 1;
 }
 
-Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
+namespace {
+
+// The parsed patterns of `expr` and how many names they expand to (at most `max_names`).
+Expected<std::vector<std::vector<Piece>>> ParsePatterns(std::string_view expr, size_t max_names,
+                                                        int64_t* total) {
   ASSIGN_OR_RETURN(auto tokens, SplitTopLevel(expr));
   std::vector<std::vector<Piece>> patterns;
-  int64_t total = 0;
+  *total = 0;
+  int64_t bytes = 0;
   for (std::string_view tok : tokens) {
     ASSIGN_OR_RETURN(auto pieces, ParsePattern(tok, expr));
-    total += PatternSize(pieces);
-    if (total > static_cast<int64_t>(kMaxHostlistSize)) {
-      return HostlistError(expr, fmt::format("more than {} names", kMaxHostlistSize));
+    const int64_t count = PatternSize(pieces);
+    *total += count;
+    if (*total > static_cast<int64_t>(max_names)) {
+      return HostlistError(expr, fmt::format("more than {} names", max_names));
+    }
+    bytes += count * NameBytes(pieces);  // count <= max_names: no overflow
+    if (bytes > static_cast<int64_t>(kMaxHostlistBytes)) {
+      return HostlistError(expr, fmt::format("more than {} bytes of names", kMaxHostlistBytes));
     }
     patterns.push_back(std::move(pieces));
   }
+  return patterns;
+}
+
+}  // namespace
+
+Expected<size_t> CountHostlist(std::string_view expr, size_t max_names) {
+  int64_t total = 0;
+  ASSIGN_OR_RETURN(auto patterns, ParsePatterns(expr, std::min(max_names, kMaxHostlistSize), &total));
+  return static_cast<size_t>(total);
+}
+
+Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr, size_t max_names) {
+  int64_t total = 0;
+  ASSIGN_OR_RETURN(auto patterns, ParsePatterns(expr, std::min(max_names, kMaxHostlistSize), &total));
   std::vector<std::string> out;
   out.reserve(total);
   for (const auto& pieces : patterns) ExpandPieces(pieces, &out);

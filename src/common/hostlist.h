@@ -11,8 +11,10 @@
 // as written ("node[001-010]", "node[8-10]" -> node8 node9 node10); several bracket
 // groups per name ("rack[1-2]-n[1-2]") expand as a cartesian product, the first group
 // varying slowest; duplicates are kept. Malformed input ("node[1-", "node[3-1]",
-// "node[a-b]", "node[]", nested brackets) or more than kMaxHostlistSize names yields
-// an InvalidArgument status "Invalid hostlist '<expr>': <why>".
+// "node[a-b]", "node[]", nested brackets), more than kMaxHostlistSize names (64K, as
+// many as a configuration may define) or names adding up to more than kMaxHostlistBytes
+// yields an InvalidArgument status "Invalid hostlist '<expr>': <why>"; both bounds are
+// computed from the ranges before anything is expanded.
 // Compression: only a trailing digit run is numeric; names whose digits are written
 // with different widths join one range when no name changes ("node9,node10" ->
 // "node[9-10]", but "node1,node01" -> "node[1,01]").
@@ -27,9 +29,15 @@
 
 namespace sluice {
 
-inline constexpr size_t kMaxHostlistSize = 1000000;
+inline constexpr size_t kMaxHostlistSize = 65536;
+inline constexpr size_t kMaxHostlistBytes = 2 << 20;
 
-Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr);
+// At most min(max_names, kMaxHostlistSize) names ("more than N names" otherwise); the
+// count is computed from the ranges before anything is expanded.
+Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr,
+                                                  size_t max_names = kMaxHostlistSize);
+// The number of names ExpandHostlist would return, in O(expr.size()), with its errors.
+Expected<size_t> CountHostlist(std::string_view expr, size_t max_names = kMaxHostlistSize);
 std::string CompressHostlist(const std::vector<std::string>& hosts);
 std::string CompressHostlistSorted(std::vector<std::string> hosts);
 

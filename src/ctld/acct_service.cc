@@ -1,4 +1,5 @@
 // ClientService::AcctJobs (see client_service.h).
+#include <iostream>
 #include <set>
 
 #include "acct/acct_merge.h"
@@ -6,6 +7,7 @@
 #include "ctld/client_service.h"
 #include "ctld/controller.h"
 #include "ctld/grpc_status.h"
+#include "ctld/request_limits.h"
 #include "rpc/credential.h"
 
 namespace sluice::ctld {
@@ -14,6 +16,10 @@ grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsReq
                                      AcctJobsReply* reply) {
   auto caller = Authenticate(ctx);
   if (!caller.ok()) return ToGrpc(caller.status());
+  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
+    std::cerr << "sluicectld: AcctJobs from " << ctx->peer() << " refused: " << detail << "\n";
+    return ToGrpc(InvalidArgument(kMsgTooLong));
+  }
   if (!acct_) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         "Slurm accounting storage is disabled");

@@ -26,16 +26,6 @@ constexpr int kUnfulfilled = 0;
 constexpr int kFulfilled = 1;
 constexpr int kFailed = 2;
 
-int64_t MaxArraySize(const Config& config) {
-  auto it = config.raw.find("MaxArraySize");
-  if (it == config.raw.end()) return kDefaultMaxArraySize;
-  try {
-    return std::max<int64_t>(1, std::stoll(it->second));
-  } catch (...) {
-    return kDefaultMaxArraySize;
-  }
-}
-
 // The state one target job gives a term of `type`.
 int TargetState(const std::string& type, const JobInfo& t, int64_t delay_min, int64_t now) {
   bool done = IsTerminal(t.state());
@@ -56,7 +46,7 @@ Expected<std::vector<int64_t>> Controller::ParseArrayAndDeps(JobInfo* job) const
   std::vector<int64_t> tasks;
   const JobSpec& spec = job->spec();
   if (!spec.array_spec().empty()) {
-    ASSIGN_OR_RETURN(ArraySpec a, ParseArraySpec(spec.array_spec(), MaxArraySize(config_)));
+    ASSIGN_OR_RETURN(ArraySpec a, ParseArraySpec(spec.array_spec(), config_.max_array_size));
     tasks = a.task_ids;
     job->set_array_throttle(a.throttle);
   }

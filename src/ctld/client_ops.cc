@@ -387,6 +387,7 @@ GetConfigReply Controller::GetConfig() const {
       {"DefMemPerCPU", config_.def_mem_per_cpu_mb ? std::to_string(config_.def_mem_per_cpu_mb)
                                                    : std::string("UNLIMITED")},
       {"MinJobAge", fmt::format("{} sec", options_.min_job_age_s)},
+      {"MaxArraySize", std::to_string(config_.max_array_size)},
       {"SLURM_CONF", config_.path},
       {"SchedulerType", "sched/builtin"},
       {"SelectType", "select/cons_tres"},

@@ -75,6 +75,7 @@ grpc::Status ClientService::SubmitJob(grpc::ServerContext* ctx, const SubmitRequ
 grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
                                     GetJobsReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetJobs");
   return Run(loop_,
              [&](Controller* c) -> Expected<GetJobsReply> {
                ASSIGN_OR_RETURN(GetJobsReply r, c->GetJobs(*req));
@@ -96,6 +97,7 @@ grpc::Status ClientService::CancelJobs(grpc::ServerContext* ctx, const CancelReq
 grpc::Status ClientService::GetNodes(grpc::ServerContext* ctx, const GetNodesRequest* req,
                                      GetNodesReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetNodes");
   return Run(loop_, [&](Controller* c) { return c->GetNodes(*req); }, reply);
 }
 
@@ -103,6 +105,7 @@ grpc::Status ClientService::GetPartitions(grpc::ServerContext* ctx,
                                           const GetPartitionsRequest* req,
                                           GetPartitionsReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetPartitions");
   return Run(loop_,
              [&](Controller* c) -> Expected<GetPartitionsReply> { return c->GetPartitions(); },
              reply);
@@ -137,6 +140,7 @@ grpc::Status ClientService::UpdateJob(grpc::ServerContext* ctx, const UpdateJobR
 grpc::Status ClientService::GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
                                       GetConfigReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetConfig");
   return Run(loop_, [&](Controller* c) -> Expected<GetConfigReply> { return c->GetConfig(); },
              reply);
 }
@@ -165,6 +169,7 @@ grpc::Status ClientService::ReleaseAllocation(grpc::ServerContext* ctx,
                                               const ReleaseAllocationRequest* req,
                                               ReleaseAllocationReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "ReleaseAllocation");
   return Run(loop_,
              [&](Controller* c) -> Expected<ReleaseAllocationReply> {
                Status st = c->ReleaseAllocation(caller, *req);
@@ -178,6 +183,7 @@ grpc::Status ClientService::GetPriorities(grpc::ServerContext* ctx,
                                           const GetPrioritiesRequest* req,
                                           GetPrioritiesReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetPriorities");
   return Run(loop_,
              [&](Controller* c) -> Expected<GetPrioritiesReply> {
                GetPrioritiesReply r = c->GetPriorities(*req);
@@ -190,6 +196,7 @@ grpc::Status ClientService::GetPriorities(grpc::ServerContext* ctx,
 grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
                                       GetSharesReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetShares");
   return Run(loop_,
              [&](Controller* c) -> Expected<GetSharesReply> {
                ASSIGN_OR_RETURN(GetSharesReply r, c->GetShares());
@@ -208,6 +215,11 @@ grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* 
     reactor->Finish(ToGrpc(caller.status()));
     return reactor;
   }
+  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
+    std::cerr << "sluicectld: Keepalive from " << ctx->peer() << " refused: " << detail << "\n";
+    reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
+    return reactor;
+  }
   loop_->CallAsync<KeepaliveReply>(
       [caller = *caller, req](Controller* c) -> Expected<KeepaliveReply> {
         Status st = c->Keepalive(caller, *req);
@@ -224,6 +236,7 @@ grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* 
 grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
                                      GetStepsReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetSteps");
   return Run(loop_,
              [&](Controller* c) -> Expected<GetStepsReply> {
                GetStepsReply r = c->GetSteps(*req);
@@ -252,6 +265,7 @@ grpc::Status ClientService::AuthMunge(grpc::ServerContext* ctx, const AuthMungeR
     return ToGrpc(FailedPrecondition(
         "The controller does not accept MUNGE credentials (AuthType is not auth/munge)"));
   }
+  LIMITS_OR_RETURN(req, "AuthMunge");
   Expected<MungeIdentity> who = MungeDecode(munge_socket_, req->credential());
   if (!who.ok()) {
     std::cerr << "sluicectld: MUNGE credential from " << ctx->peer()
@@ -272,6 +286,7 @@ grpc::Status ClientService::AuthMunge(grpc::ServerContext* ctx, const AuthMungeR
 grpc::Status ClientService::Sacctmgr(grpc::ServerContext* ctx, const SacctmgrRequest* req,
                                      SacctmgrReply* reply) {
   AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "Sacctmgr");
   return Run(loop_, [&](Controller* c) { return c->Sacctmgr(caller, *req); }, reply);
 }
 

@@ -52,6 +52,7 @@ grpc::ServerUnaryReactor* NodeService::Relay(grpc::CallbackServerContext* ctx,
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   Status st = Check("Relay", *req);
   if (st.ok() && req->has_launch_step()) st = CheckRequestLimits(req->launch_step());
+  if (st.ok() && req->has_keepalive()) st = CheckRequestLimits(req->keepalive());
   if (st.ok() && !req->has_launch_step() && !req->has_keepalive()) {
     st = InvalidArgument("Relayed call is empty");
   }

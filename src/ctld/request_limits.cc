@@ -17,7 +17,8 @@ size_t LimitFor(std::string_view name) {
   static const std::set<std::string_view> kPaths = {
       "work_dir", "stdout_pattern", "stderr_pattern", "stdin_path", "command", "input_pattern"};
   static const std::set<std::string_view> kLists = {"nodelist", "exclude", "constraint",
-                                                    "dependency", "array_spec", "nodes", "args"};
+                                                    "dependency", "array_spec", "nodes", "args",
+                                                    "credential"};
   if (name == "script") return kMaxScriptBytes;
   if (kPaths.count(name)) return kMaxPathBytes;
   if (kLists.count(name)) return kMaxListBytes;
@@ -64,6 +65,11 @@ Status Check(const Message& m, std::string* detail, int depth) {
   std::vector<const FieldDescriptor*> fields;
   r->ListFields(m, &fields);
   for (const FieldDescriptor* f : fields) {
+    if (f->is_repeated() && f->cpp_type() != FieldDescriptor::CPPTYPE_STRING &&
+        static_cast<size_t>(r->FieldSize(m, f)) > kMaxRepeatedEntries) {
+      return TooLong(detail, fmt::format("{}: {} entries (limit {})", f->name(),
+                                         r->FieldSize(m, f), kMaxRepeatedEntries));
+    }
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       if (f->is_repeated()) {
         RETURN_IF_ERROR(CheckRepeated(m, r, f, detail));

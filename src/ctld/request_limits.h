@@ -1,6 +1,7 @@
 // Size limits on client requests, checked before anything else looks at them, so an
 // oversize request gets a clear error and never costs the controller more than a scan.
-// Every string field of the request (nested messages included) is bounded:
+// Every string field of the request (nested messages included) is bounded (the sizes
+// are in common/request_bounds.h, which the commands check too):
 //   JobSpec.script                          kMaxScriptBytes (4 MiB, Slurm's max_script_size)
 //   paths (work_dir, stdout/stderr/stdin patterns, command, input_pattern)  kMaxPathBytes
 //   hostlists and specs (nodelist, exclude, constraint, dependency, array_spec)
@@ -8,6 +9,7 @@
 //   env (repeated)                          kMaxEnvEntries entries, kMaxEnvBytes in total
 //   argv (repeated)                         kMaxArgvEntries entries, kMaxArgvBytes in total
 //   every other string                      kMaxStringBytes (1024, as Slurm)
+//   every other repeated field (ids, nested messages)  kMaxRepeatedEntries entries
 // A violation is kInvalidArgument with Slurm's ESLURM_PATHNAME_TOO_LONG text
 // ("Pathname of a file, directory or other parameter too long"); `detail` (optional)
 // receives which field and sizes, for the controller's log. The gRPC transport itself
@@ -19,19 +21,10 @@
 #include <cstddef>
 #include <string>
 
+#include "common/request_bounds.h"
 #include "common/status.h"
 
 namespace sluice::ctld {
-
-inline constexpr char kMsgTooLong[] = "Pathname of a file, directory or other parameter too long";
-inline constexpr size_t kMaxScriptBytes = 4 << 20;
-inline constexpr size_t kMaxPathBytes = 4096;
-inline constexpr size_t kMaxListBytes = 64 << 10;
-inline constexpr size_t kMaxStringBytes = 1024;
-inline constexpr size_t kMaxEnvEntries = 65536;
-inline constexpr size_t kMaxEnvBytes = 4 << 20;
-inline constexpr size_t kMaxArgvEntries = 65536;
-inline constexpr size_t kMaxArgvBytes = 2 << 20;
 
 Status CheckRequestLimits(const google::protobuf::Message& request, std::string* detail = nullptr);
 

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/hostlist.h"
 #include "ctld/controller.h"
@@ -209,11 +210,14 @@ Status Controller::PickReservationNodes(const ResvEdit& e, ReservationInfo* r) {
       chosen = candidates;
       flags.push_back("ALL_NODES");
     } else {
-      Expected<std::vector<std::string>> names = ExpandHostlist(*e.nodes);
+      // No more names than configured nodes (counted before expanding); dedup by set.
+      Expected<std::vector<std::string>> names =
+          ExpandHostlist(*e.nodes, std::max<size_t>(config_.nodes.size(), 1));
       if (!names.ok() || names->empty()) return InvalidArgument(kMsgBadNodeName);
+      std::set<std::string> seen;
       for (const std::string& n : *names) {
         if (!config_.FindNode(n)) return InvalidArgument(kMsgBadNodeName);
-        if (!Has(chosen, n)) chosen.push_back(n);
+        if (seen.insert(n).second) chosen.push_back(n);
       }
     }
     flags.push_back("SPEC_NODES");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <ctime>
 
 #include "common/slurm_format.h"
@@ -37,6 +38,18 @@ std::vector<std::string> SplitComma(std::string_view v) {
 bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
 }
+
+// Digits only, at most `max` (no exception, no overflow for a thousand digits).
+bool ParseBounded(std::string_view s, int64_t max, int64_t* out) {
+  if (!AllDigits(s)) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size() && *out <= max;
+}
+
+// Bounds on reservation numbers: a count of CPUs, GPUs or nodes, and a relative time
+// (now+N units stays within ~30 years, so `now + n * unit` cannot overflow).
+constexpr int64_t kMaxResvCount = 1000000000;
+constexpr int64_t kMaxResvOffsetS = int64_t{1} << 30;
 
 int64_t LocalTime(int y, int mo, int d, int h, int mi, int s) {
   std::tm tm{};
@@ -73,13 +86,16 @@ Status ParseTres(std::string_view v, ResvEdit* e) {
     size_t sep = key.find_first_of("=:", key.rfind('/') == std::string::npos ? 0 : key.rfind('/'));
     if (sep == std::string::npos) return InvalidArgument("Invalid TRES value: " + std::string(v));
     std::string name = key.substr(0, sep), count = key.substr(sep + 1);
-    if (!AllDigits(count)) return InvalidArgument("Invalid TRES value: " + std::string(v));
+    int64_t n = 0;
+    if (!ParseBounded(count, kMaxResvCount, &n)) {
+      return InvalidArgument("Invalid TRES value: " + std::string(v));
+    }
     if (name == "CPU") {
-      e->tres_cpus = std::stoll(count);
+      e->tres_cpus = n;
     } else if (name == "GRES/GPU") {
-      e->tres_gpus = std::stoll(count);
+      e->tres_gpus = n;
     } else if (name == "NODE") {
-      e->node_cnt = static_cast<int>(std::stoll(count));
+      e->node_cnt = static_cast<int>(n);
     } else {
       return InvalidArgument("Invalid TRES value: " + std::string(v));
     }
@@ -114,8 +130,10 @@ Expected<int64_t> ParseResvTime(std::string_view s, int64_t now) {
     std::string rest = u.substr(4);
     size_t digits = 0;
     while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
-    if (digits == 0) return bad;
-    const int64_t n = std::stoll(rest.substr(0, digits));
+    int64_t n = 0;
+    if (digits == 0 || !ParseBounded(std::string_view(rest).substr(0, digits), kMaxResvOffsetS, &n)) {
+      return bad;
+    }
     const std::string unit = rest.substr(digits);
     int64_t mult = 0;
     if (unit.empty() || std::string("SECONDS").rfind(unit, 0) == 0) mult = 1;
@@ -123,7 +141,7 @@ Expected<int64_t> ParseResvTime(std::string_view s, int64_t now) {
     else if (std::string("HOURS").rfind(unit, 0) == 0) mult = 3600;
     else if (std::string("DAYS").rfind(unit, 0) == 0) mult = 86400;
     else if (std::string("WEEKS").rfind(unit, 0) == 0) mult = 7 * 86400;
-    if (mult == 0) return bad;
+    if (mult == 0 || n > kMaxResvOffsetS / mult) return bad;
     return now + n * mult;
   }
   const std::tm today = LocalTm(now);
@@ -182,9 +200,9 @@ Expected<ResvEdit> ParseReservationArgs(const std::vector<std::string>& args, in
     } else if (key == "NODES" || key == "NODELIST") {
       e.nodes = Upper(v) == "ALL" ? "ALL" : v;
     } else if (key == "NODECNT" || key == "NODECOUNT") {
-      if (!AllDigits(v) || std::stoll(v) <= 0 || std::stoll(v) > 1000000)
-        return InvalidArgument("Invalid node count " + v);
-      e.node_cnt = static_cast<int>(std::stoll(v));
+      int64_t n = 0;
+      if (!ParseBounded(v, 1000000, &n) || n <= 0) return InvalidArgument("Invalid node count " + v);
+      e.node_cnt = static_cast<int>(n);
     } else if (key == "TRES") {
       RETURN_IF_ERROR(ParseTres(v, &e));
     } else if (key == "USERS" || key == "USER") {

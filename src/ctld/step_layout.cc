@@ -1,7 +1,9 @@
 #include "ctld/step_layout.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <set>
 
 #include "common/hostlist.h"
 
@@ -19,14 +21,19 @@ Expected<std::vector<int>> CandidateNodes(const JobInfo& job, const std::string&
   auto sorted = ExpandHostlist(CompressHostlistSorted(names));
   std::vector<std::string> order = sorted.ok() ? *sorted : names;
   if (!only.empty()) {
+    // No more names than the allocation has nodes: counted before it is expanded.
+    auto count = CountHostlist(only);
+    if (!count.ok()) return InvalidArgument("Invalid node name specified");
+    if (*count > index.size()) return InvalidArgument(kMsgStepNodeConfig);
     auto want = ExpandHostlist(only);
     if (!want.ok()) return InvalidArgument("Invalid node name specified");
     for (const std::string& n : *want) {
       if (!index.count(n)) return InvalidArgument(kMsgStepNodeConfig);
     }
+    const std::set<std::string> wanted(want->begin(), want->end());
     std::vector<std::string> kept;
     for (const std::string& n : order) {
-      if (std::find(want->begin(), want->end(), n) != want->end()) kept.push_back(n);
+      if (wanted.count(n)) kept.push_back(n);
     }
     order = kept;
   }
@@ -94,6 +101,11 @@ Expected<StepLayout> PlanStepLayout(const JobInfo& job, const StepRequest& req) 
   ASSIGN_OR_RETURN(std::vector<int> cand, CandidateNodes(job, req.nodelist()));
   int avail = static_cast<int>(cand.size());
   if (avail == 0 || req.nodes() > avail) return InvalidArgument(kMsgStepNodeConfig);
+  // Bounded before the per-rank tables below are sized (and before any product).
+  if (req.ntasks_per_node() > kMaxStepTasksPerNode ||
+      int64_t{req.ntasks()} > int64_t{avail} * kMaxStepTasksPerNode) {
+    return InvalidArgument(kMsgBadTaskCount);
+  }
   StepLayout l;
   l.cyclic = req.distribution() == "cyclic";
   l.ntasks_per_node = req.ntasks_per_node();

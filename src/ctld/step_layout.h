@@ -8,8 +8,10 @@
 //     otherwise tasks are spread evenly, the first nodes taking the remainder);
 //     cyclic deals ranks round-robin over the same per-node counts.
 // Errors (kInvalidArgument, Slurm's wording): more nodes than the allocation has, a
-// -w node outside it, more tasks than --ntasks-per-node allows, --gpus-per-task beyond
-// a node's GPUs.
+// -w node outside it (or a -w list naming more nodes than it has), more tasks than
+// --ntasks-per-node allows, --gpus-per-task beyond a node's GPUs; more than
+// kMaxStepTasksPerNode tasks per node (Slurm's MaxTasksPerNode default) ->
+// kMsgBadTaskCount, checked before anything is sized by the task count.
 #pragma once
 
 #include <string>
@@ -22,6 +24,8 @@
 namespace sluice::ctld {
 
 inline constexpr char kMsgStepNodeConfig[] = "Requested node configuration is not available";
+inline constexpr char kMsgBadTaskCount[] = "Task count specification invalid";
+inline constexpr int kMaxStepTasksPerNode = 512;
 
 struct StepLayout {
   std::vector<int> alloc_index;              // per step node: index into job.alloc()

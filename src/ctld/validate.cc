@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
+#include <unordered_set>
 
+#include "common/array_spec.h"
 #include "common/hostlist.h"
 #include "common/signal_spec.h"
 #include "ctld/impossible_request.h"
@@ -12,13 +15,21 @@ namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
 
-// Expands a --nodelist/--exclude expression; every name must be a configured node.
+std::unordered_set<std::string_view> NodeNames(const Config& config) {
+  std::unordered_set<std::string_view> out;
+  for (const auto& n : config.nodes) out.insert(n.name);
+  return out;
+}
+
+// Expands a --nodelist/--exclude expression; every name must be a configured node, so
+// a list naming more nodes than the cluster has is refused before it is expanded.
 Expected<std::vector<std::string>> ExpandNodes(const Config& config, const std::string& expr) {
   if (expr.empty()) return std::vector<std::string>();
-  auto names = ExpandHostlist(expr);
+  auto names = ExpandHostlist(expr, std::max<size_t>(config.nodes.size(), 1));
   if (!names.ok()) return InvalidArgument(kMsgBadNodeName);
+  const auto known = NodeNames(config);
   for (const auto& n : *names) {
-    if (!LookupNode(config, n)) return InvalidArgument(kMsgBadNodeName);
+    if (!known.count(n)) return InvalidArgument(kMsgBadNodeName);
   }
   return names;
 }
@@ -187,6 +198,10 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
   JobSpec* spec = job->mutable_spec();
   RETURN_IF_ERROR(CheckScript(*spec));
   if (!spec->signal().empty()) RETURN_IF_ERROR(ParseSignalSpec(spec->signal()).status());
+  // MaxArraySize before anything is expanded for the array (array_dep_ops.cc does).
+  if (!spec->array_spec().empty()) {
+    RETURN_IF_ERROR(ParseArrayRanges(spec->array_spec(), config.max_array_size).status());
+  }
   const PartitionConfig* part = spec->partition().empty()
                                     ? LookupDefaultPartition(config)
                                     : LookupPartition(config, spec->partition());
@@ -199,11 +214,10 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
   RETURN_IF_ERROR(CheckTimeLimit(*part, job));
   ASSIGN_OR_RETURN(auto required, ExpandNodes(config, spec->nodelist()));
   ASSIGN_OR_RETURN(auto excluded, ExpandNodes(config, spec->exclude()));
+  const std::unordered_set<std::string_view> in_part(part->nodes.begin(), part->nodes.end());
+  const std::unordered_set<std::string_view> out(excluded.begin(), excluded.end());
   for (const auto& n : required) {
-    if (std::find(part->nodes.begin(), part->nodes.end(), n) == part->nodes.end() ||
-        std::find(excluded.begin(), excluded.end(), n) != excluded.end()) {
-      return InvalidArgument(kMsgNodeConfig);
-    }
+    if (!in_part.count(n) || out.count(n)) return InvalidArgument(kMsgNodeConfig);
   }
   ASSIGN_OR_RETURN(Shape shape, ComputeShape(config, *part, *spec, required.size()));
   RETURN_IF_ERROR(ComputeGpus(*spec, shape, job));
