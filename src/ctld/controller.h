@@ -164,6 +164,8 @@ class Controller {
   // SIGNAL_KILL_STALE to one node of an ending job, with the job (its Epilog input).
   void SendJobEndTo(const std::string& node, const JobInfo& job);
   void SendSignalRequest(const std::string& node, SignalJobRequest req);
+  // Kills one step run on `node` whose launch had an unknown outcome (step_ops.cc).
+  void KillStepOn(const std::string& node, int64_t job_id, int32_t step_id);
   bool SignalStillApplies(const NodeRuntime& n, const SignalJobRequest& req) const;
   void ResendSignals(NodeRuntime* n);  // node_ops.cc
 

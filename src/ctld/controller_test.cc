@@ -512,6 +512,36 @@ StepRequest StepReq(int64_t job_id) {
   return r;
 }
 
+// A step launch whose outcome is unknown on one node fails for srun, and that node is
+// told to kill the step (and never start it); a refused one needs no kill.
+TEST_F(ControllerTest, StepLaunchWithUnknownOutcomeIsKilledOnThatNode) {
+  RegisterAll();
+  SubmitRequest r = Req(2);
+  r.mutable_spec()->set_min_nodes(2);
+  int64_t id = Submit(kAlice, r);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  link_.task_results["node02"] = UnknownOutcome("Socket closed");
+  link_.task_errors["node01"] = "cannot start sluice-stepd";
+  auto s0 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
+  ASSERT_TRUE(s0.ok()) << s0.status().message();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  std::vector<std::string> errors;
+  s0->latch->OnDone([&](const std::vector<std::string>& e) { errors = e; });
+  EXPECT_EQ(errors.size(), 2u);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  int kills = 0;
+  for (const auto& [to, sig] : link_.signals) {
+    if (sig.kind() != SIGNAL_KILL_STALE) continue;
+    ++kills;
+    EXPECT_EQ(to.node, "node02");
+    EXPECT_EQ(sig.job_id(), id);
+    ASSERT_TRUE(sig.has_step_id());
+    EXPECT_EQ(sig.step_id(), s0->reply.step_id());
+  }
+  EXPECT_EQ(kills, 1);
+}
+
 TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
   RegisterAll();
   SubmitRequest r = Req(2);

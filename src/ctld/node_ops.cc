@@ -204,8 +204,8 @@ bool Controller::SignalStillApplies(const NodeRuntime& n, const SignalJobRequest
   const JobInfo* job = jobs_.Find(req.job_id());
   bool held_here = job && n.jobs.count(req.job_id());
   switch (req.kind()) {
-    case SIGNAL_KILL_STALE:  // the node must not run the job any more
-      return !held_here;
+    case SIGNAL_KILL_STALE:  // the node must not run the job (or that step) any more
+      return req.has_step_id() || !held_here;
     case SIGNAL_CANCEL:
       return held_here && (job->completing() || job->state() == JOB_COMPLETING);
     case SIGNAL_DELIVER:

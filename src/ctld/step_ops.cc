@@ -122,13 +122,27 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
     for (const std::string& a : addrs) s->add_step_node_addrs(a);
     AgentAddress to = AddressOf(layout.nodes[i]);
     std::shared_ptr<LaunchLatch> latch = start.latch;
-    SendAfterCommit([this, to, lreq = std::move(lreq), latch]() mutable {
-      agents_->LaunchTasks(to, std::move(lreq), [latch, node = to.node](Status st) {
+    SendAfterCommit([this, to, lreq = std::move(lreq), latch, job_id = job->job_id(),
+                     step_id]() mutable {
+      agents_->LaunchTasks(to, std::move(lreq), [this, latch, node = to.node, job_id,
+                                                 step_id](Status st) {
         latch->Done(node, st.ok() ? "" : st.message());
+        if (st.code() != Code::kUnknown) return;
+        // The tasks may have started there although srun counts the launch failed.
+        auto kill = [this, node, job_id, step_id] { KillStepOn(node, job_id, step_id); };
+        post_ ? post_(kill) : kill();
       });
     });
   }
   return start;
+}
+
+void Controller::KillStepOn(const std::string& node, int64_t job_id, int32_t step_id) {
+  SignalJobRequest req;
+  req.set_job_id(job_id);
+  req.set_kind(SIGNAL_KILL_STALE);
+  req.set_step_id(step_id);
+  SendSignalRequest(node, std::move(req));
 }
 
 Status Controller::CheckRelay(const std::string& node, int64_t job_id) const {

@@ -21,6 +21,7 @@ struct FakeAgentLink : AgentLink {
   std::vector<std::pair<AgentAddress, UpdateJobLimitRequest>> limits;
   std::vector<LaunchTasksRequest> tasks;
   std::map<std::string, std::string> task_errors;  // node -> its LaunchTasks' error
+  std::map<std::string, Status> task_results;      // node -> its LaunchTasks' outcome
 
   void Launch(const AgentAddress& to, LaunchJobRequest req,
               std::function<void(Status)> done) override {
@@ -40,7 +41,10 @@ struct FakeAgentLink : AgentLink {
                    std::function<void(Status)> done) override {
     tasks.push_back(std::move(req));
     auto error = task_errors.find(to.node);
-    if (done) done(error == task_errors.end() ? Status::Ok() : Internal(error->second));
+    auto result = task_results.find(to.node);
+    if (!done) return;
+    if (result != task_results.end()) return done(result->second);
+    done(error == task_errors.end() ? Status::Ok() : Internal(error->second));
   }
 };
 

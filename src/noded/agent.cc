@@ -126,6 +126,10 @@ Status Agent::SendToStepd(int64_t job_id, const StepdRequest& req) {
 SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   if (req.kind() == SIGNAL_DELIVER) return Deliver(req);
   SignalJobReply reply;
+  if (req.kind() == SIGNAL_KILL_STALE && req.has_step_id()) {
+    KillGivenUpStep(req.job_id(), req.step_id());
+    return reply;
+  }
   // The kill of a lost run can arrive after the requeued job's next run was launched
   // here (both are sent at once): that run is not stale.
   if (req.kind() == SIGNAL_KILL_STALE && req.has_job()) {

@@ -103,8 +103,14 @@ class Agent {
   void KillStale(int64_t job_id);
   Status SendToStepd(int64_t job_id, const StepdRequest& req);
   std::vector<TrackedJob> ScanAndSettle();
-  // SIGTERM to the step supervisors of `job_id` (they TERM, then KILL, their tasks).
-  void SignalSteps(int64_t job_id, int sig);
+  // `sig` to the step supervisors of `job_id` (SIGTERM: they TERM, then KILL, their
+  // tasks), or of its step `step_id` only (>= 0).
+  void SignalSteps(int64_t job_id, int sig, int32_t step_id = -1);
+  // A step the controller gave up (its launch's outcome was unknown): killed, and never
+  // started afterwards (a late launch is refused). Bounded, oldest dropped.
+  void KillGivenUpStep(int64_t job_id, int32_t step_id);
+  std::set<std::pair<int64_t, int32_t>> given_up_steps_;  // guarded by mu_
+  std::deque<std::pair<int64_t, int32_t>> given_up_order_;
   // The live steps' shares of this node, for the registration (agent_steps.cc).
   void ReportSteps(RegisterNodeRequest* req);
   void AdoptSteps();

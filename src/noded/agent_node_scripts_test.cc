@@ -115,6 +115,22 @@ TEST_F(AgentNodeScripts, FailedPrologFailsTheLaunchAndIsReported) {
   EXPECT_EQ(Log(), "prolog 8 n2\n");
 }
 
+// A step the controller gave up (its launch's outcome was unknown) is never started
+// here afterwards; the job's other steps and its Epilog are not touched.
+TEST_F(AgentNodeScripts, GivenUpStepIsNeverStartedAfterItsKill) {
+  SignalJobRequest req;
+  req.set_job_id(12);
+  req.set_kind(SIGNAL_KILL_STALE);
+  req.set_step_id(3);
+  agent_->Signal(req);
+  LaunchTasksReply r = agent_->LaunchTasks(Step(12, 3, "n1"));
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("given up"), std::string::npos) << r.error();
+  r = agent_->LaunchTasks(Step(12, 4, "n1"));  // fails only for the missing stepd
+  EXPECT_EQ(r.error().find("given up"), std::string::npos) << r.error();
+  EXPECT_EQ(Log(), "prolog 12 n2\n");
+}
+
 TEST_F(AgentNodeScripts, BatchHostLeavesThemToItsStepd) {
   agent_->LaunchTasks(Step(9, 0, "n2"));
   KillStale(9);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -59,7 +60,10 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_relay_socket(options_.relay_socket);
     std::string dir = fmt::format("{}/step.{}.{}", jobs_->spool(), launch.job_id(), launch.step_id());
     std::lock_guard<std::mutex> lock(mu_);
-    if (::mkdir(dir.c_str(), 0700) != 0) {
+    if (given_up_steps_.count({launch.job_id(), launch.step_id()})) {
+      st = FailedPrecondition(fmt::format("step {}.{} was given up by the controller",
+                                          launch.job_id(), launch.step_id()));
+    } else if (::mkdir(dir.c_str(), 0700) != 0) {
       // Already there: a retried launch of a running step is acknowledged.
       if (errno != EEXIST) st = Internal(fmt::format("mkdir {}: {}", dir, std::strerror(errno)));
     } else {
@@ -86,17 +90,38 @@ RelayReply Agent::Relay(RelayRequest req) {
   return controller_->Relay(std::move(req));
 }
 
-void Agent::SignalSteps(int64_t job_id, int sig) {
+void Agent::SignalSteps(int64_t job_id, int sig, int32_t step_id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto [begin, end] = steps_.equal_range(job_id);
+  const std::string suffix = fmt::format("/step.{}.{}", job_id, step_id);
   for (auto it = begin; it != end;) {
-    if (IsStepSupervisor(it->second.pid, it->second.dir, launcher_->IsChild(it->second.pid))) {
+    const std::string& dir = it->second.dir;
+    if (step_id >= 0 && (dir.size() < suffix.size() ||
+                         dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) != 0)) {
+      ++it;
+    } else if (IsStepSupervisor(it->second.pid, it->second.dir, launcher_->IsChild(it->second.pid))) {
       ::kill(it->second.pid, sig);
       ++it;
     } else {
       it = steps_.erase(it);
     }
   }
+}
+
+void Agent::KillGivenUpStep(int64_t job_id, int32_t step_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (given_up_steps_.insert({job_id, step_id}).second) {
+      given_up_order_.push_back({job_id, step_id});
+      if (given_up_order_.size() > 1024) {
+        given_up_steps_.erase(given_up_order_.front());
+        given_up_order_.pop_front();
+      }
+    }
+  }
+  SignalSteps(job_id, SIGKILL, step_id);
+  std::fprintf(stderr, "sluiced: killed step %lld.%d: given up by the controller\n",
+               static_cast<long long>(job_id), step_id);
 }
 
 void Agent::AdoptSteps() {

@@ -92,6 +92,7 @@ TEST_F(Srun, StepsInsideTheJobGoThroughTheirNodeAgent) {
   std::string out = ReadFile("relay-" + std::to_string(id) + ".out");
   std::vector<std::string> lines = SplitLines(out);
   ASSERT_GE(lines.size(), 4u) << out;
+  std::sort(lines.begin(), lines.begin() + 2);  // the two tasks' lines come in either order
   for (int rank = 0; rank < 2; ++rank) {
     std::string node = rank == 0 ? "node01" : "node02";
     std::istringstream in(lines[rank]);
