@@ -77,6 +77,19 @@ class ControllerHarness : public ::testing::Test {
     ASSERT_TRUE(ctl_->Commit().ok());
   }
 
+  // Submits a one-CPU batch job as uid 1000 and runs a scheduling pass; returns its id.
+  int64_t SubmitAndStart() {
+    SubmitRequest r;
+    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+    r.mutable_spec()->set_work_dir("/tmp");
+    auto rep = ctl_->Submit({1000, 1000}, r);
+    EXPECT_TRUE(rep.ok());
+    EXPECT_TRUE(ctl_->Commit().ok());
+    ctl_->SchedulePass();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    return rep.ok() ? rep->job_id() : -1;
+  }
+
   std::string dir_;
   ManualClock clock_;
   FakeAgentLink link_;

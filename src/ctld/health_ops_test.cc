@@ -41,17 +41,6 @@ class HealthOps : public testing::ControllerHarness {
     ASSERT_TRUE(ctl_->UpdateNode({kAdmin, kAdmin}, r).ok());
     ASSERT_TRUE(ctl_->Commit().ok());
   }
-  int64_t StartJob() {
-    SubmitRequest r;
-    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
-    r.mutable_spec()->set_work_dir("/tmp");
-    auto rep = ctl_->Submit({1000, 1000}, r);
-    EXPECT_TRUE(rep.ok());
-    EXPECT_TRUE(ctl_->Commit().ok());
-    ctl_->SchedulePass();
-    EXPECT_TRUE(ctl_->Commit().ok());
-    return rep->job_id();
-  }
   void End(int64_t id, bool prolog_failed, bool epilog_failed) {
     JobEndedRequest e;
     e.set_node(ctl_->jobs().Find(id)->alloc(0).node());
@@ -89,12 +78,12 @@ TEST_F(HealthOps, FailureDrainsOncePerRunAndPassLiftsOnlyItsOwnDrain) {
 
 TEST_F(HealthOps, RepliesCarryAllocatedCpus) {
   EXPECT_EQ(Beat("node01", 1, false, "").alloc_cpus(), 0);
-  StartJob();
+  SubmitAndStart();
   EXPECT_EQ(Beat("node01", 2, false, "").alloc_cpus(), 1);
 }
 
 TEST_F(HealthOps, PrologFailureDrainsAndRequeuesEpilogFailureDrains) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   ASSERT_EQ(ctl_->jobs().Find(id)->alloc(0).node(), "node01");
   End(id, true, false);
   EXPECT_EQ(ctl_->jobs().Find(id)->state(), JOB_PENDING);
@@ -112,7 +101,7 @@ TEST_F(HealthOps, PrologFailureDrainsAndRequeuesEpilogFailureDrains) {
 // An agent that cannot be reached for a launch (restarting) is not drained: the job is
 // requeued and the node takes no new job until the agent registers again.
 TEST_F(HealthOps, UnreachableAgentAtLaunchIsNotDrained) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   ASSERT_EQ(link_.launches.size(), 1u);
   link_.launches[0].done(Unavailable("failed to connect to all addresses"));
   ASSERT_TRUE(ctl_->Commit().ok());
@@ -130,7 +119,7 @@ TEST_F(HealthOps, UnreachableAgentAtLaunchIsNotDrained) {
 // its batch host yet (the LaunchJob still in flight): it is launched again (the agent
 // runs a job/restart pair once) instead of being requeued; an old one is lost.
 TEST_F(HealthOps, RestartRelaunchesAJustStartedJobMissingFromRegistration) {
-  int64_t fresh = StartJob();
+  int64_t fresh = SubmitAndStart();
   clock_.Advance(1);
   Restart();
   size_t launches = link_.launches.size();

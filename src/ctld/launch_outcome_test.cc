@@ -18,17 +18,6 @@ class LaunchOutcome : public testing::ControllerHarness {
     c.slurmd_timeout_s = 10;
     return c;
   }
-  int64_t StartJob() {
-    SubmitRequest r;
-    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
-    r.mutable_spec()->set_work_dir("/tmp");
-    auto rep = ctl_->Submit({1000, 1000}, r);
-    EXPECT_TRUE(rep.ok());
-    EXPECT_TRUE(ctl_->Commit().ok());
-    ctl_->SchedulePass();
-    EXPECT_TRUE(ctl_->Commit().ok());
-    return rep->job_id();
-  }
   const JobInfo& Job(int64_t id) { return *ctl_->jobs().Find(id); }
   // `node` registers again reporting `jobs` (job id, restarts) as running.
   RegisterNodeReply Reregister(const std::string& node,
@@ -60,7 +49,7 @@ class LaunchOutcome : public testing::ControllerHarness {
 // The agent started the run and died before answering ("Socket closed"): the job is not
 // started elsewhere; the restarted agent reports the run and it goes on there.
 TEST_F(LaunchOutcome, UnknownOutcomeKeepsTheRunUntilTheAgentReportsIt) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   ASSERT_EQ(link_.launches.size(), 1u);
   ASSERT_EQ(link_.launches[0].to.node, "node01");
   link_.launches[0].done(UnknownOutcome("Socket closed"));
@@ -83,7 +72,7 @@ TEST_F(LaunchOutcome, UnknownOutcomeKeepsTheRunUntilTheAgentReportsIt) {
 // The launch never got there: the agent's registration does not list the run, so the job
 // is requeued then, and runs once elsewhere.
 TEST_F(LaunchOutcome, UnknownOutcomeRequeuesWhenTheRegistrationLacksTheRun) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   link_.launches[0].done(UnknownOutcome("Deadline Exceeded"));
   ASSERT_TRUE(ctl_->Commit().ok());
   Reregister("node01", {});
@@ -98,7 +87,7 @@ TEST_F(LaunchOutcome, UnknownOutcomeRequeuesWhenTheRegistrationLacksTheRun) {
 // The agent never comes back: the job is requeued when the node is declared DOWN after
 // SlurmdTimeout, not before.
 TEST_F(LaunchOutcome, UnknownOutcomeRequeuesWhenTheNodeGoesDown) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   link_.launches[0].done(UnknownOutcome("Socket closed"));
   ASSERT_TRUE(ctl_->Commit().ok());
   Beat("node02");
@@ -121,7 +110,7 @@ TEST_F(LaunchOutcome, UnknownOutcomeRequeuesWhenTheNodeGoesDown) {
 // An agent's report of an older run (the run the controller gave up) is not the current
 // run: that one is killed, and the current run, not there, is lost with the node.
 TEST_F(LaunchOutcome, RegistrationOfAnOlderRunKillsItAndLosesTheCurrentOne) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   link_.launches[0].done(UnknownOutcome("Socket closed"));
   ASSERT_TRUE(ctl_->Commit().ok());
   RegisterNodeReply reply = Reregister("node01", {{id, 7}});
@@ -132,7 +121,7 @@ TEST_F(LaunchOutcome, RegistrationOfAnOlderRunKillsItAndLosesTheCurrentOne) {
 
 // An end report of another run of the job never ends the current one.
 TEST_F(LaunchOutcome, EndReportOfAnotherRunIsIgnored) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   link_.launches[0].done(Status::Ok());
   JobEndedRequest e;
   e.set_node("node01");
@@ -155,7 +144,7 @@ TEST_F(LaunchOutcome, LaunchesCarryTheNodesSession) {
   int64_t first = Reregister("node01", {}).session();
   int64_t second = Reregister("node01", {}).session();
   EXPECT_GT(second, first);
-  StartJob();
+  SubmitAndStart();
   ASSERT_EQ(link_.launches.size(), 1u);
   EXPECT_EQ(link_.launches[0].req.session(), second);
   clock_.Advance(1);
@@ -166,7 +155,7 @@ TEST_F(LaunchOutcome, LaunchesCarryTheNodesSession) {
 // A cancel that did not surely arrive is sent again at the node's next heartbeat; a
 // user's signal that may have arrived is not delivered twice.
 TEST_F(LaunchOutcome, LostCancelIsResentWhenTheNodeAnswers) {
-  int64_t id = StartJob();
+  int64_t id = SubmitAndStart();
   link_.launches[0].done(Status::Ok());
   link_.signal_result = UnknownOutcome("Socket closed");
   CancelRequest sig;

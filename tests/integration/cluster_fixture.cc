@@ -42,7 +42,15 @@ void ClusterTest::SetUp() {
   ASSERT_TRUE(st.ok()) << st.message();
 }
 
+void ClusterTest::UseFaultBuilds(LocalClusterOptions* o) {
+  o->agent_bin = "sluiced-faults";
+  o->ctld_bin = "sluicectld-faults";
+  fs::create_directories(fault_dir());
+  setenv("SLUICE_FAULT_DIR", fault_dir().c_str(), 1);
+}
+
 void ClusterTest::TearDown() {
+  unsetenv("SLUICE_FAULT_DIR");
   if (cluster_) cluster_->Down();
   // Leave the directory behind when a test failed, for the logs.
   if (!HasFailure()) {

@@ -36,6 +36,10 @@ class ClusterTest : public ::testing::Test {
   // Id of the newest job squeue knows (all states); 0 when none.
   int64_t LastJobId();
   std::string work_dir() const { return work_dir_; }
+  // For Options(): run the test-only daemons (sluiced-faults, sluicectld-faults) with
+  // their fault files in fault_dir() (SLUICE_FAULT_DIR, unset again at TearDown).
+  void UseFaultBuilds(LocalClusterOptions* o);
+  std::string fault_dir() const { return work_dir_ + "/faults"; }
 
   std::unique_ptr<LocalCluster> cluster_;
   std::string root_dir_;

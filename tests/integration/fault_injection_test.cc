@@ -142,16 +142,8 @@ class FaultInjection : public ClusterTest {
     LocalClusterOptions o = ClusterTest::Options();
     o.kill_wait_s = 1;
     o.slurmd_timeout_s = 10;  // agents come back well within it: no node-loss requeues
-    o.agent_bin = "sluiced-faults";
-    o.ctld_bin = "sluicectld-faults";
-    fault_dir_ = work_dir() + "/faults";
-    fs::create_directories(fault_dir_);
-    setenv("SLUICE_FAULT_DIR", fault_dir_.c_str(), 1);
+    UseFaultBuilds(&o);
     return o;
-  }
-  void TearDown() override {
-    unsetenv("SLUICE_FAULT_DIR");
-    ClusterTest::TearDown();
   }
   int NodeIndex(const std::string& node) const {
     for (int i = 0; i < 4; ++i) {
@@ -181,7 +173,7 @@ class FaultInjection : public ClusterTest {
   // restarts it and returns true.
   bool CrashAgentInLaunch(std::mt19937_64& rng) {
     int i = static_cast<int>(rng() % 4);
-    std::string armed = fault_dir_ + "/die-after-spawn." + cluster_->NodeName(i);
+    std::string armed = fault_dir() + "/die-after-spawn." + cluster_->NodeName(i);
     std::ofstream(armed) << "armed\n";
     int64_t deadline = RealClock::MonotonicMs() + 3000;
     while (fs::exists(armed) && RealClock::MonotonicMs() < deadline) usleep(20'000);
@@ -194,7 +186,7 @@ class FaultInjection : public ClusterTest {
   // 3 s for it to get there), then restarts it.
   bool CrashControllerAt(std::mt19937_64& rng) {
     const char* points[] = {"commit", "committed", "pass"};
-    std::string armed = fault_dir_ + "/ctld-die-at." + points[rng() % 3];
+    std::string armed = fault_dir() + "/ctld-die-at." + points[rng() % 3];
     std::ofstream(armed) << "armed\n";
     int64_t deadline = RealClock::MonotonicMs() + 3000;
     while (fs::exists(armed) && RealClock::MonotonicMs() < deadline) usleep(20'000);
@@ -207,7 +199,7 @@ class FaultInjection : public ClusterTest {
 
   // A slow disk: every controller commit stalls 200-800 ms, for 2-5 s.
   void SlowDisk(std::mt19937_64& rng) {
-    std::string slow = fault_dir_ + "/ctld-slow-commit";
+    std::string slow = fault_dir() + "/ctld-slow-commit";
     std::ofstream(slow) << 200 + rng() % 600 << "\n";
     usleep(static_cast<useconds_t>(2000 + rng() % 3000) * 1000);
     fs::remove(slow);
@@ -249,7 +241,6 @@ class FaultInjection : public ClusterTest {
     }
     return states;
   }
-  std::string fault_dir_;
 
   // Kills the script process of a random running job (verified through its environment).
   bool KillRandomJob(std::mt19937_64& rng, std::set<int64_t>* killed) {

@@ -2,7 +2,6 @@
 // stepd and answering the controller's LaunchJob (the test-only agent build
 // sluiced-faults, armed by a file): the controller does not know whether the run started,
 // so it must not start it elsewhere; the restarted agent reports the run and it goes on.
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,19 +20,11 @@ class LaunchCrash : public ClusterTest {
  protected:
   LocalClusterOptions Options() override {
     LocalClusterOptions o = ClusterTest::Options();
-    o.agent_bin = "sluiced-faults";
+    UseFaultBuilds(&o);
     o.slurmd_timeout_s = 30;  // the agent comes back well within it
-    fault_dir_ = work_dir() + "/faults";
-    fs::create_directories(fault_dir_);
-    setenv("SLUICE_FAULT_DIR", fault_dir_.c_str(), 1);
     return o;
   }
-  void TearDown() override {
-    unsetenv("SLUICE_FAULT_DIR");
-    ClusterTest::TearDown();
-  }
-  std::string Armed(int i) const { return fault_dir_ + "/die-after-spawn." + cluster_->NodeName(i); }
-  std::string fault_dir_;
+  std::string Armed(int i) const { return fault_dir() + "/die-after-spawn." + cluster_->NodeName(i); }
 };
 
 TEST_F(LaunchCrash, AgentKilledBetweenStepdStartAndAnswerRunsTheJobOnce) {
