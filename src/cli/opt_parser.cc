@@ -64,14 +64,18 @@ class Parser {
     }
     if (!def) {
       if (cands.empty()) return Error("unrecognized option '" + a + "'");
-      bool same = true;
-      for (auto* c : cands) same = same && c->id == cands[0]->id && c->arg == cands[0]->arg;
-      if (!same) {
-        std::string m = "option '--" + name + "' is ambiguous; possibilities:";
-        for (auto* c : cands) m += std::string(" '--") + c->long_name + "'";
+      // Like glibc: prefixes of aliases (same id and argument kind) are one option; the
+      // message quotes the word as typed ("--state=R") and lists the first candidate and
+      // each one that differs from it.
+      def = cands[0];
+      std::vector<const OptionDef*> differing;
+      for (auto* c : cands)
+        if (c->id != def->id || c->arg != def->arg) differing.push_back(c);
+      if (!differing.empty()) {
+        std::string m = "option '" + a + "' is ambiguous; possibilities: '--" + def->long_name + "'";
+        for (auto* c : differing) m += std::string(" '--") + c->long_name + "'";
         return Error(m);
       }
-      def = cands[0];
     }
     ParsedOption opt{def->id, "", false, std::string("--") + def->long_name};
     if (eq != std::string_view::npos) {

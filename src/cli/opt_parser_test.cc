@@ -52,7 +52,7 @@ TEST(OptParser, AmbiguousPrefix) {
   auto p = ParseCommandLine("x", {"--state=R"}, kDefs);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().message(),
-            "x: option '--state' is ambiguous; possibilities: '--states' '--state-file'");
+            "x: option '--state=R' is ambiguous; possibilities: '--states' '--state-file'");
 }
 
 TEST(OptParser, OptionalArgumentTakesNextWordWhenAsked) {
@@ -83,6 +83,68 @@ TEST(OptParser, GlibcMessages) {
   EXPECT_EQ(e({"--job-name"}), "sbatch: option '--job-name' requires an argument");
   EXPECT_EQ(e({"--parsable=1"}), "sbatch: option '--parsable' doesn't allow an argument");
   EXPECT_EQ(e({"-", "x"}), "ok");
+}
+
+// What glibc's getopt_long does, checked against it with the same option table.
+TEST(OptParser, AmbiguityIgnoresAliasesAndQuotesTheWordAsTyped) {
+  std::vector<OptionDef> defs = kDefs;
+  defs.push_back({"statez", 0, ArgKind::kRequired, 5});  // alias of --states
+  defs.push_back({"cluster", 'M', ArgKind::kRequired, 9});
+  defs.push_back({"clusters", 0, ArgKind::kRequired, 9});
+  auto p = ParseCommandLine("x", {"--stat", "x"}, defs);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "x: option '--stat' is ambiguous; possibilities: '--states' '--state-file'");
+  auto q = ParseCommandLine("x", {"--clus=a", "--cluster", "b"}, defs);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->options[0].id, 9);
+  EXPECT_EQ(q->options[0].value, "a");
+  EXPECT_EQ(q->options[1].value, "b");
+}
+
+TEST(OptParser, OptionsWithValuesPermutedAfterPositionals) {
+  auto p = ParseCommandLine("x", {"show", "-J", "n", "node", "--states", "R", "--parsab", "n1"},
+                            kDefs);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->positionals, (std::vector<std::string>{"show", "node", "n1"}));
+  ASSERT_EQ(p->options.size(), 3u);
+  EXPECT_EQ(p->options[0].value, "n");
+  EXPECT_EQ(p->options[1].value, "R");
+  EXPECT_EQ(p->options[2].id, 2);
+}
+
+TEST(OptParser, RequiredArgumentMayStartWithDash) {
+  auto p = ParseCommandLine("x", {"-J", "-H", "--job-name", "--parsable", "--states=-x"}, kDefs);
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->options.size(), 3u);
+  EXPECT_EQ(p->options[0].value, "-H");
+  EXPECT_EQ(p->options[1].value, "--parsable");
+  EXPECT_EQ(p->options[2].value, "-x");
+}
+
+TEST(OptParser, DoubleDashEndsOptionsInEitherOrder) {
+  ParseSettings s;
+  s.stop_at_first_positional = true;
+  auto p = ParseCommandLine("x", {"-H", "--", "-v", "a"}, kDefs, s);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->options.size(), 1u);
+  EXPECT_EQ(p->positionals, (std::vector<std::string>{"-v", "a"}));
+  auto q = ParseCommandLine("x", {"a", "--", "--", "-v"}, kDefs);
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(q->options.empty());
+  EXPECT_EQ(q->positionals, (std::vector<std::string>{"a", "--", "-v"}));
+}
+
+TEST(OptParser, MoreGlibcMessages) {
+  auto e = [&](std::vector<std::string> args) {
+    auto p = ParseCommandLine("scontrol", args, kDefs);
+    return p.ok() ? std::string("ok") : p.status().message();
+  };
+  EXPECT_EQ(e({"--bogus=3"}), "scontrol: unrecognized option '--bogus=3'");
+  EXPECT_EQ(e({"-H-"}), "scontrol: invalid option -- '-'");
+  EXPECT_EQ(e({"--j=3"}),
+            "scontrol: option '--j=3' is ambiguous; possibilities: '--job-name' '--jobs'");
+  EXPECT_EQ(e({"show", "--verbose=2"}), "scontrol: option '--verbose' doesn't allow an argument");
 }
 
 }  // namespace

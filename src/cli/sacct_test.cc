@@ -290,5 +290,18 @@ TEST_F(SacctTest, SreportDownFromNodeEvents) {
   EXPECT_TRUE(t.api.acct_requests.back().node_events());
 }
 
+TEST_F(SacctTest, GetoptOrderAndAbbreviations) {
+  Job(5, "train", JOB_COMPLETED, 2);
+  EXPECT_EQ(Run({"-X", "-n", "-P", "-o", "JobID,State", "-j", "5"}), 0);
+  const std::string want = t.out.str();
+  t.out.str("");
+  EXPECT_EQ(Run({"--jobs", "5", "--allocations", "--noh", "--parsable2", "--form=JobID,State"}), 0);
+  EXPECT_EQ(t.out.str(), want);
+  EXPECT_EQ(Run({"--pars"}), 1);
+  EXPECT_EQ(t.err.str(),
+            "sacct: option '--pars' is ambiguous; possibilities: '--parsable' '--parsable2'\n"
+            "Try \"sacct --help\" for more information\n");
+}
+
 }  // namespace
 }  // namespace sluice

@@ -387,5 +387,21 @@ TEST_F(SbatchTest, RecordsTheSubmittersUmask) {
   EXPECT_EQ(EnvWithoutUmask().size() + 1, static_cast<size_t>(Spec().env().size()));
 }
 
+// sbatch stops at the script (getopt's "+"): what follows is the script's; "--" ends options.
+TEST_F(SbatchTest, GetoptAbbreviationsAndDoubleDash) {
+  std::string path = Script("a.sh", "#!/bin/sh\ntrue\n");
+  EXPECT_EQ(Run({"--parsab", "--job-n", "x", "--", path, "-J", "y"}), 0);
+  EXPECT_EQ(t.out.str(), "11\n");
+  EXPECT_EQ(Spec().name(), "x");
+  std::vector<std::string> argv(Spec().argv().begin(), Spec().argv().end());
+  ASSERT_GE(argv.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(argv.end() - 2, argv.end()),
+            (std::vector<std::string>{"-J", "y"}));
+  EXPECT_EQ(Run({"--par", "--wrap", "true"}), 255);
+  EXPECT_EQ(t.err.str(),
+            "sbatch: option '--par' is ambiguous; possibilities: '--partition' '--parsable'\n"
+            "Try \"sbatch --help\" for more information\n");
+}
+
 }  // namespace
 }  // namespace sluice

@@ -106,5 +106,21 @@ TEST(SlurmErrno, Mapping) {
   EXPECT_EQ(SlurmErrno(static_cast<int>(Code::kInternal), "x"), 1);
 }
 
+TEST_F(ScancelTest, GetoptOrderAbbreviationsAndDoubleDash) {
+  EXPECT_EQ(Run({"30", "--sig=USR1", "31", "--bat"}), 0);
+  ASSERT_EQ(t.api.cancels.size(), 1u);
+  EXPECT_EQ(t.api.cancels[0].job_ids_size(), 2);
+  EXPECT_EQ(t.api.cancels[0].signal(), 10);
+  EXPECT_TRUE(t.api.cancels[0].batch_only());
+  EXPECT_EQ(Run({"-s", "KILL", "--", "40"}), 0);
+  ASSERT_EQ(t.api.cancels.size(), 2u);
+  EXPECT_EQ(t.api.cancels[1].signal(), 9);
+  EXPECT_EQ(Run({"40", "--s", "KILL"}), 1);
+  EXPECT_EQ(t.err.str(),
+            "scancel: option '--s' is ambiguous; possibilities: '--signal' '--state' "
+            "'--sibling'\nTry \"scancel --help\" for more information\n");
+  EXPECT_EQ(t.api.cancels.size(), 2u);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -24,7 +24,10 @@ const std::vector<OptionDef>& Defs() {
       {"quiet", 'Q', ArgKind::kNone, kQuiet},       {"verbose", 'v', ArgKind::kNone, kVerbose},
       {"version", 'V', ArgKind::kNone, kVersion},   {"help", 'h', ArgKind::kNone, kHelp},
       {"usage", 0, ArgKind::kNone, kHelp},          {"all", 'a', ArgKind::kNone, kIgnored},
-      {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"json", 0, ArgKind::kNone, kUnsupported},
+      {"cluster", 'M', ArgKind::kRequired, kIgnored}, {"clusters", 0, ArgKind::kRequired, kIgnored},
+      {"federation", 0, ArgKind::kNone, kIgnored},  {"future", 'F', ArgKind::kNone, kIgnored},
+      {"hide", 0, ArgKind::kNone, kIgnored},        {"local", 0, ArgKind::kNone, kIgnored},
+      {"sibling", 0, ArgKind::kNone, kIgnored},     {"json", 0, ArgKind::kNone, kUnsupported},
       {"yaml", 0, ArgKind::kNone, kUnsupported},
   };
   return *d;
@@ -203,9 +206,8 @@ int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string
 }  // namespace
 
 int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
-  ParseSettings settings;
-  settings.stop_at_first_positional = true;
-  Expected<ParsedArgs> parsed = ParseCommandLine("scontrol", args, Defs(), settings);
+  // Options anywhere, as getopt_long permutes them: "scontrol show node n1 -o".
+  Expected<ParsedArgs> parsed = ParseCommandLine("scontrol", args, Defs());
   if (!parsed.ok()) {
     *env.err << parsed.status().message() << "\nTry \"scontrol --help\" for more information\n";
     return 1;

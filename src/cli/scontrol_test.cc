@@ -283,5 +283,77 @@ TEST_F(ScontrolTest, BadKeywords) {
   EXPECT_EQ(t.out.str(), "slurm 22.05.8\n");
 }
 
+// scontrol parses like getopt_long: its options may follow the verb, the entity and the IDs.
+std::string OutputOf(std::vector<std::string> args, int* rc = nullptr) {
+  TestCli t;
+  SetRefCluster(&t.api);
+  int r = RunScontrol(args, t.env);
+  if (rc) *rc = r;
+  return t.out.str() + t.err.str();
+}
+
+TEST_F(ScontrolTest, OptionsAfterVerbAndIds) {
+  const std::string node = OutputOf({"-o", "show", "node", "node01"});
+  ASSERT_EQ(node.find('\n'), node.size() - 1) << node;  // one line
+  EXPECT_EQ(OutputOf({"show", "node", "node01", "-o"}), node);
+  EXPECT_EQ(OutputOf({"show", "-o", "node", "node01"}), node);
+  EXPECT_EQ(OutputOf({"show", "node", "node01", "--oneliner"}), node);
+  const std::string all = OutputOf({"--oneliner", "show", "node"});
+  EXPECT_EQ(OutputOf({"show", "node", "-o"}), all);
+  EXPECT_NE(all.find("NodeName=node04 "), std::string::npos);
+  EXPECT_EQ(OutputOf({"show", "job", "11", "-o"}), OutputOf({"-o", "show", "job", "11"}));
+}
+
+TEST_F(ScontrolTest, LongOptionAbbreviationsAnywhere) {
+  const std::string job = OutputOf({"--oneliner", "show", "job", "11"});
+  EXPECT_EQ(OutputOf({"show", "job", "11", "--onel"}), job);
+  EXPECT_EQ(OutputOf({"show", "--one", "job", "11"}), job);
+}
+
+TEST_F(ScontrolTest, AcceptedGlobalOptionsAnywhere) {
+  const std::string plain = OutputOf({"show", "node", "node01"});
+  EXPECT_EQ(OutputOf({"show", "node", "node01", "-d", "-a", "-v", "-M", "c1", "--clusters=c1",
+                      "--cluster", "c1", "--details", "--all", "--local", "--future"}),
+            plain);
+  EXPECT_EQ(OutputOf({"show", "node", "node01", "-dav", "-Mc1"}), plain);
+}
+
+TEST_F(ScontrolTest, QuietAfterTheIds) {
+  int rc = 0;
+  EXPECT_EQ(OutputOf({"show", "node", "nosuch", "-Q"}, &rc), "");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(OutputOf({"show", "node", "nosuch", "--quiet"}, &rc), "");
+  EXPECT_EQ(OutputOf({"show", "node", "nosuch"}, &rc), "Node nosuch not found\n");
+}
+
+TEST_F(ScontrolTest, DoubleDashEndsOptions) {
+  int rc = 0;
+  EXPECT_EQ(OutputOf({"show", "node", "--", "-o"}, &rc), "Node -o not found\n");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(OutputOf({"-o", "--", "show", "node", "node01"}),
+            OutputOf({"-o", "show", "node", "node01"}));
+}
+
+TEST_F(ScontrolTest, RefusedOptionsInSlurmWords) {
+  const std::string tail = "Try \"scontrol --help\" for more information\n";
+  int rc = 0;
+  EXPECT_EQ(OutputOf({"--bogus"}, &rc), "scontrol: unrecognized option '--bogus'\n" + tail);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(OutputOf({"show", "node", "--bogus=1"}, &rc),
+            "scontrol: unrecognized option '--bogus=1'\n" + tail);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(OutputOf({"show", "job", "-Z"}, &rc), "scontrol: invalid option -- 'Z'\n" + tail);
+  EXPECT_EQ(OutputOf({"show", "job", "-oZ"}, &rc), "scontrol: invalid option -- 'Z'\n" + tail);
+  EXPECT_EQ(OutputOf({"show", "job", "-M"}, &rc),
+            "scontrol: option requires an argument -- 'M'\n" + tail);
+  EXPECT_EQ(OutputOf({"show", "job", "--clusters"}, &rc),
+            "scontrol: option '--clusters' requires an argument\n" + tail);
+  EXPECT_EQ(OutputOf({"show", "job", "--oneliner=yes"}, &rc),
+            "scontrol: option '--oneliner' doesn't allow an argument\n" + tail);
+  EXPECT_EQ(OutputOf({"show", "job", "--h"}, &rc),
+            "scontrol: option '--h' is ambiguous; possibilities: '--help' '--hide'\n" + tail);
+  EXPECT_EQ(rc, 1);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -155,5 +155,18 @@ TEST_F(SinfoTest, VersionAndErrors) {
   EXPECT_EQ(t.err.str(), "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n");
 }
 
+TEST_F(SinfoTest, GetoptOrderAbbreviationsAndDoubleDash) {
+  EXPECT_EQ(Run({"--stat", "idle", "--form=%N", "--noh"}), 0);
+  EXPECT_EQ(t.out.str(), "node[03-04]\n");
+  const std::string tail = "Try \"sinfo --help\" for more information\n";
+  EXPECT_EQ(Run({"-h", "--", "-N"}), 1);
+  EXPECT_EQ(t.err.str(), "sinfo: error: Unrecognized option: -N\n" + tail);
+  t.err.str("");
+  EXPECT_EQ(Run({"--f"}), 1);
+  EXPECT_EQ(t.err.str(),
+            "sinfo: option '--f' is ambiguous; possibilities: '--format' '--federation' "
+            "'--future'\n" + tail);
+}
+
 }  // namespace
 }  // namespace sluice

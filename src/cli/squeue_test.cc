@@ -227,5 +227,24 @@ TEST_F(SqueueTest, VersionNeedsNoController) {
   EXPECT_EQ(t.connects, 0);
 }
 
+// GNU getopt_long: any order, "--opt value" and "--opt=value", unambiguous abbreviations,
+// "--" ends options (squeue takes no positionals, so what follows is refused).
+TEST_F(SqueueTest, GetoptOrderAbbreviationsAndDoubleDash) {
+  EXPECT_EQ(Run({"--form", "%i", "--jobs", "15", "--noh"}), 0);
+  EXPECT_EQ(Run({"--jobs=15", "-o%i", "-h"}), 0);
+  EXPECT_EQ(t.out.str(), "15\n15\n");
+  const std::string tail = "Try \"squeue --help\" for more information\n";
+  EXPECT_EQ(Run({"-h", "--", "-o%i"}), 1);
+  EXPECT_EQ(t.err.str(), "squeue: error: Unrecognized option: -o%i\n" + tail);
+  t.err.str("");
+  EXPECT_EQ(Run({"--no"}), 1);
+  EXPECT_EQ(t.err.str(),
+            "squeue: option '--no' is ambiguous; possibilities: '--noheader' '--nodelist' "
+            "'--noconvert'\n" + tail);
+  t.err.str("");
+  EXPECT_EQ(Run({"-j", "15", "--bogus=1"}), 1);
+  EXPECT_EQ(t.err.str(), "squeue: unrecognized option '--bogus=1'\n" + tail);
+}
+
 }  // namespace
 }  // namespace sluice
