@@ -176,6 +176,26 @@ TEST_F(LaunchOutcome, LostCancelIsResentWhenTheNodeAnswers) {
   EXPECT_EQ(link_.signals.size(), 3u);  // answered: not sent again
 }
 
+// A cancel that overtook its job's launch (or was lost) leaves the run going: the
+// heartbeat that still lists it running gets the cancel again.
+TEST_F(LaunchOutcome, HeartbeatListingACancelledRunCancelsItAgain) {
+  int64_t id = SubmitAndStart();
+  link_.launches[0].done(Status::Ok());
+  CancelRequest cancel;
+  cancel.add_job_ids(id);
+  ctl_->Cancel({1000, 1000}, cancel);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(link_.signals.size(), 1u);
+  HeartbeatRequest h;
+  h.set_node("node01");
+  h.add_running_job_ids(id);
+  EXPECT_EQ(ctl_->Heartbeat(h).kill_job_ids_size(), 0);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(link_.signals.size(), 2u);
+  EXPECT_EQ(link_.signals[1].second.kind(), SIGNAL_CANCEL);
+  EXPECT_EQ(link_.signals[1].second.job_id(), id);
+}
+
 TEST(AgentCallOutcome, OnlyCallsThatNeverLeftOrWereRefusedAreFailures) {
   using grpc::StatusCode;
   auto code = [](StatusCode c, const char* msg) { return AgentCallOutcome(grpc::Status(c, msg)).code(); };

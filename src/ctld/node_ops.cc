@@ -108,7 +108,13 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
   n->last_heartbeat_ms = clock_->NowMs();
   ResendSignals(n);
   for (int64_t id : req.running_job_ids()) {
-    if (!n->jobs.count(id)) reply.add_kill_job_ids(id);
+    if (!n->jobs.count(id)) {
+      reply.add_kill_job_ids(id);
+    } else if (const JobInfo* job = jobs_.Find(id);
+               job && (job->completing() || job->state() == JOB_COMPLETING)) {
+      // Still running although cancelled: the cancel was lost, or overtook the launch.
+      SendSignalTo(n->cfg.name, id, SIGNAL_CANCEL, 0);
+    }
   }
   if (req.has_health()) ApplyHealth(n, req.health());
   reply.set_alloc_cpus(AllocatedCpus(*n));
