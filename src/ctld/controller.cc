@@ -75,7 +75,7 @@ Status Controller::Load(bool clean_start) {
   return Status::Ok();
 }
 
-Status Controller::Commit() {
+Status Controller::Commit(bool send_outbox) {
   storage::WriteBatch batch;
   for (int64_t id : dirty_jobs_) {
     if (const JobInfo* j = jobs_.Find(id)) batch.PutJob(*j);
@@ -101,10 +101,14 @@ Status Controller::Commit() {
   dirty_nodes_.clear();
   archive_jobs_.clear();
   next_id_dirty_ = false;
+  if (send_outbox) SendOutbox();
+  return Status::Ok();
+}
+
+void Controller::SendOutbox() {
   std::vector<std::function<void()>> out;
   out.swap(outbox_);
   for (auto& fn : out) fn();
-  return Status::Ok();
 }
 
 void Controller::Tick() {

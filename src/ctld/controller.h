@@ -123,8 +123,12 @@ class Controller {
   bool ScheduleDue(int64_t now_ms) const;       // a pass should run now
   int64_t NextWakeMs(int64_t now_ms) const;     // when the loop should wake at the latest
   // Writes every dirty job/node in one transaction; on success sends the queued agent
-  // messages. On failure the dirty set is kept (retried next time) and nothing is sent.
-  Status Commit();
+  // messages (unless `send_outbox` is false: the caller releases its clients' replies
+  // first and then calls SendOutbox(), so e.g. `scontrol requeue` has its answer before
+  // the job's processes are signalled). On failure the dirty set is kept (retried next
+  // time) and nothing is sent.
+  Status Commit(bool send_outbox = true);
+  void SendOutbox();
   bool HasUncommitted() const { return !dirty_jobs_.empty() || !dirty_nodes_.empty() || next_id_dirty_; }
 
   // ---- job steps and interactive allocations (step_ops.cc) ----

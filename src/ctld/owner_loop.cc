@@ -46,9 +46,13 @@ void OwnerLoop::RunBatch(std::deque<std::function<Ack()>>* batch) {
     if (Ack a = fn()) acks.push_back(std::move(a));
   }
   batch->clear();
-  Status st = controller_->Commit();
+  // Replies first, then the agent messages the batch queued (a job's signals go out
+  // only after the client that caused them, e.g. `scontrol requeue` from inside the job,
+  // has its answer).
+  Status st = controller_->Commit(/*send_outbox=*/false);
   if (!st.ok()) std::cerr << "sluicectld: commit failed: " << st.message() << "\n";
   for (auto& a : acks) a(st);
+  if (st.ok()) controller_->SendOutbox();
 }
 
 void OwnerLoop::Run() {

@@ -26,8 +26,9 @@ bool TorchEnvEnabled(const Config& config) {
 }
 
 void FillLaunch(const JobInfo& job, const StepRequest& req, const StepLayout& l, int step_id,
-                StepLaunch* s) {
+                int kill_wait_s, StepLaunch* s) {
   s->set_job_id(job.job_id());
+  s->set_kill_wait_s(kill_wait_s);
   s->set_step_id(step_id);
   *s->mutable_job() = job;
   for (const std::string& n : l.nodes) s->add_step_nodes(n);
@@ -103,7 +104,7 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   for (size_t i = 0; i < layout.nodes.size(); ++i) {
     LaunchTasksRequest lreq;
     StepLaunch* s = lreq.mutable_launch();
-    FillLaunch(*job, req, layout, step_id, s);
+    FillLaunch(*job, req, layout, step_id, config_.kill_wait_s, s);
     *s->mutable_local() = job->alloc(layout.alloc_index[i]);
     s->set_node_index(static_cast<int>(i));
     s->set_step_resources(true);

@@ -1,5 +1,6 @@
 #include "stepd/step_supervisor.h"
 
+#include <algorithm>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -151,20 +152,27 @@ bool StepSupervisor::Send(FrameType type, uint32_t task, std::string_view payloa
 }
 
 void StepSupervisor::Loop() {
-  while (!AllDone() && !srun_gone_) {
-    std::vector<pollfd> fds{{sigfd_, POLLIN, 0}, {sock_, POLLIN, 0}};
+  while (!AllDone()) {
+    // srun gone (its connection closed, or a write to it failed): the tasks get SIGTERM
+    // and KillWait to finish (a requeue or cancel usually kills srun first, and the
+    // tasks' SIGTERM handlers must still run), then SIGKILL; their output is dropped.
+    if (srun_gone_ && !srun_gone_handled_) {
+      srun_gone_handled_ = true;
+      Log("srun went away; SIGTERM to the step's tasks, SIGKILL after " +
+          std::to_string(KillWaitMs() / 1000) + " s");
+      Terminate();
+    }
+    std::vector<pollfd> fds{{sigfd_, POLLIN, 0}, {srun_gone_ ? -1 : sock_, POLLIN, 0}};
     for (Task& t : tasks_) {
       if (t.out_fd >= 0) fds.push_back({t.out_fd, POLLIN, 0});
       if (t.err_fd >= 0) fds.push_back({t.err_fd, POLLIN, 0});
       if (t.in_fd >= 0 && !t.in_buf.empty()) fds.push_back({t.in_fd, POLLOUT, 0});
     }
     int timeout = 200;
+    if (kill_at_ms_ > 0) timeout = static_cast<int>(std::clamp<int64_t>(kill_at_ms_ - MonoMs(), 0, 200));
     if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
-    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      if (!ReadSocket()) {
-        srun_gone_ = true;
-        break;
-      }
+    if (!srun_gone_ && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      if (!ReadSocket()) srun_gone_ = true;
     }
     for (Task& t : tasks_) {
       Pump(&t.out_fd, FrameType::kStdout, t.rank);
@@ -179,7 +187,21 @@ void StepSupervisor::Loop() {
       kill_at_ms_ = 0;
     }
   }
-  if (srun_gone_) Log("srun went away; killing the step's tasks");
+}
+
+int64_t StepSupervisor::KillWaitMs() const {
+  if (launch_.has_kill_wait_s()) return std::max(0, launch_.kill_wait_s()) * 1000LL;
+  return options_.kill_wait_ms;
+}
+
+// SIGTERM to the tasks (once), SIGKILL KillWait later.
+void StepSupervisor::Terminate() {
+  if (terminating_) return;
+  terminating_ = true;
+  SignalTasks(SIGCONT);
+  SignalTasks(SIGTERM);
+  kill_at_ms_ = MonoMs() + KillWaitMs();
+  if (kill_at_ms_ == 0) kill_at_ms_ = 1;
 }
 
 // Forwards what is readable on `*fd`; closes it at EOF. False once closed.
@@ -246,8 +268,7 @@ void StepSupervisor::DrainSignals() {
   signalfd_siginfo si;
   while (::read(sigfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
     if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP) {
-      SignalTasks(SIGTERM);
-      if (kill_at_ms_ == 0) kill_at_ms_ = MonoMs() + options_.kill_wait_ms;
+      Terminate();  // job cancel / requeue (the agent), or stepd's own end
     } else if (si.ssi_signo == static_cast<uint32_t>(StepRelaySignal()) && si.ssi_int > 0 &&
                si.ssi_int < NSIG) {
       SignalTasks(si.ssi_int);  // scancel -s / --signal relayed by the agent

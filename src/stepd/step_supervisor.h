@@ -9,11 +9,14 @@
 //   3. single-threaded poll loop: pipe data -> kStdout/kStderr frames, task ends ->
 //      kExit (after the task's pipes reached EOF, or 500 ms later when a background
 //      process keeps them open), kSignal from srun -> the signal to every task;
-//      SIGTERM/SIGINT to stepd -> SIGTERM to the tasks, SIGKILL 2 s later;
+//      SIGTERM/SIGINT to stepd -> SIGCONT + SIGTERM to the tasks, SIGKILL KillWait later
+//      (StepLaunch.kill_wait_s; StepSupervisorOptions.kill_wait_ms when unset);
 //      kStdin from srun -> the task's stdin pipe (empty payload closes it);
 //      StepRelaySignal() queued with a signal number as its value (sigqueue) -> that
 //      signal to every task (how the agent delivers scancel -s / --signal to steps);
-//   4. srun closing the connection (srun died) kills every task at once;
+//   4. srun closing the connection (srun died, e.g. SIGTERMed with the batch shell by a
+//      requeue or cancel): the same SIGTERM, KillWait, SIGKILL, so the tasks' SIGTERM
+//      handlers can finish (Slurm's behaviour); their output is dropped;
 //   5. when all tasks ended: leftover processes are killed, kNodeDone is sent, the
 //      step directory is removed.
 // Returns 0 when the step ran (whatever the tasks' exit codes), 1 on setup failure.
@@ -41,7 +44,7 @@ struct StepSupervisorOptions {
   CgroupRoots cgroups;
   int connect_timeout_ms = 10'000;
   int exit_grace_ms = 500;                         // pipes held open after a task exited
-  int kill_wait_ms = 2'000;                        // SIGTERM -> SIGKILL
+  int kill_wait_ms = 2'000;  // SIGTERM -> SIGKILL when the launch has no kill_wait_s
 };
 
 // Real-time signal whose sigqueue value is a signal for the step's tasks.
@@ -81,6 +84,8 @@ class StepSupervisor {
   void SendExits(bool force_all);
   bool AllDone() const;
   void SignalTasks(int sig);
+  void Terminate();
+  int64_t KillWaitMs() const;
   void KillAll();
   bool Send(FrameType type, uint32_t task, std::string_view payload);
   void FeedStdin(Task* t);
@@ -93,6 +98,8 @@ class StepSupervisor {
   FrameReader reader_;  // frames from srun
   int sigfd_ = -1;
   bool srun_gone_ = false;
+  bool srun_gone_handled_ = false;
+  bool terminating_ = false;
   int64_t kill_at_ms_ = 0;
   std::unique_ptr<ProcessTracker> cgroup_;  // the step's cgroup (or process-group mode)
   bool oom_reported_ = false;

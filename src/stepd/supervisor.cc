@@ -45,6 +45,7 @@ int Supervisor::Run() {
   Status st = Start();
   if (!st.ok()) return FailSetup(st);
   Loop();
+  AwaitTerminated();
   KillLeftovers();
   return Finish(WithEpilog(MakeReport()));
 }
@@ -194,6 +195,16 @@ void Supervisor::CheckDeadlines() {
   if (kill_at_mono_ms_ > 0 && now >= kill_at_mono_ms_) {
     tracker_->SignalAll(SIGKILL);
     kill_at_mono_ms_ = 0;
+  }
+}
+
+// A cancel or time limit whose script died before KillWait ran out: what is left of the
+// job (a step's tasks finishing their SIGTERM handlers) keeps its KillWait.
+void Supervisor::AwaitTerminated() {
+  while (kill_at_mono_ms_ > 0 && MonoMs() < kill_at_mono_ms_) {
+    ReapChildren();
+    if (tracker_->Alive().empty()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
 

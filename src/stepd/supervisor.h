@@ -8,7 +8,9 @@
 //   - STEPD_SIGNAL: deliver a signal (batch_only: to the script process only)
 //   - STEPD_SET_TIME_LIMIT: new limit counted from the job start
 //   - SIGTERM/SIGINT to stepd itself act as STEPD_CANCEL
-// When the script process ends, leftover processes are killed, status.pb (JobReport:
+// When the script process ends, leftover processes are killed (during a cancel or time
+// limit only once KillWait has passed since the SIGTERM: the job's steps' tasks, which
+// may handle SIGTERM, get their time even when the shell died at once), status.pb (JobReport:
 // COMPLETED / FAILED / CANCELLED / TIMEOUT / OUT_OF_MEMORY, exit_code = WEXITSTATUS,
 // term_signal = WTERMSIG, end_time) is written atomically, the agent is notified on
 // BatchLaunch.agent_socket (best effort) and the cgroup is removed.
@@ -52,6 +54,7 @@ class Supervisor {
   void Terminate(JobState state, bool immediate);
   void CheckDeadlines();
   int PollTimeoutMs() const;
+  void AwaitTerminated();
   void KillLeftovers();
   JobReport MakeReport() const;
   int Finish(const JobReport& report);
