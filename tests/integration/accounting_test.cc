@@ -76,7 +76,8 @@ TEST_F(Accounting, LiveStatesExitCodesStepsAndJson) {
   EXPECT_EQ(WaitDone(run), "CANCELLED");
   std::string c = WaitSacct({"-X", "-j", r, "-o", "State,ExitCode"}, "CANCELLED by 0|0:0\n");
   EXPECT_EQ(c, "CANCELLED by 0|0:0\n");
-  std::string cb = Sacct({"-j", r + ".batch", "-o", "State"});
+  // The batch step's row is written after the job's: wait for it too.
+  std::string cb = WaitSacct({"-j", r + ".batch", "-o", "State"}, "CANCELLED\n");
   EXPECT_EQ(cb, "CANCELLED\n");
 
   // Default columns and --json over the same jobs.
