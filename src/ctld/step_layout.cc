@@ -85,7 +85,7 @@ void AssignRanks(StepLayout* l) {
 Status CheckGpus(const JobInfo& job, const StepLayout& l, int gpus_per_task) {
   if (gpus_per_task <= 0) return Status::Ok();
   for (size_t i = 0; i < l.alloc_index.size(); ++i) {
-    if (l.tasks_per_node[i] * gpus_per_task > job.alloc(l.alloc_index[i]).gpu_ids_size()) {
+    if (int64_t{l.tasks_per_node[i]} * gpus_per_task > job.alloc(l.alloc_index[i]).gpu_ids_size()) {
       return InvalidArgument(kMsgStepNodeConfig);
     }
   }

@@ -107,6 +107,10 @@ TEST(StepLayoutTest, ImpossibleRequestsAreRejected) {
   EXPECT_TRUE(PlanStepLayout(job, r).ok());
   EXPECT_FALSE(PlanStepLayout(job, Req(-1, 0)).ok());
   EXPECT_FALSE(PlanStepLayout(JobInfo(), StepRequest()).ok());
+  // fuzz/regressions/client_request: tasks x GPUs per task past INT_MAX is refused, not wrapped.
+  r = Req(1, 2);
+  r.set_gpus_per_task(1758569286);
+  EXPECT_EQ(PlanStepLayout(job, r).status().message(), kMsgStepNodeConfig);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 #include "ctld/step_resources.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 namespace sluice::ctld {
 namespace {
+
+// Products of request counts, capped (they are compared with what a node has).
+int ClampInt(int64_t v) { return static_cast<int>(std::min<int64_t>(v, INT32_MAX)); }
 
 struct Held {
   std::set<int> cpus;
@@ -60,12 +64,12 @@ Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const S
     int tasks = layout.tasks_per_node[i];
     int ncpu = a.cpu_ids_size();
     int want_gpus = -1;  // implicit: whatever is free
-    if (req.gpus_per_task() > 0) want_gpus = tasks * req.gpus_per_task();
+    if (req.gpus_per_task() > 0) want_gpus = ClampInt(int64_t{tasks} * req.gpus_per_task());
     else if (req.gpus_per_node() > 0) want_gpus = req.gpus_per_node();
     if (want_gpus > a.gpu_ids_size()) return InvalidArgument(kMsgStepNodeConfig);
-    int want_cpus = exact ? tasks * cpt : ncpu;
+    int want_cpus = exact ? ClampInt(int64_t{tasks} * cpt) : ncpu;
     if (req.cpus_per_gpu() > 0) {  // CPUs follow the GPUs the step asks for (or the node's)
-      want_cpus = (want_gpus >= 0 ? want_gpus : a.gpu_ids_size()) * req.cpus_per_gpu();
+      want_cpus = ClampInt(int64_t{want_gpus >= 0 ? want_gpus : a.gpu_ids_size()} * req.cpus_per_gpu());
       if (want_cpus == 0) return InvalidArgument(kMsgStepNodeConfig);
     }
     if (exact && ncpu > 0 && want_cpus > ncpu) return InvalidArgument(kMsgTooManyCpus);

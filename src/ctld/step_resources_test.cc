@@ -57,6 +57,18 @@ TEST(StepResources, DefaultStepTakesEveryCpuAndFreeGpu) {
   EXPECT_EQ((*use)[0].gpu_ids, (std::vector<int>{0, 1}));
 }
 
+// Huge CPU counts per task or per GPU are refused; their products never wrap (GPUs per
+// task: StepLayoutTest.ImpossibleRequestsAreRejected).
+TEST(StepResources, HugePerTaskCountsAreRefusedNotWrapped) {
+  StepRequest r = OneTask();
+  r.set_exact(true);
+  r.set_cpus_per_task(INT32_MAX);
+  EXPECT_FALSE(Pick(r, {}).ok());
+  r = OneTask();
+  r.set_cpus_per_gpu(INT32_MAX);
+  EXPECT_FALSE(Pick(r, {}).ok());
+}
+
 TEST(StepResources, ExactStepsShareTheNodeAndGetDisjointGpus) {
   StepRequest r = OneTask();
   r.set_exact(true);
