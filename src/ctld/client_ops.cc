@@ -303,7 +303,7 @@ Status Controller::UpdateOne(const Caller& c, JobInfo* job, const UpdateJobReque
 }
 
 Status Controller::UpdateTimeLimit(const Caller& c, JobInfo* job, int64_t minutes) {
-  if (IsTerminal(job->state()) || job->completing() || job->state() == JOB_COMPLETING) {
+  if (IsTerminal(job->state()) || Ending(*job)) {
     return FailedPrecondition(kMsgAlreadyDone);
   }
   if (minutes == 0 || minutes < -1) return InvalidArgument(kMsgBadTimeLimit);
@@ -358,7 +358,7 @@ Status Controller::Requeue(const Caller& c, JobInfo* job, bool hold) {
     return FailedPrecondition(kMsgDisabled);
   }
   if (job->state() == JOB_PENDING) return FailedPrecondition(kMsgJobPending);
-  if (job->completing() || job->state() == JOB_COMPLETING) {
+  if (Ending(*job)) {
     return FailedPrecondition(kMsgAlreadyDone);
   }
   job->set_hold_on_requeue(hold);

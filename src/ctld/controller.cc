@@ -154,12 +154,7 @@ void Controller::SendSignalRequest(const std::string& node, SignalJobRequest req
   AgentAddress to = AddressOf(node);
   SendAfterCommit([this, to, req = std::move(req)]() {
     agents_->Signal(to, req, [this, node = to.node, req](Status st) {
-      if (st.ok()) return;
-      if (post_) {
-        post_([this, node, req, st] { OnSignalResult(node, req, st); });
-      } else {
-        OnSignalResult(node, req, st);
-      }
+      if (!st.ok()) OnOwner([this, node, req, st] { OnSignalResult(node, req, st); });
     });
   });
 }

@@ -163,6 +163,9 @@ class Controller {
   bool RequeueAllowed(const JobInfo& job) const;
   AgentAddress AddressOf(const std::string& node) const;
   void SendAfterCommit(std::function<void()> fn) { outbox_.push_back(std::move(fn)); }
+  // Runs `fn` on the owner thread: posted when an event loop runs the controller (agent
+  // link callbacks come on its threads), at once otherwise (unit tests).
+  void OnOwner(std::function<void()> fn) { post_ ? post_(std::move(fn)) : fn(); }
   void SendSignal(const JobInfo& job, SignalKind kind, int sig, bool all_nodes);
   void SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind, int sig);
   // SIGNAL_KILL_STALE to one node of an ending job, with the job (its Epilog input).

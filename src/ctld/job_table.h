@@ -20,6 +20,8 @@ const char* JobStateName(JobState state);
 inline bool HoldsResources(const JobInfo& j) {
   return j.state() == JOB_RUNNING || j.state() == JOB_COMPLETING || j.completing();
 }
+// Cancelled, timed out or requeued while running: its processes are being ended.
+inline bool Ending(const JobInfo& j) { return j.completing() || j.state() == JOB_COMPLETING; }
 
 class JobTable {
  public:

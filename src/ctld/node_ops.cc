@@ -76,7 +76,7 @@ void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req
     }
     if (!here) {
       reply->add_kill_job_ids(r.job_id());
-    } else if (job->completing() || job->state() == JOB_COMPLETING) {
+    } else if (Ending(*job)) {
       SendSignalTo(name, r.job_id(), SIGNAL_CANCEL, 0);  // the cancel may have been lost
     }
   }
@@ -110,8 +110,7 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
   for (int64_t id : req.running_job_ids()) {
     if (!n->jobs.count(id)) {
       reply.add_kill_job_ids(id);
-    } else if (const JobInfo* job = jobs_.Find(id);
-               job && (job->completing() || job->state() == JOB_COMPLETING)) {
+    } else if (const JobInfo* job = jobs_.Find(id); job && Ending(*job)) {
       // Still running although cancelled: the cancel was lost, or overtook the launch.
       SendSignalTo(n->cfg.name, id, SIGNAL_CANCEL, 0);
     }
@@ -213,7 +212,7 @@ bool Controller::SignalStillApplies(const NodeRuntime& n, const SignalJobRequest
     case SIGNAL_KILL_STALE:  // the node must not run the job (or that step) any more
       return req.has_step_id() || !held_here;
     case SIGNAL_CANCEL:
-      return held_here && (job->completing() || job->state() == JOB_COMPLETING);
+      return held_here && Ending(*job);
     case SIGNAL_DELIVER:
       return held_here && job->state() == JOB_RUNNING && !job->completing();
     default:

@@ -150,11 +150,7 @@ void Controller::LaunchOn(const JobInfo& job, int node_index) {
   ++launching_[id];
   SendAfterCommit([this, to, req = std::move(req), id, restarts]() mutable {
     agents_->Launch(to, std::move(req), [this, id, restarts, node = to.node](Status st) {
-      if (post_) {
-        post_([this, id, restarts, node, st] { OnLaunchResult(id, restarts, node, st); });
-      } else {
-        OnLaunchResult(id, restarts, node, st);
-      }
+      OnOwner([this, id, restarts, node, st] { OnLaunchResult(id, restarts, node, st); });
     });
   });
 }

@@ -128,10 +128,10 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
       agents_->LaunchTasks(to, std::move(lreq), [this, latch, node = to.node, job_id,
                                                  step_id](Status st) {
         latch->Done(node, st.ok() ? "" : st.message());
-        if (st.code() != Code::kUnknown) return;
         // The tasks may have started there although srun counts the launch failed.
-        auto kill = [this, node, job_id, step_id] { KillStepOn(node, job_id, step_id); };
-        post_ ? post_(kill) : kill();
+        if (st.code() == Code::kUnknown) {
+          OnOwner([this, node, job_id, step_id] { KillStepOn(node, job_id, step_id); });
+        }
       });
     });
   }
