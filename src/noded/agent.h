@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bounded_set.h"
 #include "common/clock.h"
 #include "node.pb.h"
 #include "noded/controller_link.h"
@@ -109,8 +110,7 @@ class Agent {
   // A step the controller gave up (its launch's outcome was unknown): killed, and never
   // started afterwards (a late launch is refused). Bounded, oldest dropped.
   void KillGivenUpStep(int64_t job_id, int32_t step_id);
-  std::set<std::pair<int64_t, int32_t>> given_up_steps_;  // guarded by mu_
-  std::deque<std::pair<int64_t, int32_t>> given_up_order_;
+  BoundedSet<std::pair<int64_t, int32_t>> given_up_steps_{1024};  // guarded by mu_
   // The live steps' shares of this node, for the registration (agent_steps.cc).
   void ReportSteps(RegisterNodeRequest* req);
   void AdoptSteps();
@@ -172,8 +172,7 @@ class Agent {
   std::mutex scripts_mu_;
   std::map<int64_t, NodeScriptRun> node_scripts_;  // guarded by scripts_mu_
   // Runs (job id, restarts) whose step-less epilog already ran; bounded, oldest dropped.
-  std::set<std::pair<int64_t, int64_t>> stepless_epilogs_;  // guarded by scripts_mu_
-  std::deque<std::pair<int64_t, int64_t>> stepless_order_;
+  BoundedSet<std::pair<int64_t, int64_t>> stepless_epilogs_{4096};  // guarded by scripts_mu_
 };
 
 // Heartbeat interval: Config.heartbeat_interval_s, else slurmd_timeout / 3, in [1, 30] s.

@@ -20,8 +20,6 @@ namespace {
 
 void Log(const std::string& msg) { std::fprintf(stderr, "sluiced: %s\n", msg.c_str()); }
 
-constexpr size_t kMaxSteplessEpilogs = 4096;
-
 }  // namespace
 
 BatchLaunch Agent::NodeScriptLaunch(const StepLaunch& step) const {
@@ -83,12 +81,7 @@ void Agent::JobEpilog(int64_t job_id, const JobInfo* job) {
         return;
       }
       auto key = std::make_pair(job_id, job->restarts());
-      if (!stepless_epilogs_.insert(key).second) return;
-      stepless_order_.push_back(key);
-      if (stepless_order_.size() > kMaxSteplessEpilogs) {
-        stepless_epilogs_.erase(stepless_order_.front());
-        stepless_order_.pop_front();
-      }
+      if (!stepless_epilogs_.Insert(key)) return;
       StepLaunch step;
       step.set_job_id(job_id);
       *step.mutable_job() = *job;

@@ -60,7 +60,7 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_relay_socket(options_.relay_socket);
     std::string dir = fmt::format("{}/step.{}.{}", jobs_->spool(), launch.job_id(), launch.step_id());
     std::lock_guard<std::mutex> lock(mu_);
-    if (given_up_steps_.count({launch.job_id(), launch.step_id()})) {
+    if (given_up_steps_.Contains({launch.job_id(), launch.step_id()})) {
       st = FailedPrecondition(fmt::format("step {}.{} was given up by the controller",
                                           launch.job_id(), launch.step_id()));
     } else if (::mkdir(dir.c_str(), 0700) != 0) {
@@ -111,13 +111,7 @@ void Agent::SignalSteps(int64_t job_id, int sig, int32_t step_id) {
 void Agent::KillGivenUpStep(int64_t job_id, int32_t step_id) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (given_up_steps_.insert({job_id, step_id}).second) {
-      given_up_order_.push_back({job_id, step_id});
-      if (given_up_order_.size() > 1024) {
-        given_up_steps_.erase(given_up_order_.front());
-        given_up_order_.pop_front();
-      }
-    }
+    given_up_steps_.Insert({job_id, step_id});
   }
   SignalSteps(job_id, SIGKILL, step_id);
   std::fprintf(stderr, "sluiced: killed step %lld.%d: given up by the controller\n",
