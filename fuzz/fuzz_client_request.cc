@@ -14,7 +14,7 @@
 #include "common/dependency_spec.h"
 #include "common/hostlist.h"
 #include "ctld/assoc_db.h"
-#include "ctld/request_limits.h"
+#include "rpc/request_limits.h"
 #include "ctld/reservation_spec.h"
 #include "ctld/step_layout.h"
 #include "ctld/validate.h"
@@ -75,7 +75,7 @@ void Sacctmgr(const SacctmgrRequest& req) {
 
 template <typename M>
 bool Parse(const uint8_t* data, size_t size, M* m) {
-  return m->ParseFromArray(data, static_cast<int>(size)) && ctld::CheckRequestLimits(*m).ok();
+  return m->ParseFromArray(data, static_cast<int>(size)) && CheckRequestLimits(*m).ok();
 }
 
 }  // namespace

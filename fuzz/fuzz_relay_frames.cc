@@ -1,13 +1,13 @@
 // The agent's client relay socket (noded/client_relay.h): bytes as a local process may
 // write them, cut into frames by FrameReader (common/step_io.h) in chunks whose sizes
 // the input picks, each kRelay payload parsed as a RelayRequest and bounded as the
-// controller bounds a relayed call (ctld/request_limits.h). Nothing may crash, and no
+// controller bounds a relayed call (rpc/request_limits.h). Nothing may crash, and no
 // frame may cost more than its bounded payload.
 #include <cstdint>
 #include <string_view>
 
 #include "common/step_io.h"
-#include "ctld/request_limits.h"
+#include "rpc/request_limits.h"
 #include "node.pb.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -25,8 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if ((*f)->type != sluice::FrameType::kRelay) return 0;
       sluice::RelayRequest req;
       if (!req.ParseFromString((*f)->payload)) return 0;
-      if (req.has_launch_step()) (void)sluice::ctld::CheckRequestLimits(req.launch_step());
-      if (req.has_keepalive()) (void)sluice::ctld::CheckRequestLimits(req.keepalive());
+      if (req.has_launch_step()) (void)sluice::CheckRequestLimits(req.launch_step());
+      if (req.has_keepalive()) (void)sluice::CheckRequestLimits(req.keepalive());
     }
   }
   return 0;

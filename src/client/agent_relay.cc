@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "client/cluster_client.h"
+#include "rpc/request_limits.h"
 
 namespace sluice {
 namespace {
@@ -39,6 +40,7 @@ AgentRelayClient::~AgentRelayClient() {
 }
 
 Expected<RelayReply> AgentRelayClient::Call(const RelayRequest& req) {
+  RETURN_IF_ERROR(CheckRequestLimits(req));  // the controller would refuse it: not sent
   std::string frame = EncodeFrame(FrameType::kRelay, 0, req.SerializeAsString());
   std::lock_guard<std::mutex> lock(mu_);
   if (fd_ < 0 || !WriteAll(fd_, frame)) {  // the agent restarted since the last call

@@ -4,6 +4,7 @@
 
 #include "rpc/credential.h"
 #include "rpc/grpc_limits.h"
+#include "rpc/request_limits.h"
 
 namespace sluice {
 
@@ -54,6 +55,7 @@ ClusterClient::ClusterClient(std::shared_ptr<grpc::Channel> channel, std::string
 
 template <typename Req, typename Rep, typename Method>
 Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
+  RETURN_IF_ERROR(CheckRequestLimits(req));  // the controller would refuse it: not sent
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_));
   if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);

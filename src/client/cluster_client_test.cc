@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "common/request_bounds.h"
 #include "rpc/credential.h"
 
 namespace sluice {
@@ -104,6 +105,24 @@ TEST_F(ClusterClientTest, ServerErrorsKeepCodeAndMessage) {
   ASSERT_FALSE(jrep.ok());
   EXPECT_EQ(jrep.status().code(), Code::kNotFound);
   EXPECT_EQ(jrep.status().message(), "Invalid job id specified");
+}
+
+// A request the controller would refuse for its size is refused here, with the
+// controller's message, and never sent (the service saw no call).
+TEST_F(ClusterClientTest, OversizeRequestIsRefusedBeforeSending) {
+  auto client = ClusterClient::Create(target_, "tok-big");
+  SubmitRequest big;
+  big.mutable_spec()->set_script("#!/bin/sh\n" + std::string(kMaxScriptBytes, '#'));
+  auto srep = client->SubmitJob(big);
+  ASSERT_FALSE(srep.ok());
+  EXPECT_EQ(srep.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(srep.status().message(), kMsgTooLong);
+  GetJobsRequest ids;
+  for (size_t i = 0; i <= kMaxRepeatedEntries; ++i) ids.add_job_ids(1);
+  EXPECT_EQ(client->GetJobs(ids).status().message(), kMsgTooLong);
+  EXPECT_EQ(service_.last_cred, "");
+  EXPECT_TRUE(client->GetJobs(GetJobsRequest()).ok());  // a normal one is sent
+  EXPECT_EQ(service_.last_cred, "tok-big");
 }
 
 TEST_F(ClusterClientTest, DeadlineBecomesTimeoutError) {

@@ -82,5 +82,24 @@ TEST(DependencySpecTest, MalformedIsRejected) {
   }
 }
 
+// Every term is evaluated on every scheduling pass: their number is bounded, in one
+// group or across groups joined by ',' or '?'.
+TEST(DependencySpecTest, TermCountIsBounded) {
+  auto ids = [](size_t n, const char* sep) {
+    std::string s = "afterok:1";
+    for (size_t i = 1; i < n; ++i) s += sep + std::to_string(i + 1);
+    return s;
+  };
+  EXPECT_TRUE(ParseDependency(ids(kMaxDependencyTerms, ":")).ok());
+  EXPECT_FALSE(ParseDependency(ids(kMaxDependencyTerms + 1, ":")).ok());
+  EXPECT_TRUE(ParseDependency(ids(kMaxDependencyTerms, ",afterany:")).ok());
+  auto across = ParseDependency(ids(kMaxDependencyTerms + 1, "?after:"));
+  ASSERT_FALSE(across.ok());
+  EXPECT_EQ(across.status().message(), kMsgDependency);
+  std::string singletons = "singleton";
+  for (size_t i = 0; i < kMaxDependencyTerms; ++i) singletons += ",singleton";
+  EXPECT_FALSE(ParseDependency(singletons).ok());
+}
+
 }  // namespace
 }  // namespace sluice

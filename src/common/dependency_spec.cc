@@ -41,6 +41,7 @@ bool ParseTarget(std::string_view s, DepTerm* t) {
 
 bool ParseGroup(std::string_view group, std::vector<DepTerm>* out) {
   if (group == "singleton") {
+    if (out->size() >= kMaxDependencyTerms) return false;
     out->push_back(DepTerm{"singleton", 0, -1, 0});
     return true;
   }
@@ -48,6 +49,7 @@ bool ParseGroup(std::string_view group, std::vector<DepTerm>* out) {
   bool known = false;
   for (const char* k : kTypes) known = known || parts[0] == k;
   if (!known || parts.size() < 2) return false;
+  if (out->size() + parts.size() - 1 > kMaxDependencyTerms) return false;
   for (size_t i = 1; i < parts.size(); ++i) {
     DepTerm t;
     t.type = std::string(parts[0]);

@@ -4,11 +4,14 @@
 // A job id may name one array task: afterok:123_4. Terms are joined by ',' (all must
 // be satisfied) or '?' (any one suffices); mixing both is an error. "+min" is only
 // accepted on after. Errors (kInvalidArgument, message kMsgDependency, Slurm's
-// "Job dependency problem"): unknown type, missing or malformed ids, empty parts.
+// "Job dependency problem"): unknown type, missing or malformed ids, empty parts, more
+// than kMaxDependencyTerms terms (every pending job's terms are evaluated on every
+// scheduling pass, so their number is bounded, not only the text's length).
 // FormatDependencyTerm renders one term as scontrol shows it: "afterok:11".
 // Pure functions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -19,6 +22,7 @@
 namespace sluice {
 
 inline constexpr char kMsgDependency[] = "Job dependency problem";
+inline constexpr size_t kMaxDependencyTerms = 4096;
 
 struct DepTerm {
   std::string type;        // after, afterany, afterok, afternotok, aftercorr, singleton

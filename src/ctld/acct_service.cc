@@ -7,7 +7,7 @@
 #include "ctld/client_service.h"
 #include "ctld/controller.h"
 #include "ctld/grpc_status.h"
-#include "ctld/request_limits.h"
+#include "rpc/request_limits.h"
 #include "rpc/credential.h"
 
 namespace sluice::ctld {

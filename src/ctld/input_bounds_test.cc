@@ -9,7 +9,7 @@
 #include "client.pb.h"
 #include "common/array_spec.h"
 #include "ctld/controller_harness.h"
-#include "ctld/request_limits.h"
+#include "rpc/request_limits.h"
 #include "ctld/reservation_spec.h"
 #include "ctld/step_layout.h"
 #include "ctld/validate.h"

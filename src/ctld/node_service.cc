@@ -2,7 +2,7 @@
 
 #include "ctld/grpc_status.h"
 #include "ctld/launch_step_call.h"
-#include "ctld/request_limits.h"
+#include "rpc/request_limits.h"
 
 namespace sluice::ctld {
 

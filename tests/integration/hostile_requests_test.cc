@@ -1,7 +1,8 @@
 // Hostile requests over the controller's real gRPC port (issue 22): sizes at and past
 // every bound, a huge array, malformed protobuf, a truncated HTTP/2 stream and forged
 // credentials. Each is answered with an error status, the controller stays up, and a
-// normal job still runs afterwards.
+// normal job still runs afterwards. A genuine credential of another user acts as that
+// user only.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -182,6 +183,54 @@ TEST_F(HostileRequests, EveryBoundAnswersAnErrorAndTheControllerStillRunsJobs) {
     EXPECT_EQ(stub_->GetJobs(&ctx, GetJobsRequest(), &reply).error_code(),
               grpc::StatusCode::UNAUTHENTICATED);
   }
+  // A genuine credential of another user (signed with the cluster key, as the ident
+  // socket would sign it for uid 4242): it acts as that user and no more. Root's held
+  // job can be neither cancelled, released, requeued nor changed with it, and the
+  // operator-only calls are refused; the job is untouched.
+  auto key = LoadClusterKey(cluster_->state_dir() + "/state/cluster.key", false);
+  ASSERT_TRUE(key.ok()) << key.status().message();
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::string other = SignCredential(*key, Credential{4242, 4242, now_ms + 600'000});
+  const int64_t held = ClusterTest::Submit({"--hold", "--wrap", "true"});
+  {
+    grpc::ClientContext ctx;
+    Auth(&ctx, other);
+    CancelRequest req;
+    req.add_job_ids(held);
+    CancelReply reply;
+    ASSERT_TRUE(stub_->CancelJobs(&ctx, req, &reply).ok());
+    ASSERT_EQ(reply.results_size(), 1);
+    EXPECT_NE(reply.results(0).code(), 0);
+  }
+  for (JobAction action : {JOB_ACTION_RELEASE, JOB_ACTION_REQUEUE, JOB_ACTION_UPDATE}) {
+    grpc::ClientContext ctx;
+    Auth(&ctx, other);
+    UpdateJobRequest req;
+    req.add_job_ids(held);
+    req.set_action(action);
+    req.set_name("stolen");
+    UpdateJobReply reply;
+    EXPECT_EQ(stub_->UpdateJob(&ctx, req, &reply).error_code(), grpc::StatusCode::PERMISSION_DENIED)
+        << JobAction_Name(action);
+  }
+  {
+    grpc::ClientContext ctx;
+    Auth(&ctx, other);
+    UpdateNodeRequest req;
+    req.add_names(cluster_->NodeName(0));
+    req.set_state("DOWN");
+    req.set_reason("hostile");
+    UpdateNodeReply reply;
+    EXPECT_EQ(stub_->UpdateNode(&ctx, req, &reply).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  RunResult h = Run({"squeue", "-h", "-j", std::to_string(held), "-o", "%T %j %r"});
+  EXPECT_EQ(h.out, "PENDING wrap JobHeldUser\n") << h.err;
+  EXPECT_EQ(Run({"scancel", std::to_string(held)}).exit_code, 0);
+  EXPECT_EQ(WaitDone(held), "CANCELLED");
+  RunResult n = Run({"sinfo", "-h", "-o", "%t"});
+  EXPECT_EQ(n.out, "idle\n") << n.err;
+
   // Still up, nothing queued by the refusals, and a normal job runs.
   RunResult q = Run({"squeue", "-h"});
   EXPECT_EQ(q.exit_code, 0) << q.err;

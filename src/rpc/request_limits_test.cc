@@ -1,11 +1,11 @@
 // Request size limits: every bounded field at and over its limit, with Slurm's message.
-#include "ctld/request_limits.h"
+#include "rpc/request_limits.h"
 
 #include <gtest/gtest.h>
 
 #include "client.pb.h"
 
-namespace sluice::ctld {
+namespace sluice {
 namespace {
 
 SubmitRequest WithScript(size_t bytes) {
@@ -79,4 +79,4 @@ TEST(RequestLimits, EmptyRequestIsFine) {
 }
 
 }  // namespace
-}  // namespace sluice::ctld
+}  // namespace sluice

@@ -1,4 +1,5 @@
-// Size limits on client requests, checked before anything else looks at them, so an
+// Size limits on client requests, checked by the commands before they send (client/) and
+// by the controller before anything else looks at them (it trusts no client), so an
 // oversize request gets a clear error and never costs the controller more than a scan.
 // Every string field of the request (nested messages included) is bounded (the sizes
 // are in common/request_bounds.h, which the commands check too):
@@ -24,8 +25,8 @@
 #include "common/request_bounds.h"
 #include "common/status.h"
 
-namespace sluice::ctld {
+namespace sluice {
 
 Status CheckRequestLimits(const google::protobuf::Message& request, std::string* detail = nullptr);
 
-}  // namespace sluice::ctld
+}  // namespace sluice

@@ -1,12 +1,12 @@
 // CheckRequestLimits: see request_limits.h.
-#include "ctld/request_limits.h"
+#include "rpc/request_limits.h"
 
 #include <fmt/format.h>
 
 #include <set>
 #include <string_view>
 
-namespace sluice::ctld {
+namespace sluice {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -100,4 +100,4 @@ Status CheckRequestLimits(const Message& request, std::string* detail) {
   return Check(request, detail, 0);
 }
 
-}  // namespace sluice::ctld
+}  // namespace sluice
