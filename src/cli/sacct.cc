@@ -178,6 +178,10 @@ int64_t LocalMidnight(int64_t now) {
   return mktime(&tm);
 }
 
+// now[+-]N[unit]: at most 9 digits; epoch seconds: at most 11 (the year 5138).
+constexpr size_t kMaxOffsetDigits = 9;
+constexpr size_t kMaxEpochDigits = 11;
+
 Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
   auto bad = [&]() { return InvalidArgument(fmt::format("Invalid time specification (pos=0): {}", in)); };
   const std::string s = ToLower(in);
@@ -187,8 +191,10 @@ Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
   if (s.rfind("now", 0) == 0 && (s[3] == '-' || s[3] == '+')) {
     size_t i = 4;
     int64_t n = 0;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) n = n * 10 + (s[i++] - '0');
-    if (i == 4) return bad();
+    while (i < s.size() && i <= 4 + kMaxOffsetDigits && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      n = n * 10 + (s[i++] - '0');
+    }
+    if (i == 4 || i > 4 + kMaxOffsetDigits) return bad();  // n * weeks stays far from overflow
     std::string unit = s.substr(i);
     int64_t mult = 1;
     if (unit.empty() || unit == "s" || unit == "sec" || unit == "seconds") mult = 1;
@@ -200,7 +206,10 @@ Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
     return s[3] == '-' ? now - n * mult : now + n * mult;
   }
   bool digits = s.find_first_not_of("0123456789") == std::string::npos;
-  if (digits && s.size() > 8) return std::stoll(s);  // epoch seconds
+  if (digits && s.size() > 8) {  // epoch seconds
+    if (s.size() > kMaxEpochDigits) return bad();
+    return std::stoll(s);
+  }
   time_t t = now;
   struct tm tm;
   localtime_r(&t, &tm);

@@ -213,6 +213,17 @@ TEST_F(SacctTest, BadInputIsAnError) {
   EXPECT_EQ(Run({"-j", "abc"}), 1);
   t.err.str("");
   EXPECT_EQ(Run({"--bogus"}), 1);
+  // Numbers too long for 64 bits (fuzz_acct_query: std::stoll threw and sreport aborted):
+  // refused, as are offsets that would overflow once multiplied.
+  const int64_t now = 1'800'000'000;
+  for (const char* bad : {"2022333333333333333333333333", "999999999999", "now-99999999999999999999d",
+                          "now+1234567890weeks"}) {
+    auto r = ParseSacctTime(bad, now);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message(), std::string("Invalid time specification (pos=0): ") + bad);
+  }
+  EXPECT_EQ(*ParseSacctTime("99999999999", now), 99999999999);
+  EXPECT_EQ(*ParseSacctTime("now-999999999w", now), now - 999999999LL * 7 * 86400);
   EXPECT_NE(t.err.str().find("unrecognized option '--bogus'"), std::string::npos);
   t.err.str("");
   t.api.fail = FailedPrecondition("Slurm accounting storage is disabled");
@@ -248,6 +259,11 @@ TEST(SreportCalc, UtilizationAndTopUsers) {
   // A running attempt counts until now.
   jobs[0].set_end_time(0);
   EXPECT_EQ(ClusterUtilization(jobs, 16, "cpu", 100, 1100, 600).allocated, 4 * 500 + 100);
+}
+
+TEST_F(SacctTest, SreportRefusesATimeTooLongForSixtyFourBits) {
+  EXPECT_EQ(RunSreport({"cluster", "utilization", "start=2022333333333333333333333333"}, t.env), 1);
+  EXPECT_NE(t.err.str().find("Invalid time specification"), std::string::npos) << t.err.str();
 }
 
 TEST_F(SacctTest, SreportGpuHoursParsable) {

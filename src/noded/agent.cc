@@ -8,8 +8,8 @@
 #include <csignal>
 #include <cstdio>
 
-#include "stepd/job_dir.h"
-#include "stepd/unix_socket.h"
+#include "node_common/job_dir.h"
+#include "node_common/unix_socket.h"
 
 namespace sluice {
 namespace {

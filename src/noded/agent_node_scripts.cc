@@ -1,5 +1,5 @@
 // Prolog / Epilog on the nodes of a job other than its batch host (the batch host's
-// stepd runs them around the batch script, stepd/node_scripts.h). As Slurm does without
+// stepd runs them around the batch script, node_common/node_scripts.h). As Slurm does without
 // PrologFlags=Alloc, such a node runs the Prolog once per job run, before the first
 // step that reaches it; a failure fails that step launch and is reported to the
 // controller (JobReport.prolog_failed from a non-batch node: drain it, requeue the job)
@@ -13,7 +13,7 @@
 #include <cstdio>
 
 #include "noded/agent.h"
-#include "stepd/node_scripts.h"
+#include "node_common/node_scripts.h"
 
 namespace sluice {
 namespace {

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "noded/agent.h"
-#include "stepd/stepd_test_util.h"
+#include "node_common/test_util.h"
 
 namespace sluice {
 namespace {

@@ -1,7 +1,7 @@
 // Agent: signal delivery to a job's processes (scancel -s, --signal) and the stale-run
 // kill used when a requeued job comes back to a node that still runs its older copy.
 //   steps      each step supervisor gets StepRelaySignal() with the signal as its
-//              sigqueue value and signals its tasks (stepd/step_supervisor.h);
+//              sigqueue value and signals its tasks (stepd/step_supervisor.h, node_common/relay_signal.h);
 //   batch      STEPD_SIGNAL batch_only: the batch shell process only;
 //   full       STEPD_SIGNAL: the batch shell and everything it started, plus steps.
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "noded/agent.h"
-#include "stepd/step_supervisor.h"
+#include "node_common/relay_signal.h"
 
 namespace sluice {
 

@@ -16,7 +16,7 @@
 
 #include "common/step_io.h"
 #include "noded/agent.h"
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 
 namespace sluice {
 namespace {

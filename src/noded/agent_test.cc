@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "noded/end_listener.h"
-#include "stepd/job_dir.h"
-#include "stepd/stepd_test_util.h"
+#include "node_common/job_dir.h"
+#include "node_common/test_util.h"
 
 namespace sluice {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "common/step_io.h"
-#include "stepd/unix_socket.h"
+#include "node_common/unix_socket.h"
 
 namespace sluice {
 namespace {

@@ -4,7 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "stepd/unix_socket.h"
+#include "node_common/unix_socket.h"
 
 namespace sluice {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "common/config.h"
-#include "stepd/hook_runner.h"
+#include "node_common/hook_runner.h"
 
 namespace sluice {
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 
 namespace sluice {
 

@@ -1,5 +1,5 @@
 // JobTracker: the agent's view of its spool directory (<spool>/job.<id>/, layout in
-// stepd/job_dir.h). Everything it reports is derived from the files, so an agent that
+// node_common/job_dir.h). Everything it reports is derived from the files, so an agent that
 // restarts re-adopts running stepds and still reports finished-but-unreported jobs:
 //   status.pb present                 -> kFinished (kDone when the `reported` marker exists)
 //   stepd.pid names a live sluice-stepd -> kRunning
@@ -17,7 +17,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "node.pb.h"
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 
 namespace sluice {
 

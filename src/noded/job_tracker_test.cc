@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "noded/agent_config.h"
-#include "stepd/job_dir.h"
-#include "stepd/stepd_test_util.h"
+#include "node_common/job_dir.h"
+#include "node_common/test_util.h"
 
 namespace sluice {
 namespace {

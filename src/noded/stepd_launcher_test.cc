@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "stepd/stepd_test_util.h"
+#include "node_common/test_util.h"
 
 namespace sluice {
 namespace {

@@ -16,7 +16,7 @@
 
 #include "common/status.h"
 #include "node.pb.h"
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {

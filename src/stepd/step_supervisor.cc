@@ -19,7 +19,7 @@
 
 #include "common/clock.h"
 #include "common/step_io.h"
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 #include "stepd/process_tracker.h"
 #include "stepd/task_spawn.h"
 

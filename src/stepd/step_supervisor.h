@@ -33,6 +33,7 @@
 #include "common/status.h"
 #include "common/step_io.h"
 #include "node.pb.h"
+#include "node_common/relay_signal.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {
@@ -46,9 +47,6 @@ struct StepSupervisorOptions {
   int exit_grace_ms = 500;                         // pipes held open after a task exited
   int kill_wait_ms = 2'000;  // SIGTERM -> SIGKILL when the launch has no kill_wait_s
 };
-
-// Real-time signal whose sigqueue value is a signal for the step's tasks.
-inline int StepRelaySignal() { return SIGRTMIN + 1; }
 
 class StepSupervisor {
  public:

@@ -14,9 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "common/clock.h"
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 #include "node.pb.h"
-#include "stepd/stepd_test_util.h"
+#include "node_common/test_util.h"
 
 namespace sluice {
 namespace {

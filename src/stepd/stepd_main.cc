@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 #include "stepd/job_spawn.h"
 #include "stepd/step_supervisor.h"
 #include "stepd/supervisor.h"

@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "stepd/job_spawn.h"
-#include "stepd/node_scripts.h"
-#include "stepd/unix_socket.h"
+#include "node_common/node_scripts.h"
+#include "node_common/unix_socket.h"
 
 namespace sluice {
 namespace {

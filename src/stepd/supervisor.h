@@ -27,7 +27,7 @@
 #include "common/clock.h"
 #include "node.pb.h"
 #include "stepd.pb.h"
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "common/clock.h"
-#include "stepd/job_dir.h"
-#include "stepd/stepd_test_util.h"
-#include "stepd/unix_socket.h"
+#include "node_common/job_dir.h"
+#include "node_common/test_util.h"
+#include "node_common/unix_socket.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "stepd/stepd_test_util.h"
+#include "node_common/test_util.h"
 
 #include <pwd.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "stepd/unix_socket.h"
+#include "node_common/unix_socket.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "stepd/job_dir.h"
+#include "node_common/job_dir.h"
 
 namespace sluice {
 namespace {

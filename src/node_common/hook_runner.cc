@@ -1,4 +1,4 @@
-#include "stepd/hook_runner.h"
+#include "node_common/hook_runner.h"
 
 #include <fcntl.h>
 #include <poll.h>

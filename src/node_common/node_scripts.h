@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "node.pb.h"
-#include "stepd/hook_runner.h"
+#include "node_common/hook_runner.h"
 
 namespace sluice {
 

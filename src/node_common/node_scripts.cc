@@ -1,4 +1,4 @@
-#include "stepd/node_scripts.h"
+#include "node_common/node_scripts.h"
 
 #include <cstdio>
 
