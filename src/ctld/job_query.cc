@@ -56,7 +56,7 @@ bool MatchesJobQuery(const JobInfo& job, const GetJobsRequest& q) {
   return Passes(q.states(), job.state()) && UserPasses(q, job) &&
          Passes(q.accounts(), spec.account()) && Passes(q.partitions(), spec.partition()) &&
          Passes(q.names(), spec.name()) &&
-         Passes(q.qos(), spec.qos().empty() ? std::string("normal") : spec.qos()) &&
+         (q.qos().empty() || Passes(q.qos(), spec.qos().empty() ? "normal" : spec.qos())) &&
          Passes(q.reservations(), spec.reservation()) && NodePasses(q, job);
 }
 
