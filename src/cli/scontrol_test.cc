@@ -47,6 +47,17 @@ TEST_F(ScontrolTest, ShowPendingJob) {
             "   \n\n");
 }
 
+TEST_F(ScontrolTest, ShowJobAsksForTheIdsWithoutScriptOrEnv) {
+  EXPECT_EQ(Run({"show", "job", "14,15"}), 0);
+  EXPECT_EQ(Run({"show", "job"}), 0);
+  ASSERT_EQ(t.api.job_queries.size(), 2u);
+  GetJobsRequest ids;
+  ids.add_job_ids(14);
+  ids.add_job_ids(15);
+  EXPECT_EQ(t.api.job_queries[0].SerializeAsString(), ids.SerializeAsString());
+  EXPECT_EQ(t.api.job_queries[1].SerializeAsString(), "");  // every job, no script or env
+}
+
 TEST_F(ScontrolTest, ShowHeldJobHasUnknownEligibility) {
   EXPECT_EQ(Run({"show", "job", "15"}), 0);
   std::string s = t.out.str();

@@ -122,9 +122,14 @@ Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
   return Status::Ok();
 }
 
+// -t (default: the active states), --start (pending only).
+bool StateWanted(JobState st, const SqueueOptions& s) {
+  if (s.states_given ? !s.states.count(st) : !IsActiveState(st)) return false;
+  return !s.start || st == JOB_PENDING;
+}
+
 bool Matches(const JobInfo& j, const SqueueOptions& s, uint32_t my_uid) {
-  if (s.states_given ? !s.states.count(j.state()) : !IsActiveState(j.state())) return false;
-  if (s.start && j.state() != JOB_PENDING) return false;
+  if (!StateWanted(j.state(), s)) return false;
   if (!s.jobs.empty() && !AnySelectorMatches(s.jobs, j)) return false;
   if (!s.uids.empty() && !s.uids.count(j.uid())) return false;
   if (s.me && j.uid() != my_uid) return false;
@@ -175,10 +180,36 @@ int Fail(CliEnv& env, const Status& st) {
   return 1;
 }
 
-int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv& env) {
-  Expected<ClientApiInterface*> api = env.connect();
+// The query: -j ids, else the filters the controller applies (so it sends only those
+// jobs; Matches still checks each one here). With -j no filter is sent: a job named but
+// filtered out must still come back, or squeue would take it for an invalid id.
+GetJobsRequest Query(const SqueueOptions& s, uint32_t my_uid) {
   GetJobsRequest req;
   for (const JobSelector& sel : s.jobs) req.add_job_ids(sel.id);
+  if (!s.jobs.empty()) return req;
+  const google::protobuf::EnumDescriptor* states = JobState_descriptor();
+  for (int i = 0; i < states->value_count(); ++i) {
+    auto st = static_cast<JobState>(states->value(i)->number());
+    if (StateWanted(st, s)) req.add_states(st);
+  }
+  // Only states Sluice does not have (-t S): no job is in JOB_STATE_UNSPECIFIED either.
+  if (req.states().empty()) req.add_states(JOB_STATE_UNSPECIFIED);
+  if (s.me) {
+    req.add_users(std::to_string(my_uid));  // ANDed with -u here
+  } else {
+    for (uint32_t uid : s.uids) req.add_users(std::to_string(uid));
+  }
+  for (const std::string& v : s.names) req.add_names(v);
+  for (const std::string& v : s.partitions) req.add_partitions(v);
+  for (const std::string& v : s.accounts) req.add_accounts(v);
+  for (const std::string& v : s.qos) req.add_qos(v);
+  for (const std::string& v : s.nodes) req.add_nodes(v);
+  return req;
+}
+
+int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv& env) {
+  Expected<ClientApiInterface*> api = env.connect();
+  GetJobsRequest req = Query(s, env.uid);
   Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
   bool single_missing = rep.ok() && s.jobs.size() == 1 &&
       std::none_of(rep->jobs().begin(), rep->jobs().end(),

@@ -146,6 +146,55 @@ TEST_F(SqueueTest, NameUserPartitionFilters) {
   EXPECT_EQ(t.out.str(), "13\n");
 }
 
+TEST_F(SqueueTest, SendsItsFiltersToTheController) {
+  EXPECT_EQ(Run({"-u", "root", "-A", "acct", "-p", "gpu,cpu", "-n", "x", "-q", "high", "-w",
+                 "node[01-02]", "-t", "R,PD", "-h"}),
+            0);
+  ASSERT_EQ(t.api.job_queries.size(), 1u);
+  const GetJobsRequest& q = t.api.job_queries[0];
+  EXPECT_EQ(q.job_ids_size(), 0);
+  EXPECT_EQ(std::vector<std::string>(q.users().begin(), q.users().end()),
+            std::vector<std::string>{"0"});
+  EXPECT_EQ(std::vector<std::string>(q.accounts().begin(), q.accounts().end()),
+            std::vector<std::string>{"acct"});
+  EXPECT_EQ(std::vector<std::string>(q.partitions().begin(), q.partitions().end()),
+            (std::vector<std::string>{"cpu", "gpu"}));
+  EXPECT_EQ(std::vector<std::string>(q.names().begin(), q.names().end()),
+            std::vector<std::string>{"x"});
+  EXPECT_EQ(std::vector<std::string>(q.qos().begin(), q.qos().end()),
+            std::vector<std::string>{"high"});
+  EXPECT_EQ(std::vector<std::string>(q.nodes().begin(), q.nodes().end()),
+            (std::vector<std::string>{"node01", "node02"}));
+  EXPECT_EQ(std::vector<int>(q.states().begin(), q.states().end()),
+            (std::vector<int>{JOB_PENDING, JOB_RUNNING}));
+  EXPECT_FALSE(q.with_script_env());
+}
+
+TEST_F(SqueueTest, SendsTheDefaultStatesStartAndMe) {
+  auto states = [&] {
+    const GetJobsRequest& q = t.api.job_queries.back();
+    return std::vector<int>(q.states().begin(), q.states().end());
+  };
+  EXPECT_EQ(Run({"-h"}), 0);
+  EXPECT_EQ(states(), (std::vector<int>{JOB_PENDING, JOB_RUNNING, JOB_COMPLETING}));
+  EXPECT_EQ(t.api.job_queries.back().users_size(), 0);
+  EXPECT_EQ(Run({"-h", "--start"}), 0);
+  EXPECT_EQ(states(), std::vector<int>{JOB_PENDING});
+  EXPECT_EQ(Run({"-h", "-t", "SUSPENDED"}), 0);  // a state Sluice has not: none
+  EXPECT_EQ(states(), std::vector<int>{JOB_STATE_UNSPECIFIED});
+  EXPECT_EQ(Run({"-h", "--me", "-u", "1000"}), 0);  // --me ANDed with -u: the caller's uid
+  EXPECT_EQ(std::vector<std::string>(t.api.job_queries.back().users().begin(),
+                                     t.api.job_queries.back().users().end()),
+            std::vector<std::string>{"0"});
+  // With -j the ids alone: a job named but filtered out is not an invalid id.
+  t.out.str("");
+  EXPECT_EQ(Run({"-h", "-j", "11", "-t", "PD", "-n", "x"}), 0);
+  EXPECT_EQ(t.out.str(), "");
+  const GetJobsRequest& q = t.api.job_queries.back();
+  EXPECT_EQ(q.job_ids_size(), 1);
+  EXPECT_EQ(q.states_size() + q.names_size(), 0);
+}
+
 TEST_F(SqueueTest, StartShowsPendingByStartTime) {
   EXPECT_EQ(Run({"--start"}), 0);
   EXPECT_EQ(t.out.str(),

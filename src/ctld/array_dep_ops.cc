@@ -222,7 +222,7 @@ bool Controller::DependencyGate(JobInfo* job) {
     case DepResult::kNever:
       SetReason(job, "DependencyNeverSatisfied");
       if (job->spec().kill_on_invalid_dep() == 1) {
-        job->set_state(JOB_CANCELLED);
+        jobs_.SetState(job, JOB_CANCELLED);
         job->set_end_time(Now());
         WantSchedule();  // jobs depending on this one may resolve now
       }

@@ -7,6 +7,7 @@
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "ctld/controller.h"
+#include "ctld/job_query.h"
 #include "ctld/validate.h"
 
 namespace sluice::ctld {
@@ -88,18 +89,35 @@ std::string Controller::TestOnlyMessage(const JobInfo& job) {
                      CompressHostlistSorted(names), job.spec().partition());
 }
 
-Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
+Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) {
   GetJobsReply reply;
   reply.set_now(Now());
-  if (req.job_ids().empty()) {
-    for (const auto& [id, job] : jobs_.jobs()) *reply.add_jobs() = job;
+  auto add = [&](int64_t id, const JobInfo& job) {
+    if (!MatchesJobQuery(job, req)) return;
+    if (req.with_script_env()) {
+      *reply.add_jobs() = job;
+    } else {
+      jobs_.CopyWithoutScriptEnv(id, reply.add_jobs());
+    }
+  };
+  if (!req.job_ids().empty()) {
+    // Not found only when no id names a job; the filters may then leave none.
+    bool any = false;
+    std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
+    for (int64_t id : ExpandJobIds(ids, false)) {
+      if (const JobInfo* j = jobs_.Find(id)) {
+        any = true;
+        add(id, *j);
+      }
+    }
+    if (!any) return NotFound(kMsgInvalidJobId);
     return reply;
   }
-  std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
-  for (int64_t id : ExpandJobIds(ids, false)) {
-    if (const JobInfo* j = jobs_.Find(id)) *reply.add_jobs() = *j;
+  if (std::optional<std::vector<int64_t>> ids = JobQueryCandidates(jobs_, req)) {
+    for (int64_t id : *ids) add(id, *jobs_.Find(id));
+  } else {
+    for (const auto& [id, job] : jobs_.jobs()) add(id, job);
   }
-  if (reply.jobs().empty()) return NotFound(kMsgInvalidJobId);
   return reply;
 }
 
@@ -137,7 +155,7 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
   }
   job->set_cancelled_by(c.uid);  // sacct: "CANCELLED by <uid>"
   if (job->state() == JOB_PENDING) {
-    job->set_state(JOB_CANCELLED);
+    jobs_.SetState(job, JOB_CANCELLED);
     job->set_end_time(Now());
     job->set_reason("None");
     MarkJob(id);
@@ -364,7 +382,7 @@ Status Controller::Requeue(const Caller& c, JobInfo* job, bool hold) {
   job->set_hold_on_requeue(hold);
   if (job->state() == JOB_RUNNING) {
     job->set_requeue_on_end(true);
-    job->set_state(JOB_COMPLETING);
+    jobs_.SetState(job, JOB_COMPLETING);
     SendSignal(*job, SIGNAL_CANCEL, 0, true);
     MarkJob(job->job_id());
     return Status::Ok();

@@ -189,7 +189,7 @@ static std::string EndReason(JobState state, int exit_code, int term_signal) {
 }
 
 void Controller::FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal) {
-  job->set_state(state);
+  jobs_.SetState(job, state);
   job->set_exit_code(exit_code);
   job->set_term_signal(term_signal);
   job->set_end_time(Now());
@@ -200,7 +200,7 @@ void Controller::FinishJob(JobInfo* job, JobState state, int exit_code, int term
 void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
   if (HoldsResources(*job)) ReleaseResources(job);
   if (job->start_time() > 0) job->set_restarts(job->restarts() + 1);
-  job->set_state(JOB_PENDING);
+  jobs_.SetState(job, JOB_PENDING);
   job->set_reason(reason);
   job->clear_alloc();
   job->set_start_time(0);
@@ -228,7 +228,7 @@ void Controller::StartCancel(JobInfo* job, JobState state) {
     job->set_reason("None");
     return;
   }
-  job->set_state(state);
+  jobs_.SetState(job, state);
   job->set_end_time(Now());
   job->set_reason("None");
   job->set_completing(true);

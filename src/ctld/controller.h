@@ -93,7 +93,10 @@ class Controller {
 
   // ---- client API (client_ops.cc) ----
   Expected<SubmitReply> Submit(const Caller& caller, const SubmitRequest& req);
-  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req) const;
+  // The jobs `req` names and its filters pass (job_query.h), without their script and
+  // environment unless asked. Not const: each job's script and environment are moved
+  // aside while it is copied (JobTable::CopyWithoutScriptEnv); nothing else changes.
+  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req);
   CancelReply Cancel(const Caller& caller, const CancelRequest& req);
   Expected<GetNodesReply> GetNodes(const GetNodesRequest& req) const;
   GetPartitionsReply GetPartitions() const;

@@ -45,13 +45,79 @@ const JobInfo* JobTable::Find(int64_t id) const {
 
 JobInfo* JobTable::Insert(JobInfo job) {
   int64_t id = job.job_id();
+  if (const JobInfo* old = Find(id)) Unindex(*old);
   auto [it, inserted] = jobs_.insert_or_assign(id, std::move(job));
+  Index(it->second);
   return &it->second;
 }
 
 void JobTable::Erase(int64_t id) {
+  if (const JobInfo* job = Find(id)) Unindex(*job);
   jobs_.erase(id);
   requests_.erase(id);
+}
+
+void JobTable::SetState(JobInfo* job, JobState state) {
+  job->set_state(state);
+  if (state == JOB_PENDING) {
+    not_pending_.erase(job->job_id());
+  } else {
+    not_pending_.insert(job->job_id());
+  }
+}
+
+void JobTable::Index(const JobInfo& job) {
+  if (job.state() != JOB_PENDING) not_pending_.insert(job.job_id());
+  by_uid_[job.uid()].insert(job.job_id());
+  uids_by_name_[job.user()].insert(job.uid());
+}
+
+void JobTable::Unindex(const JobInfo& job) {
+  not_pending_.erase(job.job_id());
+  auto it = by_uid_.find(job.uid());
+  if (it == by_uid_.end()) return;
+  it->second.erase(job.job_id());
+  if (it->second.empty()) by_uid_.erase(it);
+}
+
+const std::set<int64_t>& JobTable::OfUid(uint32_t uid) const {
+  static const std::set<int64_t> kNone;
+  auto it = by_uid_.find(uid);
+  return it == by_uid_.end() ? kNone : it->second;
+}
+
+const std::set<uint32_t>& JobTable::UidsNamed(const std::string& name) const {
+  static const std::set<uint32_t> kNone;
+  auto it = uids_by_name_.find(name);
+  return it == uids_by_name_.end() ? kNone : it->second;
+}
+
+namespace {
+
+// Moves a spec's script and environment aside for its lifetime.
+class ScriptEnvAside {
+ public:
+  explicit ScriptEnvAside(JobSpec* spec) : spec_(spec) { Swap(); }
+  ~ScriptEnvAside() { Swap(); }
+  ScriptEnvAside(const ScriptEnvAside&) = delete;
+  ScriptEnvAside& operator=(const ScriptEnvAside&) = delete;
+
+ private:
+  void Swap() {
+    spec_->mutable_script()->swap(script_);
+    spec_->mutable_env()->Swap(&env_);
+  }
+  JobSpec* spec_;
+  std::string script_;
+  google::protobuf::RepeatedPtrField<std::string> env_;
+};
+
+}  // namespace
+
+void JobTable::CopyWithoutScriptEnv(int64_t id, JobInfo* out) {
+  JobInfo& job = jobs_.at(id);
+  ScriptEnvAside aside(job.mutable_spec());
+  *out = job;
 }
 
 const sched::JobRequest* JobTable::Request(int64_t id) const {

@@ -1,11 +1,13 @@
 // JobTable: every job the controller tracks in memory (pending, running, and finished
 // ones until they are purged after MinJobAge), keyed by job id in ascending order, so
 // iteration order is FIFO submission order. Also caches each job's normalised
-// scheduler request. Owned and used by the controller's owner thread only.
+// scheduler request, and the indexes queries use (GetJobs): the jobs that are not
+// pending, and the jobs of each user. Owned and used by the controller's owner thread only.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include "sched/types.h"
@@ -31,6 +33,21 @@ class JobTable {
   void Erase(int64_t id);
   size_t size() const { return jobs_.size(); }
 
+  // The one way to change the state of a job in the table (it keeps the index of the jobs
+  // not pending current): never job->set_state() on a job found here.
+  void SetState(JobInfo* job, JobState state);
+
+  // Indexes (ascending job ids). A job's uid and user name never change once inserted.
+  // Every job whose state is not PENDING.
+  const std::set<int64_t>& NotPending() const { return not_pending_; }
+  // The jobs of `uid`.
+  const std::set<int64_t>& OfUid(uint32_t uid) const;
+  // The uids of the jobs whose user name is `name` (one, unless names were reused).
+  const std::set<uint32_t>& UidsNamed(const std::string& name) const;
+  // Copies `job` into `out` without spec.script and spec.env, which are moved aside for
+  // the copy and put back (the copy never touches them). `job` must be in the table.
+  void CopyWithoutScriptEnv(int64_t id, JobInfo* out);
+
   std::map<int64_t, JobInfo>& jobs() { return jobs_; }
   const std::map<int64_t, JobInfo>& jobs() const { return jobs_; }
 
@@ -40,8 +57,14 @@ class JobTable {
   sched::JobRequest* MutableRequest(int64_t id);
 
  private:
+  void Index(const JobInfo& job);
+  void Unindex(const JobInfo& job);
+
   std::map<int64_t, JobInfo> jobs_;
   std::map<int64_t, sched::JobRequest> requests_;
+  std::set<int64_t> not_pending_;
+  std::map<uint32_t, std::set<int64_t>> by_uid_;
+  std::map<std::string, std::set<uint32_t>> uids_by_name_;  // never shrinks: one per user
 };
 
 }  // namespace sluice::ctld

@@ -147,7 +147,7 @@ void Controller::KillPreempted(JobInfo* job) {
   MarkJob(job->job_id());
   if (static_cast<PreemptMode>(job->preempt_mode()) == PreemptMode::kRequeue) {
     job->set_requeue_on_end(true);  // as scontrol requeue: requeued when its end is reported
-    job->set_state(JOB_COMPLETING);
+    jobs_.SetState(job, JOB_COMPLETING);
     SendSignal(*job, SIGNAL_CANCEL, 0, true);
     return;
   }
@@ -177,7 +177,7 @@ bool Controller::EndPreempted(JobInfo* job) {
   }
   if (!by_itself && job->state() != JOB_PREEMPTED) return false;  // scancel'ed meanwhile
   if (by_itself) job->set_end_time(Now());
-  job->set_state(JOB_PREEMPTED);
+  jobs_.SetState(job, JOB_PREEMPTED);
   job->set_reason("None");
   job->set_exit_code(0);
   job->set_term_signal(SIGTERM);

@@ -103,7 +103,7 @@ bool Controller::SchedulePass() {
 }
 
 void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
-  job->set_state(JOB_RUNNING);
+  jobs_.SetState(job, JOB_RUNNING);
   job->set_start_time(Now());
   job->set_last_sched_eval(Now());
   job->set_reason("None");

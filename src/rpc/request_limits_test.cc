@@ -54,6 +54,22 @@ TEST(RequestLimits, EnvironmentEntriesAndTotal) {
   ExpectTooLong(r, "env: 4194308 bytes in total");
 }
 
+TEST(RequestLimits, JobQueryFilters) {
+  GetJobsRequest q;
+  q.add_users(std::string(kMaxStringBytes, 'u'));
+  q.add_nodes(std::string(kMaxListBytes, 'n'));
+  q.add_states(JOB_RUNNING);
+  EXPECT_TRUE(CheckRequestLimits(q).ok());
+  q.add_accounts(std::string(kMaxStringBytes + 1, 'a'));
+  ExpectTooLong(q, "accounts[0]: 1025 bytes");
+  q.clear_accounts();
+  for (size_t i = 0; i <= kMaxEnvEntries; ++i) q.add_names("n");
+  ExpectTooLong(q, "names: 65537 entries");
+  q.clear_names();
+  for (size_t i = 0; i < kMaxRepeatedEntries; ++i) q.add_states(JOB_PENDING);
+  ExpectTooLong(q, "states: 65537 entries");
+}
+
 TEST(RequestLimits, ArgvTotal) {
   StepRequest s;
   s.add_argv(std::string(kMaxArgvBytes, 'a'));
