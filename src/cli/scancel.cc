@@ -1,6 +1,10 @@
 #include "cli/scancel.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "cli/array_view.h"
@@ -43,6 +47,7 @@ const std::vector<OptionDef>& Defs() {
 
 struct ScancelOptions {
   std::vector<JobSelector> sels;  // as typed: 12, 12_3, 12_[1-3]
+  std::vector<StepRef> steps;     // 12.0: that step only
   int signal = 0;
   bool batch = false, full = false, quiet = false, me = false, help = false, version = false;
   int verbose = 0;
@@ -139,6 +144,25 @@ Expected<ResolvedIds> SelectJobs(const ScancelOptions& s, ClientApiInterface* ap
   return out;
 }
 
+// "JOB.STEP" with both numeric: one step (scancel's job_id.step_id); else nullopt.
+std::optional<StepRef> ParseStepRef(const std::string& text) {
+  const size_t dot = text.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  int64_t job = 0;
+  int32_t step = 0;
+  const char* end = text.data() + text.size();
+  auto j = std::from_chars(text.data(), text.data() + dot, job);
+  auto st = std::from_chars(text.data() + dot + 1, end, step);
+  if (j.ec != std::errc() || j.ptr != text.data() + dot || st.ec != std::errc() || st.ptr != end ||
+      job <= 0 || step < 0) {
+    return std::nullopt;
+  }
+  StepRef ref;
+  ref.set_job_id(job);
+  ref.set_step_id(step);
+  return ref;
+}
+
 int Report(const CancelReply& rep, const ScancelOptions& s, CliEnv& env) {
   int rc = 0;
   for (const CancelResult& r : rep.results()) {
@@ -146,9 +170,12 @@ int Report(const CancelReply& rep, const ScancelOptions& s, CliEnv& env) {
     int err = SlurmErrno(r.code(), r.message());
     bool benign = err == kEsInvalidJobId || err == kEsAlreadyDone;
     if (benign && s.verbose == 0) continue;
-    if (!s.quiet || !benign)
-      *env.err << "scancel: error: Kill job error on job id " << r.job_id() << ": "
-               << r.message() << "\n";
+    if (!s.quiet || !benign) {
+      *env.err << "scancel: error: Kill job error on job "
+               << (r.has_step_id() ? fmt::format("step id {}.{}", r.job_id(), r.step_id())
+                                   : fmt::format("id {}", r.job_id()))
+               << ": " << r.message() << "\n";
+    }
     if (!benign) rc = err & 0xff;
   }
   return rc;
@@ -178,8 +205,15 @@ int Cancel(const ScancelOptions& s, CliEnv& env) {
   }
   std::vector<int64_t> ids = r.whole;
   ids.insert(ids.end(), r.exact.begin(), r.exact.end());
-  if (ids.empty()) return 0;
+  if (ids.empty() && s.steps.empty()) return 0;
   CancelRequest req;
+  for (const StepRef& step : s.steps) {
+    *req.add_steps() = step;
+    if (s.verbose > 0) {
+      *env.err << "scancel: " << (s.signal ? fmt::format("Signal {} to", s.signal) : "Terminating")
+               << " step " << step.job_id() << "." << step.step_id() << "\n";
+    }
+  }
   for (int64_t id : r.whole) req.add_job_ids(id);
   for (int64_t id : r.exact) req.add_exact_job_ids(id);
   for (int64_t id : ids) {
@@ -245,6 +279,10 @@ int RunScancel(const std::vector<std::string>& args, CliEnv& env) {
     return 0;
   }
   for (const std::string& p : parsed->positionals) {
+    if (std::optional<StepRef> step = ParseStepRef(p)) {
+      s.steps.push_back(*step);
+      continue;
+    }
     Expected<std::vector<JobSelector>> sels = ParseJobSelectors(p);
     if (!sels.ok()) {
       *env.err << "scancel: error: " << sels.status().message() << "\n";
@@ -252,7 +290,7 @@ int RunScancel(const std::vector<std::string>& args, CliEnv& env) {
     }
     s.sels.insert(s.sels.end(), sels->begin(), sels->end());
   }
-  if (s.sels.empty() && !s.HasFilter()) {
+  if (s.sels.empty() && s.steps.empty() && !s.HasFilter()) {
     *env.err << "scancel: error: No job identification provided\n";
     return 1;
   }

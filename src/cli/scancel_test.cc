@@ -39,6 +39,34 @@ TEST_F(ScancelTest, UnknownJobSilentUnlessVerbose) {
             "scancel: error: Kill job error on job id 999999: Invalid job id specified\n");
 }
 
+// JOB.STEP names one step: sent as a step (never as the job), with the signal, and its
+// errors name the step.
+TEST_F(ScancelTest, JobDotStepCancelsThatStepOnly) {
+  EXPECT_EQ(Run({"-s", "USR1", "30.2", "31"}), 0);
+  ASSERT_EQ(t.api.cancels.size(), 1u);
+  const CancelRequest& req = t.api.cancels[0];
+  ASSERT_EQ(req.steps_size(), 1);
+  EXPECT_EQ(req.steps(0).job_id(), 30);
+  EXPECT_EQ(req.steps(0).step_id(), 2);
+  ASSERT_EQ(req.job_ids_size(), 1);
+  EXPECT_EQ(req.job_ids(0), 31);
+  EXPECT_EQ(req.signal(), 10);
+  t.api.cancels.clear();
+  CancelResult* r = t.api.cancel_reply.add_results();
+  r->set_job_id(40);
+  r->set_step_id(0);
+  r->set_code(static_cast<int>(Code::kPermissionDenied));
+  r->set_message("Access/permission denied");
+  EXPECT_NE(Run({"40.0"}), 0);
+  EXPECT_EQ(t.err.str(), "scancel: error: Kill job error on job step id 40.0: Access/permission denied\n");
+  ASSERT_EQ(t.api.cancels.size(), 1u);
+  EXPECT_EQ(t.api.cancels[0].job_ids_size(), 0);
+  for (const char* bad : {"40.", ".1", "40.x", "40.-1"}) {
+    t.err.str("");
+    EXPECT_NE(Run({bad}), 0) << bad;
+  }
+}
+
 TEST_F(ScancelTest, OtherUsersJobIsDenied) {
   Result(11, 2002, "Access/permission denied");
   EXPECT_EQ(Run({"11"}), 210);

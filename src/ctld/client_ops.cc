@@ -167,6 +167,8 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
 
 CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
   CancelReply reply;
+  for (const StepRef& step : req.steps()) *reply.add_results() = CancelStep(caller, step, req.signal());
+  if (!req.steps().empty() && req.job_ids().empty() && req.exact_job_ids().empty()) return reply;
   if (!req.job_ids().empty() || !req.exact_job_ids().empty()) {
     std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
     ids = ExpandJobIds(ids, true);

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+
 #include <filesystem>
+#include <set>
 
 #include "common/slurm_format.h"
 #include "ctld/step_layout.h"
@@ -540,6 +542,56 @@ TEST_F(ControllerTest, StepLaunchWithUnknownOutcomeIsKilledOnThatNode) {
     EXPECT_EQ(sig.step_id(), s0->reply.step_id());
   }
   EXPECT_EQ(kills, 1);
+}
+
+// scancel JOB.STEP: each node of that step is told to cancel that step (or signal it);
+// the job keeps running. Another user's request, a step that does not run and a job
+// that does not run are refused.
+TEST_F(ControllerTest, CancelOfOneStepGoesToItsNodesOnly) {
+  RegisterAll();
+  SubmitRequest r = Req(2);
+  r.mutable_spec()->set_min_nodes(2);
+  int64_t id = Submit(kAlice, r);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_TRUE(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  link_.signals.clear();
+  auto cancel = [&](uint32_t uid, int64_t job, int32_t step, int sig) {
+    CancelRequest req;
+    StepRef* ref = req.add_steps();
+    ref->set_job_id(job);
+    ref->set_step_id(step);
+    req.set_signal(sig);
+    CancelReply rep = ctl_->Cancel({uid, uid}, req);
+    EXPECT_TRUE(ctl_->Commit().ok());
+    EXPECT_EQ(rep.results_size(), 1);
+    return rep.results(0);
+  };
+  CancelResult ok = cancel(kAlice, id, 0, 0);
+  EXPECT_EQ(ok.code(), 0) << ok.message();
+  EXPECT_EQ(ok.step_id(), 0);
+  std::set<std::string> told;
+  for (const auto& [to, sig] : link_.signals) {
+    EXPECT_EQ(sig.kind(), SIGNAL_CANCEL);
+    EXPECT_EQ(sig.job_id(), id);
+    ASSERT_TRUE(sig.has_step_id());
+    EXPECT_EQ(sig.step_id(), 0);
+    told.insert(to.node);
+  }
+  EXPECT_EQ(told, (std::set<std::string>{"node01", "node02"}));
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+  link_.signals.clear();
+  EXPECT_EQ(cancel(kAlice, id, 0, 10).code(), 0);
+  ASSERT_EQ(link_.signals.size(), 2u);
+  EXPECT_EQ(link_.signals[0].second.kind(), SIGNAL_DELIVER);
+  EXPECT_EQ(link_.signals[0].second.signal(), 10);
+  link_.signals.clear();
+  EXPECT_EQ(cancel(kAlice + 1, id, 0, 0).message(), kMsgAccessDenied);
+  EXPECT_EQ(cancel(kAlice, id, 7, 0).message(), kMsgInvalidJobId);
+  EXPECT_EQ(cancel(kAlice, id + 100, 0, 0).message(), kMsgInvalidJobId);
+  EXPECT_TRUE(link_.signals.empty());
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
 }
 
 TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {

@@ -130,6 +130,10 @@ SignalJobReply Agent::Signal(const SignalJobRequest& req) {
     KillGivenUpStep(req.job_id(), req.step_id());
     return reply;
   }
+  if (req.kind() == SIGNAL_CANCEL && req.has_step_id()) {  // scancel JOB.STEP: the job goes on
+    SignalSteps(req.job_id(), SIGTERM, req.step_id());
+    return reply;
+  }
   // The kill of a lost run can arrive after the requeued job's next run was launched
   // here (both are sent at once): that run is not stale.
   if (req.kind() == SIGNAL_KILL_STALE && req.has_job()) {

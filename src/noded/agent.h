@@ -107,6 +107,9 @@ class Agent {
   // `sig` to the step supervisors of `job_id` (SIGTERM: they TERM, then KILL, their
   // tasks), or of its step `step_id` only (>= 0).
   void SignalSteps(int64_t job_id, int sig, int32_t step_id = -1);
+  // Calls `fn` with the pid of each live step supervisor of `job_id` (of its step
+  // `step_id` only, when >= 0), forgetting the ones gone; returns how often fn was true.
+  int ForEachStep(int64_t job_id, int32_t step_id, const std::function<bool(pid_t)>& fn);
   // A step the controller gave up (its launch's outcome was unknown): killed, and never
   // started afterwards (a late launch is refused). Bounded, oldest dropped.
   void KillGivenUpStep(int64_t job_id, int32_t step_id);
@@ -147,9 +150,9 @@ class Agent {
   std::atomic<bool> heartbeat_soon_{false};
 
   // Node loss / requeue / signals (agent_signals.cc).
-  // Queues StepRelaySignal() with `sig` to each step supervisor of the job (it signals
-  // its tasks); returns how many were signalled.
-  int RelayToSteps(int64_t job_id, int sig);
+  // Queues StepRelaySignal() with `sig` to each step supervisor of the job (of its step
+  // `step_id` only, when >= 0; it signals its tasks); returns how many were signalled.
+  int RelayToSteps(int64_t job_id, int sig, int32_t step_id = -1);
   // SIGNAL_DELIVER: steps (unless batch_only) and the batch shell (batch_only / full).
   SignalJobReply Deliver(const SignalJobRequest& req);
   // A newer restart of a job whose older run still runs here: kill that run and wait

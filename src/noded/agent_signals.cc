@@ -18,23 +18,20 @@
 
 namespace sluice {
 
-int Agent::RelayToSteps(int64_t job_id, int sig) {
-  std::lock_guard<std::mutex> lock(mu_);
-  int n = 0;
-  auto [begin, end] = steps_.equal_range(job_id);
-  for (auto it = begin; it != end; ++it) {
+int Agent::RelayToSteps(int64_t job_id, int sig, int32_t step_id) {
+  return ForEachStep(job_id, step_id, [sig](pid_t pid) {
     union sigval v;
     v.sival_int = sig;
-    if (::sigqueue(it->second.pid, StepRelaySignal(), v) == 0) ++n;
-  }
-  return n;
+    return ::sigqueue(pid, StepRelaySignal(), v) == 0;
+  });
 }
 
 SignalJobReply Agent::Deliver(const SignalJobRequest& req) {
   SignalJobReply reply;
-  int steps = req.batch_only() ? 0 : RelayToSteps(req.job_id(), req.signal());
+  const int32_t step_id = req.has_step_id() ? req.step_id() : -1;
+  int steps = req.batch_only() ? 0 : RelayToSteps(req.job_id(), req.signal(), step_id);
   reply.set_found(steps > 0);
-  if (!req.batch_only() && !req.full()) return reply;
+  if (step_id >= 0 || (!req.batch_only() && !req.full())) return reply;
   auto job = jobs_->Inspect(req.job_id());
   if (!job.ok()) return reply;  // not the batch host
   reply.set_found(true);

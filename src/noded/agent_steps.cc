@@ -90,8 +90,9 @@ RelayReply Agent::Relay(RelayRequest req) {
   return controller_->Relay(std::move(req));
 }
 
-void Agent::SignalSteps(int64_t job_id, int sig, int32_t step_id) {
+int Agent::ForEachStep(int64_t job_id, int32_t step_id, const std::function<bool(pid_t)>& fn) {
   std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
   auto [begin, end] = steps_.equal_range(job_id);
   const std::string suffix = fmt::format("/step.{}.{}", job_id, step_id);
   for (auto it = begin; it != end;) {
@@ -100,12 +101,17 @@ void Agent::SignalSteps(int64_t job_id, int sig, int32_t step_id) {
                          dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) != 0)) {
       ++it;
     } else if (IsStepSupervisor(it->second.pid, it->second.dir, launcher_->IsChild(it->second.pid))) {
-      ::kill(it->second.pid, sig);
+      n += fn(it->second.pid) ? 1 : 0;
       ++it;
     } else {
       it = steps_.erase(it);
     }
   }
+  return n;
+}
+
+void Agent::SignalSteps(int64_t job_id, int sig, int32_t step_id) {
+  ForEachStep(job_id, step_id, [sig](pid_t pid) { return ::kill(pid, sig) == 0; });
 }
 
 void Agent::KillGivenUpStep(int64_t job_id, int32_t step_id) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include "cluster_fixture.h"
 
@@ -67,6 +68,28 @@ class SrunSignals : public ClusterTest {
 const char kTask[] =
     "trap 'echo got-$1 $SLURM_PROCID; exit 7' $1; touch ready.$SLURM_PROCID; "
     "while :; do sleep 0.1; done";
+
+// scancel JOB.STEP: the tasks of that step get SIGTERM on every node of the step (their
+// trap runs), srun ends with their exit code, and the job goes on to its end.
+TEST_F(SrunSignals, ScancelOfOneStepEndsThatStepAndTheJobGoesOn) {
+  {
+    std::ofstream task(work_dir() + "/task.sh");
+    task << kTask << "\n";
+  }
+  int64_t id = Submit({"-N2", "-o", "steps.out", "--wrap",
+                       cluster_->BinPath("srun") + " -N2 -n2 -l bash task.sh TERM; echo after=$?; echo done"});
+  ASSERT_TRUE(WaitReady(2)) << ReadFile("steps.out");
+  RunResult c = Run({"scancel", std::to_string(id) + ".0"});
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  const std::string text = ReadFile("steps.out");
+  EXPECT_NE(text.find("0: got-TERM 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("1: got-TERM 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("after=7\ndone\n"), std::string::npos) << text;
+  RunResult none = Run({"scancel", "-v", std::to_string(id) + ".5"});
+  EXPECT_NE(none.err.find("Kill job error on job step id " + std::to_string(id) + ".5"), std::string::npos)
+      << none.err;
+}
 
 TEST_F(SrunSignals, SigtermIsForwardedToEveryTask) {
   const std::string out = work_dir() + "/term.out";
