@@ -90,6 +90,17 @@ class ControllerTest : public ::testing::Test {
     }
     ASSERT_TRUE(ctl_->Commit().ok());
   }
+  // Registers both nodes and starts Alice's job on both (2 GPUs each); returns its id.
+  int64_t StartOnBothNodes(int tasks_per_node = 0) {
+    RegisterAll();
+    SubmitRequest r = Req(2);
+    r.mutable_spec()->set_min_nodes(2);
+    if (tasks_per_node) r.mutable_spec()->set_ntasks_per_node(tasks_per_node);
+    int64_t id = Submit(kAlice, r);
+    ctl_->SchedulePass();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    return id;
+  }
 
   static SubmitRequest Req(int gpus = 0) {
     SubmitRequest r;
@@ -517,12 +528,7 @@ StepRequest StepReq(int64_t job_id) {
 // A step launch whose outcome is unknown on one node fails for srun, and that node is
 // told to kill the step (and never start it); a refused one needs no kill.
 TEST_F(ControllerTest, StepLaunchWithUnknownOutcomeIsKilledOnThatNode) {
-  RegisterAll();
-  SubmitRequest r = Req(2);
-  r.mutable_spec()->set_min_nodes(2);
-  int64_t id = Submit(kAlice, r);
-  ctl_->SchedulePass();
-  ASSERT_TRUE(ctl_->Commit().ok());
+  int64_t id = StartOnBothNodes();
   link_.task_results["node02"] = UnknownOutcome("Socket closed");
   link_.task_errors["node01"] = "cannot start sluice-stepd";
   auto s0 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
@@ -548,12 +554,7 @@ TEST_F(ControllerTest, StepLaunchWithUnknownOutcomeIsKilledOnThatNode) {
 // the job keeps running. Another user's request, a step that does not run and a job
 // that does not run are refused.
 TEST_F(ControllerTest, CancelOfOneStepGoesToItsNodesOnly) {
-  RegisterAll();
-  SubmitRequest r = Req(2);
-  r.mutable_spec()->set_min_nodes(2);
-  int64_t id = Submit(kAlice, r);
-  ctl_->SchedulePass();
-  ASSERT_TRUE(ctl_->Commit().ok());
+  int64_t id = StartOnBothNodes();
   ASSERT_TRUE(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).ok());
   ASSERT_TRUE(ctl_->Commit().ok());
   link_.signals.clear();
@@ -595,13 +596,7 @@ TEST_F(ControllerTest, CancelOfOneStepGoesToItsNodesOnly) {
 }
 
 TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
-  RegisterAll();
-  SubmitRequest r = Req(2);
-  r.mutable_spec()->set_min_nodes(2);
-  r.mutable_spec()->set_ntasks_per_node(2);
-  int64_t id = Submit(kAlice, r);
-  ctl_->SchedulePass();
-  ASSERT_TRUE(ctl_->Commit().ok());
+  int64_t id = StartOnBothNodes(/*tasks_per_node=*/2);
   ASSERT_EQ(Job(id).state(), JOB_RUNNING);
   EXPECT_EQ(link_.launches.size(), 1u);  // the batch script runs on the batch host only
 
