@@ -11,6 +11,7 @@
 //
 // Input: records of [kind][flags][len lo][len hi][len bytes of the message].
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -49,13 +50,18 @@ class ScriptedController : public ControllerLink {
   RelayReply Relay(RelayRequest) override { return relay_reply; }
 };
 
+// A temporary directory for the spools, removed at exit (never destroyed before that).
 const std::string& Spool() {
-  static const std::string dir = [] {
+  static const std::string* dir = [] {
     std::string tmpl = (std::filesystem::temp_directory_path() / "sluice-fuzz-agent-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) __builtin_trap();
-    return tmpl;
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(Spool(), ec);
+    });
+    return new std::string(tmpl);
   }();
-  return dir;
+  return *dir;
 }
 
 class Node {
