@@ -9,7 +9,8 @@
 // the input; its directory must still be cleaned up. Nothing may crash, and no input
 // may cost more than -rss_limit_mb.
 //
-// Input: records of [kind][flags][len lo][len hi][len bytes of the message].
+// Input: records (fuzz_records.h) whose flags byte says: bit 0 keep the auth block, bit 1
+// the controller is down.
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "fuzz_records.h"
 #include "node.pb.h"
 #include "noded/agent.h"
 #include "noded/agent_service.h"
@@ -154,12 +156,8 @@ class Node {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Node node;  // each input starts from an empty spool and a new agent
-  size_t pos = 0;
-  for (int n = 0; pos + 4 <= size && n < 32; ++n) {
-    size_t len = data[pos + 2] | static_cast<size_t>(data[pos + 3]) << 8;
-    if (pos + 4 + len > size) break;
-    node.Handle(data[pos], data[pos + 1], data + pos + 4, len);
-    pos += 4 + len;
-  }
+  ForEachRecord(data, size, 32, [&](uint8_t kind, uint8_t flags, const uint8_t* bytes, size_t n) {
+    node.Handle(kind, flags, bytes, n);
+  });
   return 0;
 }

@@ -8,7 +8,7 @@
 // scheduling pass and hears back from the agents as the input says (launch ok, refused,
 // unknown). Nothing may crash, and no input may cost more than -rss_limit_mb.
 //
-// Input: records of [kind][caller][len lo][len hi][len bytes of the request].
+// Input: records (fuzz_records.h) whose flags byte picks the caller.
 #include <cstdint>
 #include <memory>
 
@@ -19,6 +19,7 @@
 #include "rpc/request_limits.h"
 #include "ctld/scheduler_config.h"
 #include "ctld/test_fakes.h"
+#include "fuzz_records.h"
 #include "node.pb.h"
 #include "sched/scheduler.h"
 #include "storage/state_store.h"
@@ -50,20 +51,6 @@ struct Record {
   const uint8_t* data;
   size_t size;
 };
-
-// Splits the input into records; a truncated last record is dropped.
-std::vector<Record> Records(const uint8_t* data, size_t size) {
-  std::vector<Record> out;
-  size_t pos = 0;
-  while (pos + 4 <= size && out.size() < 32) {
-    size_t len = data[pos + 2] | static_cast<size_t>(data[pos + 3]) << 8;
-    if (pos + 4 + len > size) break;
-    static const Caller kCallers[] = {{0, 0}, {1000, 1000}, {1001, 1001}};
-    out.push_back({data[pos], kCallers[data[pos + 1] % 3], data + pos + 4, len});
-    pos += 4 + len;
-  }
-  return out;
-}
 
 template <typename M>
 bool Parse(const Record& r, M* m) {
@@ -168,6 +155,9 @@ class Cluster {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Cluster cluster;  // each input starts from the same empty cluster
-  for (const Record& r : Records(data, size)) cluster.Handle(r);
+  static const Caller kCallers[] = {{0, 0}, {1000, 1000}, {1001, 1001}};
+  ForEachRecord(data, size, 32, [&](uint8_t kind, uint8_t caller, const uint8_t* bytes, size_t n) {
+    cluster.Handle({kind, kCallers[caller % 3], bytes, n});
+  });
   return 0;
 }

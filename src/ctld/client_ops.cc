@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <set>
 
 #include "common/hostlist.h"
@@ -163,6 +164,27 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
     StartCancel(job, JOB_CANCELLED);
   }
   return Result(id, Status::Ok());
+}
+
+CancelResult Controller::CancelStep(const Caller& caller, const StepRef& ref, int signal) {
+  const JobInfo* job = jobs_.Find(ref.job_id());
+  Status st = CheckOwner(caller, job);
+  const ActiveStep* step = st.ok() ? FindStep(ref.job_id(), ref.step_id()) : nullptr;
+  if (st.ok() && (job->state() != JOB_RUNNING || Ending(*job) || step == nullptr)) {
+    st = NotFound(kMsgInvalidJobId);
+  }
+  CancelResult r = Result(ref.job_id(), st);
+  r.set_step_id(ref.step_id());
+  if (!st.ok()) return r;
+  for (const StepNodeUse& use : step->use) {
+    SignalJobRequest req;
+    req.set_job_id(ref.job_id());
+    req.set_step_id(ref.step_id());
+    req.set_kind(signal == 0 || signal == SIGKILL ? SIGNAL_CANCEL : SIGNAL_DELIVER);
+    req.set_signal(signal);
+    SendSignalRequest(use.node, std::move(req));
+  }
+  return r;
 }
 
 CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {

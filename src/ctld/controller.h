@@ -176,7 +176,7 @@ class Controller {
   void SendSignalRequest(const std::string& node, SignalJobRequest req);
   // Kills one step run on `node` whose launch had an unknown outcome (step_ops.cc).
   void KillStepOn(const std::string& node, int64_t job_id, int32_t step_id);
-  // scancel JOB.STEP (step_ops.cc): the step's tasks get SIGTERM then SIGKILL after
+  // scancel JOB.STEP (client_ops.cc): the step's tasks get SIGTERM then SIGKILL after
   // KillWait (signal 0 or SIGKILL), or `signal`, on every node of the step.
   CancelResult CancelStep(const Caller& caller, const StepRef& ref, int signal);
   const ActiveStep* FindStep(int64_t job_id, int32_t step_id) const;  // nullptr: none

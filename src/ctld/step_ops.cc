@@ -5,7 +5,6 @@
 // an interactive allocation when its salloc/srun exits.
 #include <fmt/format.h>
 
-#include <csignal>
 #include <random>
 
 #include "common/text_util.h"
@@ -140,36 +139,10 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
 }
 
 const ActiveStep* Controller::FindStep(int64_t job_id, int32_t step_id) const {
-  auto job = steps_.find(job_id);
-  if (job == steps_.end()) return nullptr;
-  auto step = job->second.find(step_id);
-  return step == job->second.end() ? nullptr : &step->second;
-}
-
-CancelResult Controller::CancelStep(const Caller& caller, const StepRef& ref, int signal) {
-  CancelResult r;
-  r.set_job_id(ref.job_id());
-  r.set_step_id(ref.step_id());
-  auto fail = [&r](const Status& st) {
-    r.set_code(static_cast<int32_t>(st.code()));
-    r.set_message(st.message());
-    return r;
-  };
-  const JobInfo* job = jobs_.Find(ref.job_id());
-  if (Status own = CheckOwner(caller, job); !own.ok()) return fail(own);
-  const ActiveStep* step = FindStep(ref.job_id(), ref.step_id());
-  if (job->state() != JOB_RUNNING || Ending(*job) || step == nullptr) {
-    return fail(NotFound(kMsgInvalidJobId));
-  }
-  for (const StepNodeUse& use : step->use) {
-    SignalJobRequest req;
-    req.set_job_id(ref.job_id());
-    req.set_step_id(ref.step_id());
-    req.set_kind(signal == 0 || signal == SIGKILL ? SIGNAL_CANCEL : SIGNAL_DELIVER);
-    req.set_signal(signal);
-    SendSignalRequest(use.node, std::move(req));
-  }
-  return r;
+  const std::map<int, ActiveStep>* steps = StepsOf(job_id);
+  if (steps == nullptr) return nullptr;
+  auto step = steps->find(step_id);
+  return step == steps->end() ? nullptr : &step->second;
 }
 
 void Controller::KillStepOn(const std::string& node, int64_t job_id, int32_t step_id) {
