@@ -18,6 +18,7 @@
 #include "cli/step_output.h"
 #include "cli/srun_options.h"
 #include "cli/step_io_server.h"
+#include "client/cluster_client.h"
 #include "common/config.h"
 
 extern char** environ;
@@ -26,6 +27,8 @@ namespace sluice {
 namespace {
 
 constexpr int kOptionError = 255;
+// How long a step launch waits for an unreachable controller (it restarts) before giving up.
+constexpr int64_t kUnreachableRetryMs = 60'000;
 
 // SLUICE_LAUNCH_TRACE=1: "srun: trace: <phase> +<ms>" lines on stderr (milliseconds since
 // RunSrun began), for profiling step launch (bench/launch_bench.cc).
@@ -141,21 +144,34 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
 }
 
 // LaunchStep, retried while the allocation's other steps hold what it needs (Slurm's
-// "step creation temporarily disabled" wait). A signal while waiting gives up.
+// "step creation temporarily disabled" wait), and for up to kUnreachableRetryMs while
+// the controller (or the node agent relaying for srun) cannot be reached: such a request
+// was never sent, so sending it again cannot make a second step. A signal while waiting
+// gives up.
 Expected<StepReply> CreateStep(const StepRequest& req, ClientApiInterface* api, CliEnv& env,
                                int signal_fd) {
   bool said_waiting = false;
   int64_t delay = 20;
+  int64_t unreachable_ms = 0;
   for (;;) {
     Expected<StepReply> rep = api->LaunchStep(req);
-    if (rep.ok() || rep.status().code() != Code::kResourceExhausted) {
+    bool busy = !rep.ok() && rep.status().code() == Code::kResourceExhausted;
+    bool unreachable = !rep.ok() && rep.status().code() == Code::kUnavailable &&
+                       rep.status().message() == kConnectFailure && unreachable_ms < kUnreachableRetryMs;
+    if (!busy && !unreachable) {
       if (rep.ok() && said_waiting) {
         *env.err << "srun: Step created for job " << req.job_id() << "\n";
         env.err->flush();
       }
       return rep;
     }
-    if (!said_waiting) {
+    if (unreachable) {
+      if (unreachable_ms == 0) {
+        *env.err << "srun: error: " << kConnectFailure << ", retrying\n";
+        env.err->flush();
+      }
+      unreachable_ms += delay;
+    } else if (!said_waiting) {
       *env.err << "srun: Job " << req.job_id() << " step creation temporarily disabled, retrying ("
                << rep.status().message() << ")\n";
       env.err->flush();

@@ -59,7 +59,7 @@ Expected<RelayReply> AgentRelayClient::Call(const RelayRequest& req) {
   if (!f.ok() || f->type != FrameType::kRelay || !reply.ParseFromString(f->payload)) {
     ::close(fd_);
     fd_ = -1;
-    return Unavailable(kConnectFailure);
+    return Unavailable(kLostReply);  // sent: the agent may have forwarded it
   }
   Status st = StatusFromGrpc(grpc::Status(static_cast<grpc::StatusCode>(reply.code()), reply.error()));
   if (!st.ok()) return st;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "rpc/connect_failure.h"
 #include "rpc/credential.h"
 #include "rpc/grpc_limits.h"
 #include "rpc/request_limits.h"
@@ -14,7 +15,7 @@ Status StatusFromGrpc(const grpc::Status& status) {
     case grpc::StatusCode::OK:
       return Status::Ok();
     case grpc::StatusCode::UNAVAILABLE:
-      return Unavailable(kConnectFailure);
+      return Unavailable(msg.empty() || GrpcNeverConnected(msg) ? kConnectFailure : kLostReply);
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return Unavailable(kTimedOut);
     case grpc::StatusCode::INVALID_ARGUMENT:

@@ -4,6 +4,9 @@
 // Every call carries `token` in metadata "x-sluice-cred" (rpc/credential.h) and a
 // deadline (default 30 s). gRPC failures become Status values with Slurm's wording:
 //   UNAVAILABLE        -> kUnavailable "Unable to contact slurm controller (connect failure)"
+//                         when no connection was made (rpc/connect_failure.h: the request
+//                         was never sent, so it may be sent again), else (the connection
+//                         was lost during the call) "Zero Bytes were transmitted or received"
 //   DEADLINE_EXCEEDED  -> kUnavailable "Socket timed out on send/recv operation"
 //   other codes        -> the matching Code with the server's message unchanged.
 // The controller therefore must not use UNAVAILABLE for request-specific errors.
@@ -23,6 +26,7 @@ namespace sluice {
 inline constexpr int kDefaultRpcDeadlineMs = 30'000;
 inline constexpr char kConnectFailure[] = "Unable to contact slurm controller (connect failure)";
 inline constexpr char kTimedOut[] = "Socket timed out on send/recv operation";
+inline constexpr char kLostReply[] = "Zero Bytes were transmitted or received";
 
 // grpc::Status -> Status, as described above.
 Status StatusFromGrpc(const grpc::Status& status);

@@ -154,6 +154,15 @@ TEST(ClusterClientNoServer, UnreachableControllerIsConnectFailure) {
 
 TEST(StatusFromGrpc, MapsCodes) {
   EXPECT_TRUE(StatusFromGrpc(grpc::Status::OK).ok());
+  // UNAVAILABLE: never sent (may be sent again) or lost during the call (may have run).
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAVAILABLE,
+                            "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:9: "
+                            "Failed to connect to remote host: Connection refused"})
+                .message(),
+            kConnectFailure);
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAVAILABLE, "Socket closed"}).message(), kLostReply);
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAVAILABLE, "recvmsg:Connection reset by peer"}).message(),
+            kLostReply);
   EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAUTHENTICATED, ""}).code(),
             Code::kUnauthenticated);
   EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::FAILED_PRECONDITION, "x"}).message(), "x");

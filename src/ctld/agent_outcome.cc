@@ -1,21 +1,8 @@
 #include "ctld/agent_outcome.h"
 
-#include <string_view>
+#include "rpc/connect_failure.h"
 
 namespace sluice::ctld {
-namespace {
-
-// gRPC fails an RPC before sending it when its channel cannot connect; these are the
-// words of those failures (and nothing after a connection was made says them).
-bool NeverConnected(std::string_view msg) {
-  for (std::string_view w : {"failed to connect", "Connection refused", "connections to all backends failing",
-                             "No route to host", "Name resolution failure", "DNS resolution failed"}) {
-    if (msg.find(w) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 Status AgentCallOutcome(const grpc::Status& s) {
   using grpc::StatusCode;
@@ -24,7 +11,7 @@ Status AgentCallOutcome(const grpc::Status& s) {
     case StatusCode::OK:
       return Status::Ok();
     case StatusCode::UNAVAILABLE:
-      if (NeverConnected(msg)) return Unavailable(msg.empty() ? "agent unreachable" : msg);
+      if (GrpcNeverConnected(msg)) return Unavailable(msg.empty() ? "agent unreachable" : msg);
       return UnknownOutcome(msg.empty() ? "connection lost" : msg);
     case StatusCode::INVALID_ARGUMENT:
     case StatusCode::NOT_FOUND:

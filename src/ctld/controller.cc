@@ -267,6 +267,10 @@ void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
     ReleaseResources(job);
     return;
   }
+  if (r.state() == JOB_NODE_FAIL) {  // the batch host fenced itself (node_common/node_lease.h)
+    AutoRequeueOrFail(job, fmt::format("fenced by node {}", job->alloc(0).node()), "NodeDown");
+    return;
+  }
   JobState st = r.state();
   if (!IsTerminal(st)) st = (r.exit_code() == 0 && r.term_signal() == 0) ? JOB_COMPLETED : JOB_FAILED;
   if (RequeueOnExitCode(job, st, r)) return;

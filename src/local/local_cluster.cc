@@ -3,7 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -15,6 +18,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/pid_lock.h"
+#include "local/isolated_net.h"
 #include "local/node_kill.h"
 #include "local/proc_scan.h"
 #include "local/process.h"
@@ -25,6 +29,13 @@
 namespace fs = std::filesystem;
 
 namespace sluice {
+
+std::string HostName() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::string h = host;
+  return h.substr(0, h.find('.'));
+}
 
 std::string SelfDir() {
   std::error_code ec;
@@ -70,9 +81,16 @@ Status LocalCluster::WriteConfig() {
     return Internal("no free TCP port");
   };
   ASSIGN_OR_RETURN(int ctld_port, unique_port());
-  c << "# Written by `sluice up`: a local cluster on loopback.\n"
+  std::optional<IsolatedNet> net;
+  if (opts_.isolated) {
+    std::vector<std::string> names;
+    for (int i = 0; i < opts_.nodes; ++i) names.push_back(NodeName(i));
+    ASSIGN_OR_RETURN(net, IsolatedNet::Create(opts_.state_dir, names, HostName()));
+  }
+  c << (net ? "# Written by `sluice up --isolated`: each node in namespaces of its own.\n"
+            : "# Written by `sluice up`: a local cluster on loopback.\n")
     << "ClusterName=" << opts_.cluster_name << "\n"
-    << "SlurmctldHost=localhost(127.0.0.1)\n"
+    << "SlurmctldHost=" << (net ? HostName() + "(" + net->HostAddr() + ")" : "localhost(127.0.0.1)") << "\n"
     << "SlurmctldPort=" << ctld_port << "\n"
     << "StateSaveLocation=" << opts_.state_dir << "/state\n"
     << "SlurmdSpoolDir=" << opts_.state_dir << "/spool/%n\n"
@@ -85,7 +103,7 @@ Status LocalCluster::WriteConfig() {
   for (const auto& line : opts_.extra_config_lines) c << line << "\n";
   for (int i = 0; i < opts_.nodes; ++i) {
     ASSIGN_OR_RETURN(int port, unique_port());
-    c << "NodeName=" << NodeName(i) << " NodeAddr=127.0.0.1 Port=" << port
+    c << "NodeName=" << NodeName(i) << " NodeAddr=" << (net ? net->NodeAddr(i) : "127.0.0.1") << " Port=" << port
       << " CPUs=" << opts_.cpus_per_node << " RealMemory=" << opts_.mem_per_node_mb;
     if (opts_.gpus_per_node > 0) c << " Gres=gpu:" << opts_.gpus_per_node;
     c << " State=UNKNOWN\n";
@@ -118,8 +136,24 @@ Status LocalCluster::StartController() {
   return StartDaemon("sluicectld", {BinPath(opts_.ctld_bin), "-f", conf_path_});
 }
 
-Status LocalCluster::StartAgent(int i) {
-  return StartDaemon(NodeName(i), {BinPath(opts_.agent_bin), "-f", conf_path_, "-N", NodeName(i)});
+Status LocalCluster::StartAgent(int i) { return StartAgentOf(NodeName(i), opts_.agent_bin); }
+
+Status LocalCluster::StartAgentOf(const std::string& node, const std::string& bin) {
+  std::vector<std::string> agent{BinPath(bin), "-f", conf_path_, "-N", node};
+  auto net = IsolatedNet::Load(opts_.state_dir);
+  if (!net.ok()) return StartDaemon(node, agent);
+  const auto& nodes = net->nodes();
+  auto it = std::find(nodes.begin(), nodes.end(), node);
+  if (it == nodes.end()) return NotFound("node " + node + " is not in the isolated network");
+  std::vector<std::string> argv{BinPath("sluice"), "enter-node", net->Netns(static_cast<int>(it - nodes.begin())),
+                                node, net->HostsFile(), "--"};
+  argv.insert(argv.end(), agent.begin(), agent.end());
+  return StartDaemon(node, argv);
+}
+
+Status LocalCluster::SetNodeLink(int i, bool up) {
+  ASSIGN_OR_RETURN(IsolatedNet net, IsolatedNet::Load(opts_.state_dir));
+  return net.SetLink(i, up);
 }
 
 Status LocalCluster::Up(int timeout_ms) {
@@ -130,6 +164,13 @@ Status LocalCluster::Up(int timeout_ms) {
   }
   fs::permissions(opts_.state_dir, fs::perms(0755));
   if (fs::exists(conf_path_) && AnyDaemonRunning()) return StartMissing(timeout_ms);
+  // A network left over by a cluster that was not taken down.
+  if (auto old = IsolatedNet::Load(opts_.state_dir); old.ok()) RETURN_IF_ERROR(old->Remove());
+  if (opts_.isolated && ::geteuid() != 0) {
+    std::fprintf(stderr, "sluice: --isolated needs root (network namespaces): the nodes share this "
+                         "host's name and loopback\n");
+    opts_.isolated = false;
+  }
   if (opts_.munge) {
     ASSIGN_OR_RETURN(MungedPaths m, StartMunged(opts_.state_dir + "/munge"));
     munge_socket_ = m.socket;
@@ -193,7 +234,7 @@ Status LocalCluster::StartMissing(int timeout_ms) {
   opts_.nodes = static_cast<int>(config.nodes.size());
   for (const NodeConfig& n : config.nodes) {
     if (AgentRunning(n.name)) continue;
-    RETURN_IF_ERROR(StartDaemon(n.name, {BinPath("sluiced"), "-f", conf_path_, "-N", n.name}));
+    RETURN_IF_ERROR(StartAgentOf(n.name, "sluiced"));
   }
   return WaitNodesIdle(static_cast<int>(deadline - RealClock::MonotonicMs()));
 }
@@ -249,6 +290,7 @@ Status LocalCluster::DownStateDir(const std::string& dir) {
     StopMunged(munged);
     fs::remove(munged.pid_file);
   }
+  if (auto net = IsolatedNet::Load(state_dir); net.ok()) return net->Remove();
   return Status::Ok();
 }
 

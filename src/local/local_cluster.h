@@ -35,6 +35,9 @@ struct LocalClusterOptions {
   // AuthType=auth/munge: start a private munged in <state>/munge (fresh key) and point
   // the config's AuthInfo at its socket; Down() stops it.
   bool munge = false;
+  // Each node in namespaces of its own (local/isolated_net.h): own hostname, address and
+  // /etc/hosts. Needs root; without it Up() says so and starts on loopback.
+  bool isolated = false;
 };
 
 class LocalCluster {
@@ -51,6 +54,9 @@ class LocalCluster {
   void KillController(int sig);
   void KillAgent(int i, int sig);
   Status WaitNodesIdle(int timeout_ms);
+  // Isolated clusters only: takes node i's network link down (a network cut) or up.
+  Status SetNodeLink(int i, bool up);
+  bool isolated() const { return opts_.isolated; }
 
   const std::string& conf_path() const { return conf_path_; }
   const std::string& state_dir() const { return opts_.state_dir; }
@@ -70,6 +76,8 @@ class LocalCluster {
   bool AgentRunning(const std::string& node) const;
   std::string PidFile(const std::string& who) const;
   Status StartDaemon(const std::string& who, const std::vector<std::string>& argv);
+  // The agent of `node` (inside its namespaces on an isolated cluster).
+  Status StartAgentOf(const std::string& node, const std::string& bin);
 
   LocalClusterOptions opts_;
   std::string conf_path_;
@@ -78,5 +86,7 @@ class LocalCluster {
 
 // Directory of the running executable (for finding sibling binaries).
 std::string SelfDir();
+// This host's name, without its domain.
+std::string HostName();
 
 }  // namespace sluice

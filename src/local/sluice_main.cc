@@ -1,11 +1,15 @@
 // `sluice`: the Sluice tool. `sluice up` starts a local cluster on loopback;
 // `sluice down` stops it; `sluice sim` replays a workload trace through the scheduler.
+// `sluice enter-node NETNS HOSTNAME HOSTS -- CMD...` is how `up --isolated` starts a node's
+// agent inside that node's namespaces (local/isolated_net.h).
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "local/isolated_net.h"
 #include "local/local_cluster.h"
 #include "sim/sim_command.h"
 
@@ -19,16 +23,29 @@ int Up(sluice::LocalClusterOptions opts) {
     cluster.Down();
     return 1;
   }
-  std::fprintf(stderr, "sluice: %d nodes up, %d GPUs each; state in %s\n", opts.nodes,
-               opts.gpus_per_node, cluster.state_dir().c_str());
+  std::fprintf(stderr, "sluice: %d nodes up, %d GPUs each%s; state in %s\n", opts.nodes,
+               opts.gpus_per_node, cluster.isolated() ? ", each in namespaces of its own" : "",
+               cluster.state_dir().c_str());
   std::printf("export SLUICE_CONF=%s\n", cluster.conf_path().c_str());
   return 0;
+}
+
+int EnterNode(int argc, char** argv) {
+  if (argc < 7 || std::strcmp(argv[5], "--") != 0) {
+    std::fprintf(stderr, "usage: sluice enter-node NETNS HOSTNAME HOSTS_FILE -- COMMAND [ARGS...]\n");
+    return 2;
+  }
+  std::vector<std::string> cmd(argv + 6, argv + argc);
+  sluice::Status st = sluice::EnterNodeAndExec(argv[2], argv[3], argv[4], cmd);
+  std::fprintf(stderr, "sluice: error: %s\n", st.message().c_str());
+  return 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "sim") == 0) return sluice::sim::SimMain(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "enter-node") == 0) return EnterNode(argc, argv);
   CLI::App app{"sluice: the Sluice tool (local cluster, simulator)"};
   app.footer("sluice sim --help: replay a workload trace through the scheduler");
   app.require_subcommand(1);
@@ -41,6 +58,9 @@ int main(int argc, char** argv) {
   up->add_option("--state-dir", opts.state_dir, "state directory");
   up->add_option("--slurmd-timeout", opts.slurmd_timeout_s, "seconds before a silent node is DOWN");
   up->add_flag("--munge", opts.munge, "AuthType=auth/munge with a private munged (fresh key)");
+  up->add_flag("--isolated", opts.isolated,
+               "each node in its own network, UTS and mount namespaces (root): own hostname and "
+               "address, node names resolve");
   std::string down_dir = "sluice-local";
   auto* down = app.add_subcommand("down", "stop the local cluster started by `sluice up`");
   down->add_option("--state-dir", down_dir, "state directory");

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "node_common/job_dir.h"
+#include "node_common/node_lease.h"
 #include "node_common/unix_socket.h"
 
 namespace sluice {
@@ -78,7 +79,8 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
     reply.set_error("sent before the node's last registration");
     return reply;
   }
-  Status st = ValidateLaunch(launch);
+  Status st = Fenced() ? Unavailable("node fenced: its lease ran out without contact with the controller")
+                       : ValidateLaunch(launch);
   if (st.ok()) {
     launch.mutable_local()->set_node(options_.node_name);
     launch.set_cluster_name(options_.cluster_name);
@@ -88,6 +90,7 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
     launch.set_def_mem_per_cpu_mb(options_.def_mem_per_cpu_mb);
     launch.set_agent_socket(options_.agent_socket);
     launch.set_relay_socket(options_.relay_socket);
+    launch.set_fence_lease(options_.fence_lease);
     launch.set_prolog(options_.prolog);
     launch.set_epilog(options_.epilog);
     launch.set_prolog_epilog_timeout_s(options_.prolog_epilog_timeout_s);
@@ -245,7 +248,9 @@ void Agent::Register() {
   }
   ReportSteps(&req);
   if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
+  int64_t sent_ms = clock_->NowMs();
   auto reply = controller_->Register(req);
+  RenewLease(reply.status(), sent_ms);
   if (!reply.ok()) {
     Log("registration failed: " + reply.status().message());
     next_heartbeat_ms_ = clock_->NowMs() + options_.retry_interval_ms;
@@ -266,7 +271,9 @@ void Agent::Heartbeat() {
     if (job.phase == TrackedJob::Phase::kRunning) req.add_running_job_ids(job.job_id);
   }
   if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
+  int64_t sent_ms = clock_->NowMs();
   auto reply = controller_->Heartbeat(req);
+  RenewLease(reply.status(), sent_ms);
   if (!reply.ok()) {
     Log("heartbeat failed: " + reply.status().message());
     registered_ = false;  // register again once the controller is back
@@ -280,6 +287,22 @@ void Agent::Heartbeat() {
     registered_ = false;
     Register();
   }
+}
+
+void Agent::RenewLease(const Status& outcome, int64_t sent_ms) {
+  if (options_.fence_lease.empty() || options_.slurmd_timeout_ms <= 0) return;
+  if (!outcome.ok() && !ControllerNotListening(outcome)) return;
+  // A refusal may be the channel's last connect error, reported again until its next
+  // attempt: it shows the controller down only as of that attempt.
+  if (!outcome.ok()) sent_ms -= kRefusalAgeMs;
+  Status st = RenewNodeLease(options_.fence_lease, LeaseUntilMs(sent_ms, options_.slurmd_timeout_ms));
+  if (!st.ok()) Log("cannot renew the node lease: " + st.message());
+}
+
+bool Agent::Fenced() const {
+  if (options_.fence_lease.empty() || options_.slurmd_timeout_ms <= 0) return false;
+  auto until = ReadNodeLease(options_.fence_lease);
+  return until && clock_->NowMs() >= *until;
 }
 
 // The restart count of the job's run in the spool (-1: none readable).
@@ -312,6 +335,13 @@ void Agent::ReportEnds() {
 
 void Agent::Tick() {
   launcher_->Reap();
+  bool fenced = Fenced();
+  if (fenced && !fenced_logged_) {
+    Log("the node lease ran out without contact with the controller: its jobs are killed "
+        "(fenced) before the controller may run them elsewhere");
+    registered_ = false;
+  }
+  fenced_logged_ = fenced;
   if (!registered_) {
     heartbeat_soon_ = false;
     Register();

@@ -59,6 +59,10 @@ struct AgentOptions {
   std::string prolog;
   std::string epilog;
   int64_t prolog_epilog_timeout_s = 0;
+  // Self-fencing (node_common/node_lease.h): the lease file renewed after each answered
+  // registration/heartbeat, copied into every launch; "" or a timeout of 0: no fencing.
+  std::string fence_lease;
+  int64_t slurmd_timeout_ms = 0;
 };
 
 class Agent {
@@ -99,6 +103,11 @@ class Agent {
   Status ReplaceOrKeep(const BatchLaunch& launch, bool* already_running);
   void Register();
   void Heartbeat();
+  // After a call to the controller that was sent at `sent_ms`: an answer, or a refused
+  // connection (no controller listening), renews the node's lease.
+  void RenewLease(const Status& outcome, int64_t sent_ms);
+  // Whether the node's lease has ended (its jobs are being fenced); false without one.
+  bool Fenced() const;
   void ReportEnds();
   int32_t RunInSpool(int64_t job_id) const;
   void KillStale(int64_t job_id);
@@ -137,6 +146,7 @@ class Agent {
   std::map<int64_t, int64_t> suspect_lost_ms_;
   static constexpr int64_t kLostConfirmMs = 2000;
   std::atomic<bool> registered_{false};
+  bool fenced_logged_ = false;  // Tick() logged that the lease ran out
   int64_t next_heartbeat_ms_ = 0;
   struct StepProc {
     pid_t pid;

@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "node_common/node_lease.h"
+
 namespace sluice {
 namespace {
 
@@ -83,6 +85,8 @@ Expected<AgentSetup> AgentSetupFromConfig(const Config& config, const std::strin
   s.spool_dir = ExpandSpoolDir(config.slurmd_spool_dir, node_name);
   o.agent_socket = s.spool_dir + "/agent.sock";
   o.relay_socket = s.spool_dir + "/srun.sock";
+  o.fence_lease = NodeLeasePath(s.spool_dir);
+  o.slurmd_timeout_ms = int64_t{config.slurmd_timeout_s} * 1000;
   s.key_file = config.cluster_key_file.empty() ? config.state_save_location + "/cluster.key"
                                                : config.cluster_key_file;
   return s;

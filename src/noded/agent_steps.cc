@@ -49,7 +49,8 @@ Status ValidateStep(const StepLaunch& l, const std::string& node) {
 
 LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
   LaunchTasksReply reply;
-  Status st = ValidateStep(launch, options_.node_name);
+  Status st = Fenced() ? Unavailable("node fenced: its lease ran out without contact with the controller")
+                       : ValidateStep(launch, options_.node_name);
   if (st.ok()) st = StepProlog(launch);  // non-batch nodes: before the job's first step here
   if (st.ok()) {
     launch.mutable_local()->set_node(options_.node_name);
@@ -58,6 +59,7 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_ctld_host(options_.ctld_host);
     launch.set_ctld_port(options_.ctld_port);
     launch.set_relay_socket(options_.relay_socket);
+    launch.set_fence_lease(options_.fence_lease);
     std::string dir = fmt::format("{}/step.{}.{}", jobs_->spool(), launch.job_id(), launch.step_id());
     std::lock_guard<std::mutex> lock(mu_);
     if (given_up_steps_.Contains({launch.job_id(), launch.step_id()})) {

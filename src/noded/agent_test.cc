@@ -11,6 +11,7 @@
 
 #include "noded/end_listener.h"
 #include "node_common/job_dir.h"
+#include "node_common/node_lease.h"
 #include "node_common/test_util.h"
 
 namespace sluice {
@@ -21,7 +22,7 @@ class FakeController : public ControllerLink {
   Expected<RegisterNodeReply> Register(RegisterNodeRequest req) override {
     std::lock_guard<std::mutex> l(mu);
     registers.push_back(req);
-    if (down) return Unavailable("down");
+    if (down) return Unavailable(down_message);
     RegisterNodeReply r;
     for (int64_t id : kill_on_register) r.add_kill_job_ids(id);
     r.set_session(++session);
@@ -31,7 +32,7 @@ class FakeController : public ControllerLink {
   Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) override {
     std::lock_guard<std::mutex> l(mu);
     heartbeats.push_back(req);
-    if (down) return Unavailable("down");
+    if (down) return Unavailable(down_message);
     HeartbeatReply r;
     r.set_reregister(reregister);
     return r;
@@ -52,6 +53,7 @@ class FakeController : public ControllerLink {
   std::function<void(const JobReport&)> on_end;  // runs while the agent waits for the reply
   std::mutex mu;
   bool down = false, refuse_ends = false, reregister = false;
+  std::string down_message = "controller: Deadline Exceeded";  // how a `down` call fails
   std::vector<int64_t> kill_on_register;
   int64_t session = 0;                    // the last RegisterNodeReply.session given
   std::function<void()> during_register;  // runs before the registration reply returns
@@ -69,8 +71,10 @@ class AgentTest : public ::testing::Test {
     ASSERT_TRUE(tracker_->Init().ok());
     MakeAgent();
   }
-  void MakeAgent() {
+  void MakeAgent(const std::string& fence_lease = "") {
     AgentOptions o;
+    o.fence_lease = fence_lease;
+    o.slurmd_timeout_ms = 4'000;
     o.node_name = "n1";
     o.cpus = 8;
     o.real_memory_mb = 1000;
@@ -361,6 +365,64 @@ TEST_F(AgentTest, EndListenerWakes) {
   ASSERT_TRUE(agent_->Launch(Job(30, "exit 0\n")).ok());
   for (int i = 0; i < 300 && woken == 0; ++i) usleep(10000);
   EXPECT_GE(woken.load(), 1);
+}
+
+// Self-fencing (node_common/node_lease.h): SlurmdTimeout 4 s, so a lease lasts 3.5 s from
+// the send time of the last answered call.
+TEST_F(AgentTest, LeaseIsRenewedByAnswersAndRefusedConnectionsOnly) {
+  const std::string lease = NodeLeasePath(spool_);
+  MakeAgent(lease);
+  agent_->Tick();  // registers at 1000 s
+  EXPECT_EQ(ReadNodeLease(lease), 1'003'500);
+  clock_.AdvanceMs(1'000);
+  agent_->Tick();  // heartbeat answered
+  EXPECT_EQ(ReadNodeLease(lease), 1'004'500);
+  ctl_.down = true;  // a network cut: calls time out
+  clock_.AdvanceMs(1'000);
+  agent_->Tick();
+  clock_.AdvanceMs(1'000);
+  agent_->Tick();
+  EXPECT_EQ(ReadNodeLease(lease), 1'004'500);
+  // The controller's port refuses: it is down or restarting, and counts SlurmdTimeout
+  // from its own start, so the jobs may keep running (counted from when the refusal may
+  // have been seen: the channel's last connect attempt).
+  ctl_.down_message =
+      "controller: failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:6817: "
+      "Failed to connect to remote host: Connection refused";
+  clock_.AdvanceMs(1'000);
+  agent_->Tick();
+  EXPECT_EQ(ReadNodeLease(lease), 1'004'000 - kRefusalAgeMs + 3'500);
+}
+
+TEST_F(AgentTest, FencedNodeRefusesLaunchesUntilTheControllerAnswersAgain) {
+  clock_.Set(RealClock().Now());  // the stepds compare the lease with the real clock
+  const std::string lease = NodeLeasePath(spool_);
+  MakeAgent(lease);
+  agent_->Tick();
+  ASSERT_TRUE(agent_->registered());
+  ctl_.down = true;
+  clock_.AdvanceMs(3'500);
+  agent_->Tick();  // the lease ran out
+  EXPECT_FALSE(agent_->registered());
+  LaunchJobReply r = agent_->Launch(Job(40, "exit 0\n"));
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("node fenced"), std::string::npos) << r.error();
+  EXPECT_FALSE(tracker_->Inspect(40).ok()) << "a refused launch left a job directory";
+  StepLaunch step;
+  step.set_job_id(40);
+  step.add_argv("true");
+  step.add_task_ids(0);
+  LaunchTasksReply t = agent_->LaunchTasks(step);
+  EXPECT_NE(t.error().find("node fenced"), std::string::npos) << t.error();
+  ctl_.down = false;
+  clock_.Set(RealClock().Now());
+  agent_->Tick();  // registers again: a new lease
+  ASSERT_TRUE(agent_->registered());
+  ASSERT_TRUE(agent_->Launch(Job(41, "exit 0\n")).ok());
+  ASSERT_TRUE(WaitFinished(41));
+  const JobReport* end = WaitReported(41);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(end->state(), JOB_COMPLETED);
 }
 
 }  // namespace

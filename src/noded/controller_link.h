@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "node.grpc.pb.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
 
 namespace sluice {
@@ -28,6 +29,12 @@ class ControllerLink {
     return r;
   }
 };
+
+// A failed call that shows no controller listening at its address (the connection was
+// refused): it is down or restarting, and cannot declare this node DOWN meanwhile. The
+// refusal may be up to kRefusalAgeMs old (the channel's last attempt, rpc/grpc_limits.h).
+bool ControllerNotListening(const Status& st);
+inline constexpr int64_t kRefusalAgeMs = 2 * kMaxReconnectBackoffMs;
 
 class GrpcControllerLink : public ControllerLink {
  public:

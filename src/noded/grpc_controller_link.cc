@@ -28,6 +28,11 @@ Status FromGrpc(const grpc::Status& st) {
 
 }  // namespace
 
+bool ControllerNotListening(const Status& st) {
+  return !st.ok() && st.code() == Code::kUnavailable &&
+         st.message().find("Connection refused") != std::string::npos;
+}
+
 GrpcControllerLink::GrpcControllerLink(const std::string& target, NodeSigner signer,
                                        int timeout_ms)
     : stub_(NodeApi::NewStub(CreateLimitedChannel(target))),

@@ -16,11 +16,19 @@
 namespace sluice {
 
 inline constexpr int kMaxRpcMessageBytes = 64 << 20;
+// A channel whose peer is gone tries to connect again at least this often (gRPC's default
+// backoff grows to 120 s): a restarted controller hears from its agents at once, and a
+// call that fails fast while the channel waits reports a connect error at most this old
+// (plus gRPC's 20 % jitter).
+inline constexpr int kMaxReconnectBackoffMs = 1000;
 
 inline grpc::ChannelArguments LimitedChannelArgs() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxRpcMessageBytes);
   args.SetMaxSendMessageSize(kMaxRpcMessageBytes);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs / 2);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
   return args;
 }
 

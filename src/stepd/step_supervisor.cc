@@ -109,6 +109,7 @@ Status StepSupervisor::Start() {
   // too long to rewrite, see stepd_main.cc) by their working directory.
   if (::chdir(dir_.c_str()) != 0) return Internal("chdir " + dir_ + ": " + std::strerror(errno));
   RETURN_IF_ERROR(ReadProtoFile(dir_ + "/launch.pb", &launch_));
+  lease_ = LeaseWatch(launch_.fence_lease());
   RETURN_IF_ERROR(WritePidFile(JobDir(dir_).PidFile(), ::getpid()));  // for a restarted agent
   RETURN_IF_ERROR(Connect());
   // The step's cgroup: inside the job's where the job has one here (the batch host), else
@@ -185,6 +186,11 @@ void StepSupervisor::Loop() {
     if (kill_at_ms_ > 0 && MonoMs() >= kill_at_ms_) {
       SignalTasks(SIGKILL);
       kill_at_ms_ = 0;
+    }
+    if (!fenced_ && lease_.Expired(RealClock().NowMs())) {
+      fenced_ = true;
+      Log("the node lease ran out (no contact with the controller): SIGKILL to the step's tasks");
+      SignalTasks(SIGKILL);
     }
   }
 }

@@ -17,7 +17,9 @@
 //   4. srun closing the connection (srun died, e.g. SIGTERMed with the batch shell by a
 //      requeue or cancel): the same SIGTERM, KillWait, SIGKILL, so the tasks' SIGTERM
 //      handlers can finish (Slurm's behaviour); their output is dropped;
-//   5. when all tasks ended: leftover processes are killed, kNodeDone is sent, the
+//   5. the node's lease (StepLaunch.fence_lease, node_common/node_lease.h) running out:
+//      SIGKILL to every task at once (the node fences itself);
+//   6. when all tasks ended: leftover processes are killed, kNodeDone is sent, the
 //      step directory is removed.
 // Returns 0 when the step ran (whatever the tasks' exit codes), 1 on setup failure.
 #pragma once
@@ -33,6 +35,7 @@
 #include "common/status.h"
 #include "common/step_io.h"
 #include "node.pb.h"
+#include "node_common/node_lease.h"
 #include "node_common/relay_signal.h"
 #include "stepd/process_tracker.h"
 
@@ -101,6 +104,8 @@ class StepSupervisor {
   int64_t kill_at_ms_ = 0;
   std::unique_ptr<ProcessTracker> cgroup_;  // the step's cgroup (or process-group mode)
   bool oom_reported_ = false;
+  LeaseWatch lease_{""};  // StepLaunch.fence_lease
+  bool fenced_ = false;
 };
 
 }  // namespace sluice

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "node_common/job_dir.h"
+#include "node_common/node_lease.h"
 #include "node.pb.h"
 #include "node_common/test_util.h"
 
@@ -50,7 +51,7 @@ class StepSrunLossTest : public ::testing::Test {
 
   // Starts `sluice-stepd --step` on a one-task step running `bash -c script` in
   // work(), with KillWait `kill_wait_s`, and accepts its I/O connection.
-  pid_t StartStep(const std::string& script, int kill_wait_s) {
+  pid_t StartStep(const std::string& script, int kill_wait_s, const std::string& fence_lease = "") {
     std::string dir = spool_.path() + "/step.7.0";
     EXPECT_EQ(::mkdir(dir.c_str(), 0700), 0);
     BatchLaunch b = testing::MakeLaunch(7, "", work());
@@ -71,6 +72,7 @@ class StepSrunLossTest : public ::testing::Test {
     l.set_io_port(port_);
     l.set_io_key("key");
     l.set_kill_wait_s(kill_wait_s);
+    l.set_fence_lease(fence_lease);
     EXPECT_TRUE(WriteProtoFile(dir + "/launch.pb", l, 0600, false).ok());
     std::string bin = testing::SiblingBinary("sluice-stepd");
     pid_t pid = ::fork();
@@ -124,6 +126,23 @@ TEST_F(StepSrunLossTest, TaskIgnoringSigtermIsKilledAfterKillWait) {
   EXPECT_GE(took, 1'800);
   EXPECT_LT(took, 5'000);
   EXPECT_FALSE(ProcessAlive(task));
+}
+
+TEST_F(StepSrunLossTest, NodeLeaseRunningOutKillsTasksWithoutKillWait) {
+  std::string lease = NodeLeasePath(spool_.path());
+  RealClock clock;
+  ASSERT_TRUE(RenewNodeLease(lease, clock.NowMs() + 1'000).ok());
+  pid_t stepd = StartStep("trap '' TERM; echo $$ > ready.tmp; mv ready.tmp ready; while :; do sleep 0.1; done",
+                          30, lease);
+  ASSERT_TRUE(WaitForFile(work() + "/ready", 10'000));
+  pid_t task = std::atoi(ReadFile(work() + "/ready").c_str());
+  ASSERT_GT(task, 0);
+  int64_t fence_at = *ReadNodeLease(lease);
+  EXPECT_EQ(WaitExit(stepd, 10'000), 0);
+  EXPECT_FALSE(ProcessAlive(task));
+  int64_t late = clock.NowMs() - fence_at;
+  EXPECT_GE(late, 0);
+  EXPECT_LT(late, 1'000) << ReadFile(spool_.path() + "/step.7.0/stepd.log");
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ Status Supervisor::Start() {
   RETURN_IF_ERROR(ReadProtoFile(dir_.Launch(), &launch_));
   if (launch_.job_id() <= 0) return InvalidArgument("launch.pb has no job id");
   job_id_ = launch_.job_id();
+  lease_ = LeaseWatch(launch_.fence_lease());
   time_limit_s_ = launch_.time_limit_s();
   tracker_ = ProcessTracker::Create(job_id_, options_.cgroups);
   if (!tracker_->cgroup_dir().empty()) {  // for the job's steps on this node
@@ -101,6 +102,10 @@ int Supervisor::PollTimeoutMs() const {
     next = start_mono_ms_ + time_limit_s_ * 1000;
   }
   if (kill_at_mono_ms_ > 0 && (next < 0 || kill_at_mono_ms_ < next)) next = kill_at_mono_ms_;
+  if (auto until = lease_.until_ms(); until && !fenced_) {  // wall clock, as the lease
+    int64_t lease_at = now + (*until - clock_->NowMs());
+    if (next < 0 || lease_at < next) next = lease_at;
+  }
   if (next < 0) return 1000;  // periodic reap as a safety net
   return static_cast<int>(std::clamp<int64_t>(next - now, 0, 1000));
 }
@@ -195,6 +200,13 @@ void Supervisor::CheckDeadlines() {
   if (kill_at_mono_ms_ > 0 && now >= kill_at_mono_ms_) {
     tracker_->SignalAll(SIGKILL);
     kill_at_mono_ms_ = 0;
+  }
+  if (!fenced_ && lease_.Expired(clock_->NowMs())) {
+    fenced_ = true;
+    std::fprintf(stderr, "sluice-stepd: job %lld: the node lease ran out (no contact with the controller): "
+                 "SIGKILL to the job\n", static_cast<long long>(job_id_));
+    forced_state_ = JOB_NODE_FAIL;  // whatever it was ending as: the controller requeues it
+    Terminate(JOB_NODE_FAIL, true);
   }
 }
 

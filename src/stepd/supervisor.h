@@ -14,6 +14,9 @@
 // COMPLETED / FAILED / CANCELLED / TIMEOUT / OUT_OF_MEMORY, exit_code = WEXITSTATUS,
 // term_signal = WTERMSIG, end_time) is written atomically, the agent is notified on
 // BatchLaunch.agent_socket (best effort) and the cgroup is removed.
+// The node's lease (BatchLaunch.fence_lease, node_common/node_lease.h) running out
+// SIGKILLs every process of the job at once; final state NODE_FAIL (the node fenced
+// itself: the controller requeues the job).
 // Prolog / Epilog (BatchLaunch.prolog/epilog) run before the script starts and after its
 // processes are gone (node_scripts.h); failures are flagged in the JobReport.
 #pragma once
@@ -28,6 +31,7 @@
 #include "node.pb.h"
 #include "stepd.pb.h"
 #include "node_common/job_dir.h"
+#include "node_common/node_lease.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {
@@ -73,6 +77,8 @@ class Supervisor {
   int64_t time_limit_s_ = 0;
   JobState forced_state_ = JOB_STATE_UNSPECIFIED;
   int64_t kill_at_mono_ms_ = 0;  // 0 = no SIGKILL pending
+  LeaseWatch lease_{""};         // BatchLaunch.fence_lease
+  bool fenced_ = false;
   int sigfd_ = -1;
   int lock_fd_ = -1;  // flock on stepd.lock, held for life
   int listen_fd_ = -1;

@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "node_common/job_dir.h"
+#include "node_common/node_lease.h"
 #include "node_common/test_util.h"
 #include "node_common/unix_socket.h"
 
@@ -135,6 +136,32 @@ TEST_P(StepdTest, TimeLimitTermThenKillWholeTree) {
   EXPECT_GE(took, 1000);  // limit reached at ~1 s, KILL one KillWait later
   EXPECT_LT(took, 5000);
   EXPECT_FALSE(ProcessAlive(child));
+}
+
+TEST_P(StepdTest, NodeLeaseRunningOutKillsTheJobAsNodeFail) {
+  // The script and its child ignore SIGTERM: only the fence's SIGKILL ends them.
+  BatchLaunch l = MakeLaunch(23, "#!/bin/bash\ntrap '' TERM\nsleep 30 &\necho $! > " + work_ +
+                                     "/child.pid\nwait\n", work_);
+  l.set_kill_wait_s(30);
+  std::string lease = NodeLeasePath(tmp_.path());
+  RealClock clock;
+  ASSERT_TRUE(RenewNodeLease(lease, clock.NowMs() + 1'500).ok());
+  l.set_fence_lease(lease);
+  JobDir dir = Launch(l);
+  pid_t child = ReadPid(work_ + "/child.pid");
+  ASSERT_TRUE(ProcessAlive(child));
+  // Renewed once in time: the job goes on past the first end.
+  ASSERT_TRUE(RenewNodeLease(lease, clock.NowMs() + 1'500).ok());
+  usleep(1'000'000);
+  ASSERT_TRUE(ProcessAlive(child));
+  int64_t fence_at = *ReadNodeLease(lease);
+  JobReport r = Finish(dir);
+  int64_t late = clock.NowMs() - fence_at;
+  EXPECT_EQ(r.state(), JOB_NODE_FAIL);
+  EXPECT_EQ(r.term_signal(), SIGKILL);
+  EXPECT_FALSE(ProcessAlive(child));
+  EXPECT_GE(late, 0);
+  EXPECT_LT(late, 1'000) << "fenced too late after the lease ended";
 }
 
 TEST_P(StepdTest, CancelKillsGrandchildren) {

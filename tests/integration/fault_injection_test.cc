@@ -4,8 +4,11 @@
 // random job processes, kills an agent between starting a job's stepd and answering the
 // launch (the test-only agent build sluiced-faults), kill -9s an agent right after one of
 // its jobs was cancelled, kills the controller in a commit (before or after the write) or
-// in a scheduling pass and stalls its commits like a slow disk (sluicectld-faults), while
-// a quarter of the jobs do their work in an srun step. Afterwards the invariants are checked:
+// in a scheduling pass and stalls its commits like a slow disk (sluicectld-faults), and,
+// as root (the nodes are then isolated, local/isolated_net.h), cuts a node's network for
+// longer than SlurmdTimeout and restores it (the node fences its jobs, the controller
+// requeues them), while a quarter of the jobs do their work in an srun step. Afterwards
+// the invariants are checked:
 //   lost      acknowledged jobs (sbatch printed an id) that neither the controller nor
 //             accounting (sacct: the controller purges ended jobs after MinJobAge) knows
 //   overlaps  a job running twice at once: each run takes flock(2) on locks/job.<id>
@@ -141,7 +144,8 @@ class FaultInjection : public ClusterTest {
   LocalClusterOptions Options() override {
     LocalClusterOptions o = ClusterTest::Options();
     o.kill_wait_s = 1;
-    o.slurmd_timeout_s = 10;  // agents come back well within it: no node-loss requeues
+    o.slurmd_timeout_s = 10;  // restarted agents come back well within it; network cuts last longer
+    o.isolated = ::geteuid() == 0;
     UseFaultBuilds(&o);
     return o;
   }
@@ -217,6 +221,16 @@ class FaultInjection : public ClusterTest {
     if (Run({"scancel", std::to_string(job)}, opts).exit_code != 0) return false;
     cancelled->insert(job);
     RestartAgent(rng, i);
+    return true;
+  }
+
+  // Takes a random node's link down for SlurmdTimeout + 1-3 s, then up again.
+  bool CutNetwork(std::mt19937_64& rng) {
+    if (!cluster_->isolated()) return false;
+    int i = static_cast<int>(rng() % 4);
+    EXPECT_TRUE(cluster_->SetNodeLink(i, false).ok());
+    usleep(static_cast<useconds_t>(11'000 + rng() % 2'000) * 1000);
+    EXPECT_TRUE(cluster_->SetNodeLink(i, true).ok());
     return true;
   }
 
@@ -340,7 +354,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   std::set<int64_t> killed, cancelled;
   int faults = 0, ctld_kills = 0, agent_kills = 0, job_kills = 0, launch_kills = 0, cancel_kills = 0;
-  int ctld_point_kills = 0, slow_disks = 0;
+  int ctld_point_kills = 0, slow_disks = 0, net_cuts = 0;
   const int kMaxFaults = soak_s > 0 ? 1'000'000 : 40;
   std::map<int64_t, std::string> states;
   while (faults < kMaxFaults) {
@@ -348,8 +362,11 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
     if (!submitting && (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
       break;
     }
-    int kind = static_cast<int>(rng() % 14);
-    if (kind == 12) {
+    int kind = static_cast<int>(rng() % 15);
+    if (kind == 14) {
+      if (!CutNetwork(rng)) continue;
+      ++net_cuts;
+    } else if (kind == 12) {
       if (!CrashControllerAt(rng)) continue;
       ++ctld_point_kills;
     } else if (kind == 13) {
@@ -427,9 +444,9 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
                    "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={}",
                    seed, faults, acked.size(), lost, overlaps, overalloc)
             << fmt::format(" (controller={} agent={} job={} launch={} cancel={} commit/pass={} killed; "
-                           "slowdisk={} badstate={} unfinished={} stepfail={} in {} s)",
+                           "slowdisk={} netcut={} badstate={} unfinished={} stepfail={} in {} s)",
                            ctld_kills, agent_kills, job_kills, launch_kills, cancel_kills,
-                           ctld_point_kills, slow_disks,
+                           ctld_point_kills, slow_disks, net_cuts,
                            bad_state, unfinished, m.step_failures,
                            (RealClock::MonotonicMs() - t0) / 1000)
             << std::endl;

@@ -2,9 +2,9 @@
 // line and lifts its own drain when the program passes again (never an admin's drain);
 // Prolog/Epilog run around each batch job with the SLURM_JOB_* environment, a failing
 // prolog drains the node and requeues the job elsewhere, a failing epilog drains the
-// node; `scontrol update State=RESUME` returns drained nodes. Network cut: a node whose
-// agent stops answering (SIGSTOP) loses its job to a requeue elsewhere, and when the
-// agent comes back (SIGCONT) the stale copy is killed.
+// node; `scontrol update State=RESUME` returns drained nodes. A node whose agent stops
+// answering (SIGSTOP) fences its job before the job is requeued elsewhere, and the agent
+// that comes back (SIGCONT) re-registers its node.
 #include <signal.h>
 #include <unistd.h>
 
@@ -156,7 +156,11 @@ pid_t ReadPidFile(const std::string& path) {
 
 bool Alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
 
-class NetworkCut : public ClusterTest {
+// An agent that hangs (SIGSTOP) for longer than SlurmdTimeout: the node's stepd fences
+// the job when the node's lease runs out (node_common/node_lease.h), before the
+// controller declares the node DOWN and runs the job elsewhere, so the two copies never
+// overlap; the agent that wakes up re-registers and its node takes work again.
+class SilentAgent : public ClusterTest {
  protected:
   LocalClusterOptions Options() override {
     LocalClusterOptions o = ClusterTest::Options();
@@ -165,11 +169,12 @@ class NetworkCut : public ClusterTest {
   }
 };
 
-TEST_F(NetworkCut, StaleCopyIsKilledWhenTheSilentAgentReturns) {
+TEST_F(SilentAgent, JobIsFencedBeforeItRunsElsewhere) {
   int64_t job = Submit({"-o", "/dev/null", "--wrap",
-                        "echo ${SLURM_RESTART_COUNT:-0} $$ $SLURMD_NODENAME >> runs.log; sleep 120"});
+                        "r=${SLURM_RESTART_COUNT:-0}; echo $r $$ $SLURMD_NODENAME $(date +%s%N) >> runs.log; "
+                        "while :; do date +%s%N > alive.$r.tmp; mv alive.$r.tmp alive.$r; sleep 0.02; done"});
   ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
-  auto first_run = [&]() -> std::vector<std::string> {
+  auto runs = [&]() -> std::vector<std::string> {
     std::stringstream in(ReadFile("runs.log"));
     std::vector<std::string> lines;
     std::string line;
@@ -177,9 +182,9 @@ TEST_F(NetworkCut, StaleCopyIsKilledWhenTheSilentAgentReturns) {
     return lines;
   };
   int64_t deadline = RealClock::MonotonicMs() + 10'000;
-  while (first_run().empty() && RealClock::MonotonicMs() < deadline) usleep(50'000);
-  ASSERT_EQ(first_run().size(), 1u);
-  std::stringstream l0(first_run()[0]);
+  while (runs().empty() && RealClock::MonotonicMs() < deadline) usleep(50'000);
+  ASSERT_EQ(runs().size(), 1u);
+  std::stringstream l0(runs()[0]);
   std::string restart, node;
   pid_t old_pid = 0;
   l0 >> restart >> old_pid >> node;
@@ -187,26 +192,36 @@ TEST_F(NetworkCut, StaleCopyIsKilledWhenTheSilentAgentReturns) {
   pid_t agent = ReadPidFile(cluster_->state_dir() + "/run/" + node + ".pid");
   ASSERT_TRUE(Alive(agent));
   ASSERT_EQ(::kill(agent, SIGSTOP), 0);
-  // After SlurmdTimeout the job is requeued and runs elsewhere, while the old copy lives.
+  // After SlurmdTimeout the job is requeued and runs elsewhere; the old copy was fenced.
   deadline = RealClock::MonotonicMs() + 30'000;
-  while (first_run().size() < 2 && RealClock::MonotonicMs() < deadline) usleep(100'000);
-  std::vector<std::string> runs = first_run();
+  while (runs().size() < 2 && RealClock::MonotonicMs() < deadline) usleep(50'000);
+  std::vector<std::string> all = runs();
+  bool old_alive = Alive(old_pid);
   ::kill(agent, SIGCONT);
-  ASSERT_EQ(runs.size(), 2u) << "job was not requeued";
-  std::stringstream l1(runs[1]);
+  ASSERT_EQ(all.size(), 2u) << "job was not requeued";
+  EXPECT_FALSE(old_alive) << "the silent node's copy still ran when the job started elsewhere";
+  std::stringstream l1(all[1]);
   std::string restart2, node2;
   pid_t new_pid = 0;
-  l1 >> restart2 >> new_pid >> node2;
+  int64_t start2_ns = 0;
+  l1 >> restart2 >> new_pid >> node2 >> start2_ns;
   EXPECT_EQ(restart2, "1");
   EXPECT_NE(node2, node);
-  // The stale copy is killed once its agent answers again; the new copy keeps running.
-  deadline = RealClock::MonotonicMs() + 20'000;
-  while (Alive(old_pid) && RealClock::MonotonicMs() < deadline) usleep(50'000);
-  EXPECT_FALSE(Alive(old_pid)) << "stale copy still running on " << node;
+  int64_t last_alive_ns = std::stoll(ReadFile("alive.0"));
+  EXPECT_LT(last_alive_ns, start2_ns) << "both copies ran at once for " << (last_alive_ns - start2_ns) / 1'000'000
+                                      << " ms";
   EXPECT_TRUE(Alive(new_pid));
+  // The agent is back: its node registers again and is idle; the new copy runs on.
+  std::string node_state;
+  deadline = RealClock::MonotonicMs() + 20'000;
+  while (RealClock::MonotonicMs() < deadline) {
+    node_state = Trim(Run({"sinfo", "-h", "-N", "-n", node, "-o", "%t"}).out);
+    if (node_state == "idle") break;
+    usleep(100'000);
+  }
+  EXPECT_EQ(node_state, "idle");
   EXPECT_EQ(State(job), "RUNNING");
   EXPECT_EQ(Trim(Run({"squeue", "-h", "-j", std::to_string(job), "-o", "%N"}).out), node2);
-  EXPECT_EQ(Trim(Run({"sinfo", "-h", "-N", "-n", node, "-o", "%t"}).out), "idle");
   Run({"scancel", std::to_string(job)});
   EXPECT_EQ(WaitDone(job), "CANCELLED");
 }

@@ -1,5 +1,7 @@
 // Controller crash: kill -9 with 200 jobs queued and some running, restart, and check that
-// no acknowledged job is lost, running jobs keep running, and none runs twice.
+// no acknowledged job is lost, running jobs keep running, and none runs twice. A
+// controller down for longer than SlurmdTimeout fences no job (its port refuses, so the
+// nodes' leases are renewed), and an srun that starts meanwhile waits for it.
 #include <signal.h>
 #include <unistd.h>
 
@@ -7,6 +9,7 @@
 #include <sstream>
 
 #include "cluster_fixture.h"
+#include "common/clock.h"
 
 namespace sluice::testing {
 namespace {
@@ -41,6 +44,45 @@ TEST_F(Recovery, ControllerKill9LosesNoJobAndRunningJobsFinish) {
   for (const auto& [job, n] : starts) EXPECT_EQ(n, 1) << "job " << job << " started " << n << " times";
   for (const auto& [job, n] : ends) EXPECT_EQ(n, 1) << "job " << job << " ended " << n << " times";
   EXPECT_EQ(static_cast<int>(ends.size()), kJobs);
+}
+
+class ControllerDown : public ClusterTest {
+ protected:
+  LocalClusterOptions Options() override {
+    LocalClusterOptions o = ClusterTest::Options();
+    o.slurmd_timeout_s = 4;
+    return o;
+  }
+};
+
+TEST_F(ControllerDown, LongerThanSlurmdTimeoutFencesNothingAndSrunWaitsForIt) {
+  std::string bin = cluster_->BinPath("srun");
+  bin = bin.substr(0, bin.rfind('/'));
+  int64_t job = Submit({"-N2", "-o", "out.txt", "--wrap",
+                        "export PATH=" + bin + ":$PATH; echo run ${SLURM_RESTART_COUNT:-0} >> runs.log; "
+                        "srun -N2 bash -c 'echo before $SLURM_PROCID; sleep 8; echo after $SLURM_PROCID' & "
+                        "while [ ! -e go ]; do sleep 0.1; done; srun -N1 echo step while the controller was down; wait"});
+  ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
+  int64_t deadline = RealClock::MonotonicMs() + 10'000;
+  while (ReadFile("out.txt").find("before 1") == std::string::npos && RealClock::MonotonicMs() < deadline) {
+    usleep(50'000);
+  }
+  ASSERT_NE(ReadFile("out.txt").find("before 1"), std::string::npos) << ReadFile("out.txt");
+  cluster_->KillController(SIGKILL);
+  FILE* go = fopen((work_dir() + "/go").c_str(), "w");  // the second srun starts now
+  ASSERT_NE(go, nullptr);
+  fclose(go);
+  sleep(6);  // past SlurmdTimeout (4 s) and every node lease
+  ASSERT_TRUE(cluster_->StartController().ok());
+  EXPECT_EQ(WaitDone(job, 60'000), "COMPLETED") << ReadFile("out.txt");
+  std::string out = ReadFile("out.txt");
+  EXPECT_NE(out.find("after 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("after 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("step while the controller was down"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: error: Unable to contact slurm controller (connect failure), retrying"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(ReadFile("runs.log"), "run 0\n") << "the job was fenced and ran again";
 }
 
 }  // namespace
