@@ -1,5 +1,7 @@
 #include "cli/node_view.h"
 
+#include "common/slurm_format.h"
+
 namespace sluice {
 namespace {
 
@@ -84,6 +86,22 @@ std::string NodeGresUsed(const NodeInfo& n) {
   if (n.gpus().empty()) return "(null)";
   std::string t = GpuType(n);
   return "gpu:" + (t.empty() ? "" : t + ":") + std::to_string(n.alloc_gpus());
+}
+
+std::string NodeAllocTres(const NodeInfo& n) {
+  std::string r;
+  auto add = [&](const std::string& part) { r += (r.empty() ? "" : ",") + part; };
+  if (n.alloc_cpus() > 0) add("cpu=" + std::to_string(n.alloc_cpus()));
+  if (n.alloc_mem_mb() > 0) add("mem=" + FormatMemoryMb(n.alloc_mem_mb()));
+  if (n.alloc_gpus() > 0) add("gres/gpu=" + std::to_string(n.alloc_gpus()));
+  return r;
+}
+
+std::string NodeCfgTres(const NodeInfo& n) {
+  std::string r = "cpu=" + std::to_string(n.cpus()) + ",mem=" + FormatMemoryMb(n.real_memory_mb()) +
+                  ",billing=" + std::to_string(n.cpus());
+  if (n.gpus_size() > 0) r += ",gres/gpu=" + std::to_string(n.gpus_size());
+  return r;
 }
 
 }  // namespace sluice

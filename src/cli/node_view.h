@@ -22,5 +22,9 @@ bool NodeUnavailable(const NodeInfo& n);
 // "gpu:8" / "gpu:h100:8"; "(null)" without GPUs. GresUsed: "gpu:4" (allocated count).
 std::string NodeGres(const NodeInfo& n);
 std::string NodeGresUsed(const NodeInfo& n);
+// CfgTRES "cpu=16,mem=62.50G,billing=16,gres/gpu=8"; AllocTRES "cpu=6,mem=6000M,gres/gpu=4"
+// ("" when nothing is allocated).
+std::string NodeCfgTres(const NodeInfo& n);
+std::string NodeAllocTres(const NodeInfo& n);
 
 }  // namespace sluice

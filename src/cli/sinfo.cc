@@ -8,6 +8,7 @@
 #include "cli/list_args.h"
 #include "cli/node_view.h"
 #include "cli/opt_parser.h"
+#include "cli/query_json.h"
 #include "cli/sinfo_format.h"
 #include "common/hostlist.h"
 
@@ -16,7 +17,7 @@ namespace {
 
 enum Opt {
   kDead = 1, kNoHeader, kLong, kNode, kNodes, kFormat, kFormatLong, kPartition, kResponding,
-  kReasons, kSummarize, kStates, kVersion, kHelp, kIgnored, kUnsupported,
+  kReasons, kSummarize, kStates, kVersion, kHelp, kIgnored, kUnsupported, kJson,
 };
 
 const std::vector<OptionDef>& Defs() {
@@ -38,14 +39,14 @@ const std::vector<OptionDef>& Defs() {
       {"hide", 0, ArgKind::kNone, kIgnored},
       {"iterate", 'i', ArgKind::kRequired, kUnsupported},
       {"reservation", 'T', ArgKind::kNone, kUnsupported},
-      {"json", 0, ArgKind::kNone, kUnsupported},     {"yaml", 0, ArgKind::kNone, kUnsupported},
+      {"json", 0, ArgKind::kNone, kJson},            {"yaml", 0, ArgKind::kNone, kUnsupported},
   };
   return *d;
 }
 
 struct SinfoOptions {
   bool header = true, long_fmt = false, node_mode = false, summarize = false, reasons = false,
-       dead = false, responding = false, help = false, version = false;
+       dead = false, responding = false, help = false, version = false, json = false;
   std::string format, format_long;
   std::set<std::string> partitions, nodes, states;
 };
@@ -67,6 +68,7 @@ Status ApplyOption(const ParsedOption& o, SinfoOptions* s) {
     case kSummarize: s->summarize = true; break;
     case kVersion: s->version = true; break;
     case kHelp: s->help = true; break;
+    case kJson: s->json = true; break;
     case kFormat: s->format = o.value; break;
     case kFormatLong: s->format_long = o.value; break;
     case kPartition: for (auto& p : SplitList(o.value)) s->partitions.insert(p); break;
@@ -162,6 +164,25 @@ int Show(const SinfoOptions& s, const std::vector<FormatField>& fields, CliEnv& 
   return 0;
 }
 
+// --json: every wanted node once (in a wanted partition), as Slurm's sinfo --json.
+int ShowJson(const SinfoOptions& s, CliEnv& env) {
+  Expected<ClientApiInterface*> api = env.connect();
+  Expected<GetNodesReply> nodes = api.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(api.status());
+  if (!nodes.ok()) {
+    *env.err << "slurm_load_node: " << nodes.status().message() << "\n";
+    return 1;
+  }
+  std::vector<NodeInfo> wanted;
+  for (const NodeInfo& n : nodes->nodes()) {
+    bool in_partition = s.partitions.empty() ||
+        std::any_of(n.partitions().begin(), n.partitions().end(),
+                    [&](const std::string& p) { return s.partitions.count(p) > 0; });
+    if (in_partition && NodeWanted(n, s)) wanted.push_back(n);
+  }
+  *env.out << FormatSinfoJson(wanted, env.user_name);
+  return 0;
+}
+
 }  // namespace
 
 std::string LongDateLine(int64_t now) {
@@ -202,6 +223,7 @@ int RunSinfo(const std::vector<std::string>& args, CliEnv& env) {
                 "  -t, --states=states   -R, --list-reasons   -h, --noheader\n";
     return 0;
   }
+  if (s.json) return ShowJson(s, env);
   Expected<std::vector<FormatField>> fields = ChooseFormat(s);
   if (!fields.ok()) {
     *env.err << "sinfo: error: " << fields.status().message() << "\n";

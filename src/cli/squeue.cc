@@ -1,5 +1,6 @@
 #include "cli/squeue.h"
 
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 #include <set>
@@ -8,6 +9,8 @@
 #include "cli/job_states.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
+#include "cli/own_config.h"
+#include "cli/query_json.h"
 #include "cli/sinfo.h"
 #include "cli/squeue_format.h"
 #include "cli/squeue_steps.h"
@@ -19,7 +22,7 @@ namespace {
 enum Opt {
   kAccount = 1, kAll, kNoHeader, kJobs, kLong, kName, kMe, kFormat, kFormatLong, kPartition,
   kQos, kArray, kSort, kStart, kStates, kUser, kNodelist, kVerbose, kVersion, kHelp, kUsage,
-  kIgnored, kUnsupported, kSteps,
+  kIgnored, kUnsupported, kSteps, kJson,
 };
 
 const std::vector<OptionDef>& Defs() {
@@ -38,7 +41,7 @@ const std::vector<OptionDef>& Defs() {
       {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"noconvert", 0, ArgKind::kNone, kIgnored},
       {"local", 0, ArgKind::kNone, kIgnored},         {"federation", 0, ArgKind::kNone, kIgnored},
       {"iterate", 'i', ArgKind::kRequired, kUnsupported}, {"steps", 's', ArgKind::kOptional, kSteps},
-      {"json", 0, ArgKind::kNone, kUnsupported},      {"yaml", 0, ArgKind::kNone, kUnsupported},
+      {"json", 0, ArgKind::kNone, kJson},             {"yaml", 0, ArgKind::kNone, kUnsupported},
       {"licenses", 'L', ArgKind::kRequired, kUnsupported},
       {"reservation", 'R', ArgKind::kRequired, kUnsupported},
   };
@@ -47,7 +50,7 @@ const std::vector<OptionDef>& Defs() {
 
 struct SqueueOptions {
   bool header = true, long_format = false, start = false, me = false, help = false,
-       version = false;
+       version = false, json = false;
   std::string format, format_long;
   std::vector<JobSelector> jobs;  // -j
   bool array = false;             // -r: one line per array task
@@ -112,6 +115,7 @@ Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
     case kVersion: s->version = true; break;
     case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
     case kArray: s->array = true; break;
+    case kJson: s->json = true; break;
     case kSteps:
       s->steps = true;
       if (o.has_value) s->step_list += (s->step_list.empty() ? "" : ",") + o.value;
@@ -122,9 +126,10 @@ Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
   return Status::Ok();
 }
 
-// -t (default: the active states), --start (pending only).
+// -t (default: the active states; with --json every state, as Slurm 22.05), --start
+// (pending only).
 bool StateWanted(JobState st, const SqueueOptions& s) {
-  if (s.states_given ? !s.states.count(st) : !IsActiveState(st)) return false;
+  if (s.states_given ? !s.states.count(st) : !(s.json || IsActiveState(st))) return false;
   return !s.start || st == JOB_PENDING;
 }
 
@@ -223,6 +228,11 @@ int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv&
   std::vector<JobInfo> jobs;
   for (const JobInfo& j : rep->jobs())
     if (Matches(j, s, env.uid)) jobs.push_back(j);
+  if (s.json) {  // one entry per job (array tasks too), in id order
+    std::sort(jobs.begin(), jobs.end(), [](const JobInfo& a, const JobInfo& b) { return a.job_id() < b.job_id(); });
+    *env.out << FormatSqueueJson(jobs, LoadOwnConfig(env).cluster_name);
+    return 0;
+  }
   if (!s.array) jobs = CompressPendingTasks(jobs);
   s.start ? SortJobsByStart(&jobs) : SortJobsDefault(&jobs);
   if (s.long_format) *env.out << LongDateLine(now) << "\n";
@@ -272,7 +282,8 @@ int RunSqueue(const std::vector<std::string>& args, CliEnv& env) {
     so.partitions = s.partitions;
     return ShowSqueueSteps(so, env);
   }
-  Expected<std::vector<FormatField>> fields = ChooseFormat(s, env);
+  Expected<std::vector<FormatField>> fields =
+      s.json ? std::vector<FormatField>{} : ChooseFormat(s, env);  // --json prints every field
   if (!fields.ok()) return Fail(env, fields.status());
   return Show(s, *fields, env);
 }

@@ -1,10 +1,12 @@
 // End-to-end batch jobs on a real controller + 4 agents: run, fail, cancel, GPUs, drain,
-// rejection at submit.
+// rejection at submit, and what squeue/sinfo --json say of them (what torchx parses).
 #include <signal.h>
 #include <unistd.h>
 
 #include <set>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cluster_fixture.h"
 
@@ -173,6 +175,45 @@ TEST_F(BatchJobs, TimeLimitEndsInTimeout) {
   EXPECT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
   EXPECT_EQ(WaitDone(id, 90'000), "TIMEOUT");
   EXPECT_NE(ReadFile("t.out").find("got TERM"), std::string::npos);
+}
+
+TEST_F(BatchJobs, SqueueAndSinfoJsonShowARunningJobAsTorchxReadsIt) {
+  int64_t id = Submit({"-J", "trainer", "-N2", "--gres=gpu:2", "-o", "/dev/null", "--wrap", "sleep 30"});
+  ASSERT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
+  auto q = Run({"squeue", "--json", "-j", std::to_string(id)});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  auto jobs = nlohmann::json::parse(q.out)["jobs"];
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0]["job_id"], id);
+  EXPECT_EQ(jobs[0]["name"], "trainer");
+  EXPECT_EQ(jobs[0]["job_state"], "RUNNING");
+  EXPECT_EQ(jobs[0]["node_count"], 2);
+  EXPECT_EQ(jobs[0]["tres_per_node"], "gres:gpu:2");
+  std::set<std::string> hosts;
+  for (const auto& n : jobs[0]["job_resources"]["allocated_nodes"]) hosts.insert(n["nodename"]);
+  EXPECT_EQ(hosts.size(), 2u);
+  std::string nodelist = Run({"squeue", "-h", "-j", std::to_string(id), "-o", "%N"}).out;
+  EXPECT_EQ(jobs[0]["nodes"], nodelist.substr(0, nodelist.find('\n')));
+  auto i = Run({"sinfo", "--json"});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  auto nodes = nlohmann::json::parse(i.out)["nodes"];
+  ASSERT_EQ(nodes.size(), 4u);
+  int busy = 0;
+  for (const auto& n : nodes) {
+    if (hosts.count(n["name"])) {
+      EXPECT_EQ(n["gres_used"], "gpu:2") << n["name"];
+      ++busy;
+    } else {
+      EXPECT_EQ(n["state"], "idle") << n["name"];
+    }
+  }
+  EXPECT_EQ(busy, 2);
+  Run({"scancel", std::to_string(id)});
+  EXPECT_EQ(WaitDone(id), "CANCELLED");
+  // Finished jobs are listed too (Slurm 22.05 shows every state with --json).
+  auto after = nlohmann::json::parse(Run({"squeue", "--json"}).out)["jobs"];
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0]["job_state"], "CANCELLED");
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 // its jobs was cancelled, kills the controller in a commit (before or after the write) or
 // in a scheduling pass and stalls its commits like a slow disk (sluicectld-faults), and,
 // as root (the nodes are then isolated, local/isolated_net.h), cuts a node's network for
-// longer than SlurmdTimeout and restores it (the node fences its jobs, the controller
-// requeues them), while a quarter of the jobs do their work in an srun step. Afterwards
-// the invariants are checked:
+// longer than SlurmdTimeout while the other faults go on, then restores it (the node
+// fences its jobs, the controller requeues them), while a quarter of the jobs do their
+// work in an srun step. Afterwards the invariants are checked:
 //   lost      acknowledged jobs (sbatch printed an id) that neither the controller nor
 //             accounting (sacct: the controller purges ended jobs after MinJobAge) knows
 //   overlaps  a job running twice at once: each run takes flock(2) on locks/job.<id>
@@ -224,15 +224,22 @@ class FaultInjection : public ClusterTest {
     return true;
   }
 
-  // Takes a random node's link down for SlurmdTimeout + 1-3 s, then up again.
+  // Takes a random node's link down for SlurmdTimeout + 1-3 s (RestoreNetwork() brings
+  // it back once that has passed); one cut at a time.
   bool CutNetwork(std::mt19937_64& rng) {
-    if (!cluster_->isolated()) return false;
-    int i = static_cast<int>(rng() % 4);
-    EXPECT_TRUE(cluster_->SetNodeLink(i, false).ok());
-    usleep(static_cast<useconds_t>(11'000 + rng() % 2'000) * 1000);
-    EXPECT_TRUE(cluster_->SetNodeLink(i, true).ok());
+    if (!cluster_->isolated() || cut_node_ >= 0) return false;
+    cut_node_ = static_cast<int>(rng() % 4);
+    EXPECT_TRUE(cluster_->SetNodeLink(cut_node_, false).ok());
+    restore_at_ms_ = RealClock::MonotonicMs() + 11'000 + static_cast<int64_t>(rng() % 2'000);
     return true;
   }
+  void RestoreNetwork(bool now) {
+    if (cut_node_ < 0 || (!now && RealClock::MonotonicMs() < restore_at_ms_)) return;
+    EXPECT_TRUE(cluster_->SetNodeLink(cut_node_, true).ok());
+    cut_node_ = -1;
+  }
+  int cut_node_ = -1;
+  int64_t restore_at_ms_ = 0;
 
   // Final states of `ids`: the controller's, else accounting's (purged after MinJobAge).
   std::map<int64_t, std::string> FinalStates(const std::vector<int64_t>& ids,
@@ -359,6 +366,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   std::map<int64_t, std::string> states;
   while (faults < kMaxFaults) {
     usleep(static_cast<useconds_t>(soak_s > 0 ? 200 + rng() % 800 : 500 + rng() % 1000) * 1000);
+    RestoreNetwork(false);
     if (!submitting && (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
       break;
     }
@@ -392,6 +400,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
     }
     ++faults;
   }
+  RestoreNetwork(true);
   submitter.join();
   // Wait while the queue drains: give up only after 60 s without progress.
   int64_t deadline = RealClock::MonotonicMs() + 60'000;
