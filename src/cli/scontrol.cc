@@ -1,6 +1,8 @@
 #include "cli/step_view.h"
 #include "cli/scontrol.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -350,6 +352,22 @@ int RunScontrolUpdate(Ctx& c, const std::vector<std::string>& args) {
                   "\"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"");
 }
 
+// `scontrol requeue` of its own job (Lightning and submitit call it from rank 0's signal
+// handler): right after the controller answers, the requeue SIGTERMs the job's processes,
+// this one among them, which could die before it reports the result. So SIGTERM is
+// ignored from here on (process-wide: gRPC's threads would take a blocked one); the
+// SIGKILL KillWait later still ends everything.
+void ShieldOwnRequeue(const CliEnv& env, const UpdateJobRequest& req) {
+  bool rq = req.action() == JOB_ACTION_REQUEUE || req.action() == JOB_ACTION_REQUEUE_HOLD;
+  std::string own = env.Getenv("SLURM_JOB_ID");
+  if (!rq || own.empty()) return;
+  for (const auto* ids : {&req.job_ids(), &req.exact_job_ids()}) {
+    if (std::none_of(ids->begin(), ids->end(), [&](int64_t id) { return std::to_string(id) == own; })) continue;
+    ::signal(SIGTERM, SIG_IGN);
+    return;
+  }
+}
+
 int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string>& args) {
   UpdateJobRequest req;
   req.set_action(action);
@@ -369,6 +387,7 @@ int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string
     for (int64_t id : ids.exact) req.add_exact_job_ids(id);
     if (!missing.empty()) return Error(c, "Invalid job id specified for job " + missing[0]);
   }
+  ShieldOwnRequeue(c.env, req);
   Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
   if (!rep.ok()) {
     bool rq = action == JOB_ACTION_REQUEUE || action == JOB_ACTION_REQUEUE_HOLD;

@@ -79,8 +79,8 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
     reply.set_error("sent before the node's last registration");
     return reply;
   }
-  Status st = Fenced() ? Unavailable("node fenced: its lease ran out without contact with the controller")
-                       : ValidateLaunch(launch);
+  Status st = NotFenced();
+  if (st.ok()) st = ValidateLaunch(launch);
   if (st.ok()) {
     launch.mutable_local()->set_node(options_.node_name);
     launch.set_cluster_name(options_.cluster_name);
@@ -303,6 +303,11 @@ bool Agent::Fenced() const {
   if (options_.fence_lease.empty() || options_.slurmd_timeout_ms <= 0) return false;
   auto until = ReadNodeLease(options_.fence_lease);
   return until && clock_->NowMs() >= *until;
+}
+
+Status Agent::NotFenced() const {
+  if (!Fenced()) return Status::Ok();
+  return Unavailable("node fenced: its lease ran out without contact with the controller");
 }
 
 // The restart count of the job's run in the spool (-1: none readable).

@@ -108,6 +108,8 @@ class Agent {
   void RenewLease(const Status& outcome, int64_t sent_ms);
   // Whether the node's lease has ended (its jobs are being fenced); false without one.
   bool Fenced() const;
+  // Unavailable while Fenced(): launches are refused until the controller answers again.
+  Status NotFenced() const;
   void ReportEnds();
   int32_t RunInSpool(int64_t job_id) const;
   void KillStale(int64_t job_id);

@@ -49,8 +49,8 @@ Status ValidateStep(const StepLaunch& l, const std::string& node) {
 
 LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
   LaunchTasksReply reply;
-  Status st = Fenced() ? Unavailable("node fenced: its lease ran out without contact with the controller")
-                       : ValidateStep(launch, options_.node_name);
+  Status st = NotFenced();
+  if (st.ok()) st = ValidateStep(launch, options_.node_name);
   if (st.ok()) st = StepProlog(launch);  // non-batch nodes: before the job's first step here
   if (st.ok()) {
     launch.mutable_local()->set_node(options_.node_name);

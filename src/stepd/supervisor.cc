@@ -206,7 +206,7 @@ void Supervisor::CheckDeadlines() {
     std::fprintf(stderr, "sluice-stepd: job %lld: the node lease ran out (no contact with the controller): "
                  "SIGKILL to the job\n", static_cast<long long>(job_id_));
     forced_state_ = JOB_NODE_FAIL;  // whatever it was ending as: the controller requeues it
-    Terminate(JOB_NODE_FAIL, true);
+    tracker_->SignalAll(SIGKILL);
   }
 }
 

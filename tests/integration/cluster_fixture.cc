@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,8 +28,9 @@ LocalClusterOptions ClusterTest::Options() {
 }
 
 void ClusterTest::SetUp() {
-  char tmpl[] = "/tmp/sluice-it-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const char* tmp = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/sluice-it-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << tmpl;
   root_dir_ = tmpl;
   fs::permissions(root_dir_, fs::perms(0755));
   work_dir_ = root_dir_ + "/work";

@@ -2,7 +2,8 @@
 // processes killed -> the job is requeued and restarts elsewhere (SLURM_RESTART_COUNT,
 // appended output), --no-requeue -> NODE_FAIL with the survivors killed, scontrol
 // requeue / requeuehold / release, RequeueExit / RequeueExitHold, self-requeue from a
-// --signal=B:USR1 trap (as submitit / Lightning do), scancel --signal scopes.
+// --signal=B:USR1 trap (submitit) and from rank 0 of an srun step (Lightning: scontrol
+// reports the result although the requeue SIGTERMs it too), scancel --signal scopes.
 #include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
@@ -156,6 +157,42 @@ TEST_F(Requeue, JobRequeuesItselfFromItsSignalTrap) {
   }
   EXPECT_EQ(WaitDone(id, 30'000), "COMPLETED");
   EXPECT_EQ(ReadFile("ck.out"), "start 0\ncheckpoint\nstart 1\nresumed\n");
+}
+
+TEST_F(Requeue, SrunTaskRequeuesTheJobFromItsSignalHandlerAsLightningDoes) {
+  // Lightning's SLURM auto-requeue: --signal=SIGUSR1@90 reaches every rank of the step;
+  // rank 0 runs `scontrol requeue $SLURM_JOB_ID`, checks its exit code and logs it, then
+  // the job's processes get SIGTERM (which Lightning logs and ignores) and SIGKILL after
+  // KillWait; all ranks run again with SLURM_RESTART_COUNT=1.
+  std::string task = work_dir() + "/task.sh";
+  {
+    std::ofstream f(task);
+    f << "#!/bin/bash\n"
+         "if [ ${SLURM_RESTART_COUNT:-0} -ge 1 ]; then echo rank $SLURM_PROCID resumed; exit 0; fi\n"
+         "trap 'if [ $SLURM_PROCID = 0 ]; then "
+      << cluster_->BinPath("scontrol")
+      << " requeue $SLURM_JOB_ID; echo requeue rc=$?; fi' USR1\n"
+         "trap 'echo rank $SLURM_PROCID got TERM' TERM\n"  // Lightning bypasses SIGTERM: KillWait, then SIGKILL
+         "echo rank $SLURM_PROCID started\n"
+         "while :; do sleep 0.1 & wait $!; done\n";
+  }
+  std::string script = work_dir() + "/train.sh";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/bash\n"
+         "echo start ${SLURM_RESTART_COUNT:-0}\n"
+      << cluster_->BinPath("srun") << " -N2 --ntasks-per-node=1 bash " << task << "\n";
+  }
+  // The limit is 1 minute: USR1 reaches the tasks 56 s before it, i.e. ~4 s in.
+  int64_t id = Submit({"-N2", "-t", "1", "--signal=USR1@56", "-o", "lt.out", script});
+  EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED") << ReadFile("lt.out");
+  std::string out = ReadFile("lt.out");
+  EXPECT_NE(out.find("requeue rc=0"), std::string::npos) << "rank 0 never learned that its requeue worked:\n" << out;
+  EXPECT_LT(out.find("requeue rc=0"), out.find("start 1")) << out;
+  EXPECT_NE(out.find("rank 0 got TERM"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 0 resumed"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 1 resumed"), std::string::npos) << out;
+  EXPECT_NE(Run({"scontrol", "show", "job", std::to_string(id)}).out.find("Restarts=1"), std::string::npos);
 }
 
 TEST_F(Requeue, BadSignalSpecIsRefused) {
