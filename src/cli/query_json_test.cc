@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/ref_cluster_test_util.h"
+#include "cli/scontrol.h"
 #include "cli/sinfo.h"
 #include "cli/squeue.h"
 
@@ -138,6 +139,26 @@ TEST_F(QueryJson, SinfoJsonShowsDrainAndNotRespondingAsFlags) {
   EXPECT_EQ(got["nodes"][0]["reason"], "bad gpu");
   EXPECT_EQ(got["nodes"][0]["reason_changed_at"], 1'700'000'000);
   EXPECT_EQ(got["nodes"][0]["reason_set_by_user"], "root");
+}
+
+TEST_F(QueryJson, ScontrolShowJobAndNodeJsonAreTheSameShapes) {
+  ASSERT_EQ(RunScontrol({"show", "job", "13", "--json"}, t.env), 0) << t.err.str();
+  json job = json::parse(t.out.str());
+  ASSERT_EQ(job["jobs"].size(), 1u);
+  EXPECT_EQ(job["jobs"][0]["job_id"], 13);
+  EXPECT_EQ(job["jobs"][0]["gres_detail"], json({"gpu:4(IDX:0-3)", "gpu:4(IDX:0-3)"}));
+  t.out.str("");
+  ASSERT_EQ(RunScontrol({"--json", "show", "node", "node02"}, t.env), 0) << t.err.str();
+  json node = json::parse(t.out.str());
+  ASSERT_EQ(node["nodes"].size(), 1u);
+  EXPECT_EQ(node["nodes"][0]["name"], "node02");
+  EXPECT_EQ(node["nodes"][0]["state"], "mixed");
+  t.out.str("");
+  EXPECT_EQ(RunScontrol({"show", "job", "99", "--json"}, t.env), 1);
+  EXPECT_EQ(t.err.str(), "slurm_load_jobs error: Invalid job id specified\n");
+  t.err.str("");
+  EXPECT_EQ(RunScontrol({"show", "partition", "--json"}, t.env), 1);
+  EXPECT_NE(t.err.str().find("--json is supported for show job and show node only"), std::string::npos);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include "cli/array_view.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
+#include "cli/own_config.h"
+#include "cli/query_json.h"
 #include "cli/scontrol_resv.h"
 #include "cli/scontrol_show.h"
 #include "common/hostlist.h"
@@ -18,7 +20,7 @@
 namespace sluice {
 namespace {
 
-enum Opt { kOneLiner = 1, kDetails, kQuiet, kVerbose, kVersion, kHelp, kIgnored, kUnsupported };
+enum Opt { kOneLiner = 1, kDetails, kQuiet, kVerbose, kVersion, kHelp, kIgnored, kUnsupported, kJson };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
@@ -29,7 +31,7 @@ const std::vector<OptionDef>& Defs() {
       {"cluster", 'M', ArgKind::kRequired, kIgnored}, {"clusters", 0, ArgKind::kRequired, kIgnored},
       {"federation", 0, ArgKind::kNone, kIgnored},  {"future", 'F', ArgKind::kNone, kIgnored},
       {"hide", 0, ArgKind::kNone, kIgnored},        {"local", 0, ArgKind::kNone, kIgnored},
-      {"sibling", 0, ArgKind::kNone, kIgnored},     {"json", 0, ArgKind::kNone, kUnsupported},
+      {"sibling", 0, ArgKind::kNone, kIgnored},     {"json", 0, ArgKind::kNone, kJson},
       {"yaml", 0, ArgKind::kNone, kUnsupported},
   };
   return *d;
@@ -39,6 +41,7 @@ struct Ctx {
   CliEnv& env;
   bool oneliner = false;
   bool quiet = false;
+  bool json = false;  // --json: show job / show node as squeue / sinfo --json (query_json.h)
 };
 
 std::string Lower(std::string s) {
@@ -81,6 +84,11 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
   for (const JobInfo& j : rep->jobs()) {
     if (sels.empty() || AnySelectorMatches(sels, j)) jobs.push_back(j);
   }
+  if (c.json) {
+    if (jobs.empty() && req.job_ids_size() > 0) return Error(c, "slurm_load_jobs error: Invalid job id specified");
+    *c.env.out << FormatSqueueJson(jobs, LoadOwnConfig(c.env).cluster_name);
+    return 0;
+  }
   for (const JobInfo& j : CompressPendingTasks(jobs)) {
     Print(c, FormatJobRecord(j, now));
     ++shown;
@@ -108,11 +116,14 @@ int ShowNodes(Ctx& c, const std::vector<std::string>& names) {
                              [&](const NodeInfo& n) { return n.name() == w; });
     if (!found) return Error(c, "Node " + w + " not found");
   }
+  std::vector<NodeInfo> shown;
   for (const NodeInfo& n : rep->nodes()) {
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), n.name()) == wanted.end())
       continue;
-    Print(c, FormatNodeRecord(n, c.env.user_name));
+    if (!c.json) Print(c, FormatNodeRecord(n, c.env.user_name));
+    shown.push_back(n);
   }
+  if (c.json) *c.env.out << FormatSinfoJson(shown, c.env.user_name);
   return 0;
 }
 
@@ -194,6 +205,7 @@ int Show(Ctx& c, std::vector<std::string> args) {
   if (Is(e, "hostnames", 5)) return ShowHosts(c, "hostnames", rest);
   if (Is(e, "jobs", 1)) return ShowJobs(c, rest);
   if (Is(e, "nodes", 1)) return ShowNodes(c, rest);
+  if (c.json) return Error(c, "scontrol: error: --json is supported for show job and show node only");
   if (Is(e, "partitions", 1)) return ShowPartitions(c, rest);
   if (Is(e, "config", 1)) return ShowConfig(c, false);
   if (Is(e, "reservations", 3))
@@ -219,6 +231,7 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   for (const ParsedOption& o : parsed->options) {
     if (o.id == kOneLiner) c.oneliner = true;
     if (o.id == kQuiet) c.quiet = true;
+    if (o.id == kJson) c.json = true;
     if (o.id == kVersion) version = true;
     if (o.id == kHelp) help = true;
     if (o.id == kUnsupported) return Error(c, "scontrol: error: " + o.spelled + " is not supported yet");
