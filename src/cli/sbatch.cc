@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/batch_script.h"
+#include "cli/begin_time.h"
 #include "cli/job_states.h"
 #include "cli/sbatch_options.h"
 #include "common/request_bounds.h"
@@ -126,6 +127,10 @@ Expected<JobSpec> BuildSpec(SbatchOptions& o, const ScriptSource& src,
   ASSIGN_OR_RETURN(std::vector<std::string> vars, ResolveExport(o.export_spec, env.environ));
   for (auto& v : vars) spec.add_env(std::move(v));
   spec.set_work_dir(o.chdir.empty() ? env.cwd : AbsolutePath(o.chdir, env.cwd));
+  if (!o.begin.empty()) {
+    ASSIGN_OR_RETURN(int64_t begin, ParseBeginTime(o.begin, env.clock->Now()));
+    spec.set_begin_time(begin);
+  }
   spec.set_submit_host(env.hostname);
   spec.set_command(src.path);
   // The job creates its files with the submitter's umask (SLURM_UMASK, as Slurm's

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "cli/begin_time.h"
 #include "common/array_spec.h"
 #include "common/signal_spec.h"
 #include "common/slurm_format.h"
@@ -18,7 +19,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp,
+  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin,
 };
 
 struct Unsupported {
@@ -29,7 +30,7 @@ struct Unsupported {
 
 // Options later issues implement: parsed so they fail clearly, not as "unrecognized".
 constexpr Unsupported kUnsupportedOpts[] = {
-    {"begin", 'b', ArgKind::kRequired},        {"deadline", 0, ArgKind::kRequired},
+    {"deadline", 0, ArgKind::kRequired},
     {"priority", 0, ArgKind::kRequired},
     {"licenses", 'L', ArgKind::kRequired},     
     {"mincpus", 0, ArgKind::kRequired},
@@ -114,6 +115,7 @@ std::vector<OptionDef> BuildDefs() {
       {"dependency", 'd', ArgKind::kRequired, kDependency},
       {"kill-on-invalid-dep", 0, ArgKind::kRequired, kKillOnInvalidDep},
       {"nice", 0, ArgKind::kOptional, kNice},
+      {"begin", 'b', ArgKind::kRequired, kBegin},
       {"reservation", 0, ArgKind::kRequired, kReservation},
       {"switches", 0, ArgKind::kRequired, kSwitches},
       {"cpus-per-gpu", 0, ArgKind::kRequired, kCpusPerGpu},
@@ -286,6 +288,10 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
       s.set_nice(n);
       break;
     }
+    case kBegin:  // resolved against the clock when the job is built (BuildSpec)
+      if (!ParseBeginTime(opt.value, 0).ok()) return InvalidArgument("Invalid time specification " + opt.value);
+      o->begin = opt.value;
+      break;
     case kUnsupported:
       return FailedPrecondition(LongName(opt) + " is not supported yet");
     default: return ApplyResourceOption(opt, o);

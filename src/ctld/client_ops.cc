@@ -58,10 +58,10 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   int64_t now = Now();
   job.set_state(JOB_PENDING);
   job.set_submit_time(now);
-  job.set_eligible_time(now);
+  job.set_eligible_time(std::max(now, job.spec().begin_time()));  // sbatch --begin
   bool held = job.spec().hold();
   job.set_priority(held ? 0 : 1);
-  job.set_reason(held ? "JobHeldUser" : "None");
+  job.set_reason(held ? "JobHeldUser" : job.spec().begin_time() > now ? "BeginTime" : "None");
   request.priority = job.priority();
   request.submit_time = now;
   reply.set_job_id(job.job_id());

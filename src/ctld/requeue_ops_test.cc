@@ -119,6 +119,64 @@ TEST_F(RequeueTest, NoRequeueEndsNodeFail) {
   EXPECT_EQ(Job(id).reason(), "NodeDown");
 }
 
+TEST_F(RequeueTest, BatchHostThatFencedItselfRequeuesTheJob) {
+  // The node's lease ran out (node_common/node_lease.h) and its stepd killed the job
+  // with NODE_FAIL before the controller declared the node DOWN: requeued as a lost job.
+  int64_t id = Start();
+  JobEndedRequest e;
+  e.set_node(Job(id).alloc(0).node());
+  e.mutable_report()->set_job_id(id);
+  e.mutable_report()->set_finished(true);
+  e.mutable_report()->set_state(JOB_NODE_FAIL);
+  e.mutable_report()->set_term_signal(9);
+  ASSERT_TRUE(ctl_->JobEnded(e).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  EXPECT_EQ(Job(id).restarts(), 1);
+  EXPECT_EQ(Job(id).auto_requeues(), 1);
+  int64_t no_requeue = Start(1, 2);
+  e.set_node(Job(no_requeue).alloc(0).node());
+  e.mutable_report()->set_job_id(no_requeue);
+  ASSERT_TRUE(ctl_->JobEnded(e).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(no_requeue).state(), JOB_NODE_FAIL);
+}
+
+TEST_F(RequeueTest, BeginTimeKeepsTheJobPendingUntilThen) {
+  SubmitRequest r;
+  r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+  r.mutable_spec()->set_work_dir("/tmp");
+  r.mutable_spec()->set_begin_time(clock_.Now() + 60);
+  auto rep = ctl_->Submit({kAlice, kAlice}, r);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  int64_t id = rep->job_id();
+  EXPECT_EQ(Job(id).reason(), "BeginTime");
+  EXPECT_EQ(Job(id).eligible_time(), clock_.Now() + 60);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  EXPECT_EQ(Job(id).reason(), "BeginTime");
+  EXPECT_EQ(Job(id).planned_start(), clock_.Now() + 60);
+  clock_.Advance(59);
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  clock_.Advance(1);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+  // The begin time survives a controller restart with the job.
+  r.mutable_spec()->set_begin_time(clock_.Now() + 3600);
+  rep = ctl_->Submit({kAlice, kAlice}, r);
+  ASSERT_TRUE(rep.ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  StartController();
+  Register("node01");
+  ctl_->SchedulePass();
+  EXPECT_EQ(Job(rep->job_id()).state(), JOB_PENDING);
+  EXPECT_EQ(Job(rep->job_id()).reason(), "BeginTime");
+}
+
 TEST_F(RequeueTest, MaxBatchRequeueBoundsAutomaticRequeues) {
   int64_t id = Start(1);
   for (int round = 0; round < 2; ++round) {

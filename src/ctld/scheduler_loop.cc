@@ -63,6 +63,11 @@ bool Controller::SchedulePass() {
       }
       continue;
     }
+    if (job.spec().begin_time() > Now()) {  // sbatch --begin: eligible at the first pass after it
+      SetReason(&job, "BeginTime");
+      job.set_planned_start(job.spec().begin_time());
+      continue;
+    }
     if (!DependencyGate(&job) || !ThrottleGate(&job, &array_slots)) continue;
     pending.push_back(*req);
   }

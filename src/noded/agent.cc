@@ -198,6 +198,9 @@ void Agent::KillStale(int64_t job_id) {
 }
 
 // Scans the spool, turning lost stepds into failures and removing settled directories.
+// A finished job's report names its run (the restart count in launch.pb), read under the
+// same lock as its status: a launch of the job's next run may replace the directory as
+// soon as the lock is released, and the old run's end must not be taken for the new one's.
 std::vector<TrackedJob> Agent::ScanAndSettle() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<TrackedJob> out;
@@ -225,6 +228,9 @@ std::vector<TrackedJob> Agent::ScanAndSettle() {
       auto again = jobs_->Inspect(job.job_id);
       if (!again.ok()) continue;
       job = std::move(again).value();
+    }
+    if (job.phase == TrackedJob::Phase::kFinished && !job.report.has_restarts()) {
+      if (int32_t run = RunInSpool(job.job_id); run >= 0) job.report.set_restarts(run);
     }
     out.push_back(std::move(job));
   }
@@ -319,11 +325,10 @@ int32_t Agent::RunInSpool(int64_t job_id) const {
 void Agent::ReportEnds() {
   for (const TrackedJob& job : ScanAndSettle()) {
     if (job.phase != TrackedJob::Phase::kFinished) continue;
-    int32_t run = RunInSpool(job.job_id);
+    int32_t run = job.report.has_restarts() ? job.report.restarts() : -1;  // ScanAndSettle
     JobEndedRequest req;
     req.set_node(options_.node_name);
     *req.mutable_report() = job.report;
-    if (run >= 0) req.mutable_report()->set_restarts(run);
     Status st = controller_->JobEnded(req);
     if (!st.ok()) {
       Log(fmt::format("report of job {} end failed (will retry): {}", job.job_id, st.message()));

@@ -238,6 +238,7 @@ void Supervisor::KillLeftovers() {
 JobReport Supervisor::MakeReport() const {
   JobReport r;
   r.set_job_id(job_id_);
+  r.set_restarts(launch_.job().restarts());  // the run this report is about
   r.set_finished(true);
   r.set_end_time(clock_->Now());
   if (WIFEXITED(wait_status_)) r.set_exit_code(WEXITSTATUS(wait_status_));
@@ -286,6 +287,7 @@ int Supervisor::FailSetup(const Status& st) {
   JobReport r;
   r.set_prolog_failed(prolog_failed_);
   r.set_job_id(job_id_);
+  if (launch_.job_id() > 0) r.set_restarts(launch_.job().restarts());
   r.set_finished(true);
   r.set_state(JOB_FAILED);
   r.set_exit_code(kSetupFailedExit);

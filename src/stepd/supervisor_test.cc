@@ -103,6 +103,15 @@ TEST_P(StepdTest, ArgvSeparateStderrAndAppend) {
   EXPECT_EQ(ReadFile(work_ + "/err.txt"), "err\n");
 }
 
+TEST_P(StepdTest, ReportNamesItsRun) {
+  // The agent may already hold the next run's launch when it reads this report.
+  BatchLaunch l = MakeLaunch(24, "#!/bin/sh\nexit 0\n", work_);
+  l.mutable_job()->set_restarts(3);
+  JobReport r = Finish(Launch(l));
+  ASSERT_TRUE(r.has_restarts());
+  EXPECT_EQ(r.restarts(), 3);
+}
+
 TEST_P(StepdTest, NonZeroExitIsFailed) {
   JobDir dir = Launch(MakeLaunch(13, "#!/bin/sh\nexit 3\n", work_));
   JobReport r = Finish(dir);

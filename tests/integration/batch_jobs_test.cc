@@ -216,5 +216,23 @@ TEST_F(BatchJobs, SqueueAndSinfoJsonShowARunningJobAsTorchxReadsIt) {
   EXPECT_EQ(after[0]["job_state"], "CANCELLED");
 }
 
+TEST_F(BatchJobs, BeginTimeHoldsTheJobUntilThen) {
+  // As Slurm's own test_122_1: an array held until midnight, cancelled while it waits.
+  auto later = Run({"sbatch", "--parsable", "-N", "1", "--array=0-7", "--begin=midnight", "--output=/dev/null",
+                    "--wrap=sleep 10"});
+  ASSERT_EQ(later.exit_code, 0) << later.err;
+  std::string array_id = later.out.substr(0, later.out.find('\n'));
+  auto waiting = Run({"squeue", "-h", "-j", array_id, "-o", "%T %r"});
+  EXPECT_EQ(waiting.out, "PENDING BeginTime\n") << waiting.out;
+  EXPECT_EQ(Run({"scancel", array_id}).exit_code, 0);
+  // A begin time a moment away: pending with reason BeginTime, then it runs.
+  int64_t id = Submit({"--begin=now+2", "-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(Run({"squeue", "-h", "-j", std::to_string(id), "-o", "%r"}).out, "BeginTime\n");
+  EXPECT_EQ(WaitDone(id, 30'000), "COMPLETED");
+  auto bad = Run({"sbatch", "--begin=someday", "--wrap", "true"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("Invalid time specification someday"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace sluice::testing

@@ -115,6 +115,35 @@ std::string ClusterTest::ReadFile(const std::string& path) {
   return ss.str();
 }
 
+std::vector<std::string> ClusterTest::ReadLines(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(ReadFile(path));
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+void ClusterTest::WriteFile(const std::string& name, const std::string& text) {
+  std::ofstream f(work_dir_ + "/" + name);
+  f << text;
+  f.close();
+  ASSERT_TRUE(f.good()) << "cannot write " << name;
+}
+
+std::vector<std::string> ClusterTest::SortedLines(const std::string& s, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string ClusterTest::BinDir() const {
+  std::string srun = cluster_->BinPath("srun");
+  return srun.substr(0, srun.rfind('/'));
+}
+
 int64_t ClusterTest::LastJobId() {
   auto r = Run({"squeue", "-h", "-t", "all", "-o", "%i"});
   int64_t best = 0;

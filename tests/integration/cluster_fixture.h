@@ -33,6 +33,14 @@ class ClusterTest : public ::testing::Test {
   std::string WaitState(int64_t job_id, const std::vector<std::string>& states, int timeout_ms = 30'000);
   std::string WaitDone(int64_t job_id, int timeout_ms = 30'000);
   std::string ReadFile(const std::string& path);
+  // The lines of ReadFile(path).
+  std::vector<std::string> ReadLines(const std::string& path);
+  // Writes `text` to work_dir()/name.
+  void WriteFile(const std::string& name, const std::string& text);
+  // The lines of `s` that start with `prefix`, sorted.
+  static std::vector<std::string> SortedLines(const std::string& s, const std::string& prefix);
+  // Where the commands are (for a job script's PATH).
+  std::string BinDir() const;
   // Id of the newest job squeue knows (all states); 0 when none.
   int64_t LastJobId();
   std::string work_dir() const { return work_dir_; }

@@ -174,13 +174,7 @@ TEST_F(SilentAgent, JobIsFencedBeforeItRunsElsewhere) {
                         "r=${SLURM_RESTART_COUNT:-0}; echo $r $$ $SLURMD_NODENAME $(date +%s%N) >> runs.log; "
                         "while :; do date +%s%N > alive.$r.tmp; mv alive.$r.tmp alive.$r; sleep 0.02; done"});
   ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
-  auto runs = [&]() -> std::vector<std::string> {
-    std::stringstream in(ReadFile("runs.log"));
-    std::vector<std::string> lines;
-    std::string line;
-    while (std::getline(in, line)) lines.push_back(line);
-    return lines;
-  };
+  auto runs = [&] { return ReadLines("runs.log"); };
   int64_t deadline = RealClock::MonotonicMs() + 10'000;
   while (runs().empty() && RealClock::MonotonicMs() < deadline) usleep(50'000);
   ASSERT_EQ(runs().size(), 1u);

@@ -49,26 +49,6 @@ class Isolated : public ClusterTest {
       }
     }
   }
-  void WriteFile(const std::string& name, const std::string& text) {
-    FILE* f = fopen((work_dir() + "/" + name).c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    fputs(text.c_str(), f);
-    fclose(f);
-  }
-  std::vector<std::string> SortedLines(const std::string& s, const std::string& prefix) {
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind(prefix, 0) == 0) out.push_back(line);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-  std::string BinDir() {
-    std::string srun = cluster_->BinPath("srun");
-    return srun.substr(0, srun.rfind('/'));
-  }
-
   std::string host_hosts_;
   std::map<std::string, std::string> addr_;  // node -> NodeAddr
 };
@@ -137,12 +117,7 @@ class IsolatedNetworkCut : public Isolated {
     return o;
   }
   // The lines of runs.log: "start <restart> <node> <ns>".
-  std::vector<std::string> Runs() {
-    std::vector<std::string> out;
-    std::istringstream in(ReadFile("runs.log"));
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-  }
+  std::vector<std::string> Runs() { return ReadLines("runs.log"); }
 };
 
 TEST_F(IsolatedNetworkCut, NodeCutLongerThanSlurmdTimeoutRunsTheJobOnce) {

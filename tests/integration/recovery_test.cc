@@ -56,10 +56,8 @@ class ControllerDown : public ClusterTest {
 };
 
 TEST_F(ControllerDown, LongerThanSlurmdTimeoutFencesNothingAndSrunWaitsForIt) {
-  std::string bin = cluster_->BinPath("srun");
-  bin = bin.substr(0, bin.rfind('/'));
   int64_t job = Submit({"-N2", "-o", "out.txt", "--wrap",
-                        "export PATH=" + bin + ":$PATH; echo run ${SLURM_RESTART_COUNT:-0} >> runs.log; "
+                        "export PATH=" + BinDir() + ":$PATH; echo run ${SLURM_RESTART_COUNT:-0} >> runs.log; "
                         "srun -N2 bash -c 'echo before $SLURM_PROCID; sleep 8; echo after $SLURM_PROCID' & "
                         "while [ ! -e go ]; do sleep 0.1; done; srun -N1 echo step while the controller was down; wait"});
   ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
@@ -69,9 +67,7 @@ TEST_F(ControllerDown, LongerThanSlurmdTimeoutFencesNothingAndSrunWaitsForIt) {
   }
   ASSERT_NE(ReadFile("out.txt").find("before 1"), std::string::npos) << ReadFile("out.txt");
   cluster_->KillController(SIGKILL);
-  FILE* go = fopen((work_dir() + "/go").c_str(), "w");  // the second srun starts now
-  ASSERT_NE(go, nullptr);
-  fclose(go);
+  WriteFile("go", "");  // the second srun starts now
   sleep(6);  // past SlurmdTimeout (4 s) and every node lease
   ASSERT_TRUE(cluster_->StartController().ok());
   EXPECT_EQ(WaitDone(job, 60'000), "COMPLETED") << ReadFile("out.txt");

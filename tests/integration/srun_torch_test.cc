@@ -20,28 +20,6 @@ class SrunTorch : public ClusterTest {
     auto probe = RunCommand({"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
     if (probe.exit_code != 0) GTEST_SKIP() << "python3-torch with gloo is not installed under /usr/bin/python3";
   }
-
-  void WriteFile(const std::string& name, const std::string& text) {
-    FILE* f = fopen((work_dir() + "/" + name).c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    fputs(text.c_str(), f);
-    fclose(f);
-  }
-
-  std::vector<std::string> SortedLines(const std::string& s, const std::string& prefix) {
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind(prefix, 0) == 0) out.push_back(line);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
-  std::string BinDir() {
-    std::string srun = cluster_->BinPath("srun");
-    return srun.substr(0, srun.rfind('/'));
-  }
 };
 
 TEST_F(SrunTorch, TorchrunLaunchedBySrunInsideSbatch) {
