@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -150,6 +150,8 @@ Status LocalCluster::StartAgentOf(const std::string& node, const std::string& bi
   argv.insert(argv.end(), agent.begin(), agent.end());
   return StartDaemon(node, argv);
 }
+
+bool LocalCluster::isolated() const { return IsolatedNet::Load(opts_.state_dir).ok(); }
 
 Status LocalCluster::SetNodeLink(int i, bool up) {
   ASSIGN_OR_RETURN(IsolatedNet net, IsolatedNet::Load(opts_.state_dir));

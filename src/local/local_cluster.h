@@ -56,7 +56,8 @@ class LocalCluster {
   Status WaitNodesIdle(int timeout_ms);
   // Isolated clusters only: takes node i's network link down (a network cut) or up.
   Status SetNodeLink(int i, bool up);
-  bool isolated() const { return opts_.isolated; }
+  // Whether the cluster in the state dir runs its nodes in namespaces (isolated_net.h).
+  bool isolated() const;
 
   const std::string& conf_path() const { return conf_path_; }
   const std::string& state_dir() const { return opts_.state_dir; }
