@@ -16,15 +16,12 @@
 #include <vector>
 
 #include "cli/cli_env.h"
+#include "cli/time_spec.h"
 #include "common/status.h"
 
 namespace sluice {
 
 int RunSacct(const std::vector<std::string>& args, CliEnv& env);
 
-// Slurm time specifications for -S/-E relative to `now` (local time).
-Expected<int64_t> ParseSacctTime(const std::string& s, int64_t now);
-// 00:00 local time of the day of `now` (sacct's and sreport's default start/end).
-int64_t LocalMidnight(int64_t now);
 
 }  // namespace sluice

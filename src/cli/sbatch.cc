@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "cli/batch_script.h"
-#include "cli/begin_time.h"
+#include "cli/time_spec.h"
 #include "cli/job_states.h"
 #include "cli/sbatch_options.h"
 #include "common/request_bounds.h"

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <charconv>
 
-#include "cli/begin_time.h"
+#include "cli/time_spec.h"
 #include "common/array_spec.h"
 #include "common/signal_spec.h"
 #include "common/slurm_format.h"

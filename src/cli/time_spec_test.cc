@@ -1,4 +1,4 @@
-#include "cli/begin_time.h"
+#include "cli/time_spec.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
