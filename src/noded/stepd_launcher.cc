@@ -64,6 +64,10 @@ Expected<pid_t> StepdLauncher::HandOff(const std::vector<std::string>& args) {
   sched_param normal{};
   ::sched_setscheduler(pid, SCHED_OTHER, &normal);  // it waited at idle priority
   bool sent = ::send(waiting_.fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size());
+  // A stepd that had already died (not reaped yet) got nothing, even where the send went
+  // through (on gVisor a dead process's socket can still take it): spawn one instead.
+  siginfo_t info{};
+  if (sent && ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) sent = false;
   DropWaiting();  // it reads its message before the EOF; a new one is started meanwhile
   cv_.notify_all();
   if (!sent) return Unavailable("the waiting stepd is gone");
