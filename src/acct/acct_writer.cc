@@ -41,6 +41,11 @@ void AcctWriter::Post(std::vector<AcctOp> ops) {
   cv_.notify_all();
 }
 
+int64_t AcctWriter::QueueSize() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(posted_ - written_);
+}
+
 bool AcctWriter::Flush(int timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
   uint64_t target = posted_;

@@ -32,6 +32,8 @@ class AcctWriter {
   void Stop();
   void Post(std::vector<AcctOp> ops);
   bool Flush(int timeout_ms);
+  // Records posted and not yet stored (sdiag's "DBD Agent queue size").
+  int64_t QueueSize();
   Expected<AcctData> Query(const AcctWindow& window);
   // sreport's node events (AcctStore::QueryNodeEvents) on the query store.
   Expected<std::vector<NodeEventRecord>> QueryNodeEvents(int64_t start, int64_t end);

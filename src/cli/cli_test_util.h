@@ -90,6 +90,14 @@ class FakeApi : public ClientApiInterface {
     if (!resv_status.ok()) return resv_status;
     return resv_reply;
   }
+  // sdiag.
+  GetStatsReply stats;
+  std::vector<GetStatsRequest> stats_requests;
+  Expected<GetStatsReply> GetStats(const GetStatsRequest& req) override {
+    stats_requests.push_back(req);
+    if (!fail.ok()) return fail;
+    return stats;
+  }
   // sacct / sreport.
   AcctJobsReply acct;
   std::vector<AcctJobsRequest> acct_requests;

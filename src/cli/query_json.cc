@@ -146,7 +146,7 @@ json JobJson(const JobInfo& j, const std::string& cluster) {
   bool per_cpu = s.mem_per_cpu_mb() > 0;
   o["memory_per_node"] = per_cpu ? json() : NullIfZero(j.mem_per_node_mb());
   o["memory_per_cpu"] = per_cpu ? json(s.mem_per_cpu_mb()) : json();
-  o["minimum_cpus_per_node"] = cpt * std::max(1, s.ntasks_per_node());
+  o["minimum_cpus_per_node"] = std::max(s.min_cpus_per_node(), cpt * std::max(1, s.ntasks_per_node()));
   o["minimum_tmp_disk_per_node"] = s.tmp_disk_mb();
   o["preempt_time"] = j.preempt_time();
   o["pre_sus_time"] = 0;
@@ -268,6 +268,41 @@ std::string FormatSinfoJson(const std::vector<NodeInfo>& nodes,
   json list = json::array();
   for (const NodeInfo& n : nodes) list.push_back(NodeJson(n, user));
   json root{{"meta", Meta()}, {"errors", json::array()}, {"nodes", list}};
+  return root.dump(2) + "\n";
+}
+
+std::string FormatSdiagJson(const GetStatsReply& s) {
+  const int64_t cycles = s.sched_cycles();
+  const int64_t minutes = std::max<int64_t>(1, (s.now() - s.data_since()) / 60);
+  json rpcs = json::array();
+  for (const RpcMethodStats& m : s.rpcs())
+    rpcs.push_back({{"message_type", m.method()}, {"count", m.count()},
+                    {"average_time", m.count() ? m.total_us() / m.count() : 0},
+                    {"total_time", m.total_us()}});
+  json stats{{"req_time", s.now()},
+             {"req_time_start", s.data_since()},
+             {"agent_queue_size", s.agent_queue_size()},
+             {"dbd_agent_queue_size", s.acct_queue_size()},
+             {"jobs_submitted", s.jobs_submitted()},
+             {"jobs_started", s.jobs_started()},
+             {"jobs_completed", s.jobs_completed()},
+             {"jobs_canceled", s.jobs_cancelled()},
+             {"jobs_failed", s.jobs_failed()},
+             {"jobs_requeued", s.jobs_requeued()},
+             {"jobs_pending", s.jobs_pending()},
+             {"jobs_running", s.jobs_running()},
+             {"job_states_ts", s.now()},
+             {"schedule_cycle_last", s.sched_last_us()},
+             {"schedule_cycle_max", s.sched_max_us()},
+             {"schedule_cycle_total", cycles},
+             {"schedule_cycle_mean", cycles ? s.sched_total_us() / cycles : 0},
+             {"schedule_cycle_mean_depth", cycles ? s.sched_total_depth() / cycles : 0},
+             {"schedule_cycle_per_minute", cycles / minutes},
+             {"schedule_queue_length", s.sched_last_depth()},
+             {"bf_backfilled_jobs", s.backfilled_jobs()},
+             {"bf_last_backfilled_jobs", s.last_backfilled_jobs()},
+             {"rpcs_by_message_type", rpcs}};
+  json root{{"meta", Meta()}, {"errors", json::array()}, {"statistics", stats}};
   return root.dump(2) + "\n";
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "client.pb.h"
 #include "types.pb.h"
 
 namespace sluice {
@@ -17,5 +18,7 @@ std::string FormatSqueueJson(const std::vector<JobInfo>& jobs, const std::string
 // {"meta": ..., "errors": [], "nodes": [...]}; `user` names a uid (reason_set_by_user).
 std::string FormatSinfoJson(const std::vector<NodeInfo>& nodes,
                             const std::function<std::string(uint32_t)>& user);
+// sdiag --json: {"meta": ..., "errors": [], "statistics": {...}} with Slurm's key names.
+std::string FormatSdiagJson(const GetStatsReply& s);
 
 }  // namespace sluice

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "acct/acct_record.h"
+#include "cli/help_text.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
 #include "cli/own_config.h"
@@ -19,7 +20,7 @@ namespace {
 
 enum Opt { kAll = 1, kAccounts, kBrief, kDup, kEnd, kStart, kJobs, kNoHeader, kFormat,
            kParsable, kParsable2, kState, kUser, kAllocs, kJson, kVersion, kHelp, kIgnored,
-           kLong };
+           kLong, kUsage };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
@@ -32,7 +33,7 @@ const std::vector<OptionDef>& Defs() {
       {"user", 'u', ArgKind::kRequired, kUser},      {"uid", 0, ArgKind::kRequired, kUser},
       {"allocations", 'X', ArgKind::kNone, kAllocs}, {"json", 0, ArgKind::kNone, kJson},
       {"version", 'V', ArgKind::kNone, kVersion},    {"help", 'h', ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kHelp},           {"long", 'l', ArgKind::kNone, kLong},
+      {"usage", 0, ArgKind::kNone, kUsage},           {"long", 'l', ArgKind::kNone, kLong},
       {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"allclusters", 'L', ArgKind::kNone, kIgnored},
       {"verbose", 'v', ArgKind::kNone, kIgnored},
   };
@@ -47,7 +48,7 @@ struct JobSel {
 };
 
 struct Options {
-  bool all = false, dup = false, header = true, allocs = false, json = false, help = false,
+  bool all = false, dup = false, header = true, allocs = false, json = false, help = false, usage = false,
        version = false;
   int parsable = 0;
   std::string format, start, end;
@@ -136,6 +137,7 @@ Status Apply(const ParsedOption& o, Options* s) {
     case kJson: s->json = true; break;
     case kVersion: s->version = true; break;
     case kHelp: s->help = true; break;
+    case kUsage: s->usage = true; break;
     case kParsable: s->parsable = 1; break;
     case kParsable2: s->parsable = 2; break;
     case kBrief: s->format = "JobID,State,ExitCode"; break;
@@ -163,10 +165,6 @@ Status Apply(const ParsedOption& o, Options* s) {
   return Status::Ok();
 }
 
-constexpr char kUsage[] =
-    "Usage: sacct [-a|--allusers] [-A accounts] [-D] [-E endtime] [-S starttime]\n"
-    "             [-j jobs] [-n] [-o format] [-p|-P] [-s states] [-u users] [-X] [--json]\n";
-
 }  // namespace
 
 int RunSacct(const std::vector<std::string>& args, CliEnv& env) {
@@ -184,8 +182,8 @@ int RunSacct(const std::vector<std::string>& args, CliEnv& env) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
   }
-  if (o.help) {
-    *env.out << kUsage;
+  if (o.help || o.usage) {
+    *env.out << HelpText("sacct", o.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return 0;
   }
   std::vector<SacctField> fields = DefaultSacctFields();

@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "cli/help_text.h"
 #include "cli/commit_prompt.h"
 #include "cli/sacctmgr_args.h"
 #include "cli/sacctmgr_format.h"
@@ -13,19 +14,6 @@ void PrintError(const std::string& msg, CliEnv& env) {
   if (!msg.empty() && msg[0] == ' ') *env.err << msg << "\n";  // Slurm's indented messages
   else *env.err << "sacctmgr: error: " << msg << "\n";
 }
-
-constexpr char kUsage[] =
-    "sacctmgr [<OPTION>] [<COMMAND>]\n"
-    "    Valid <OPTION> values are:\n"
-    "     -h or --help: equivalent to \"help\" command\n"
-    "     -i or --immediate: commit changes immediately\n"
-    "     -n or --noheader: no header will be added to the beginning of output\n"
-    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     -Q or --quiet: equivalent to \"quiet\" command\n"
-    "     -s or --associations: equivalent to \"associations\" command\n"
-    "     -V or --version: equivalent to \"version\" command\n\n"
-    "  <COMMAND> is add|modify|delete|list|show cluster|account|user|qos [...]\n";
 
 // Without -i: shows what the change would do (a check_only request), asks, and commits
 // only on 'y'; otherwise " Changes Discarded." and nothing is written (exit 0).
@@ -65,7 +53,7 @@ int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
     return 0;
   }
   if (cmd->help) {
-    *env.out << kUsage;
+    *env.out << HelpText("sacctmgr", HelpKind::kHelp);
     return 0;
   }
   auto api = env.connect();

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/batch_script.h"
+#include "cli/help_text.h"
 #include "cli/time_spec.h"
 #include "cli/job_states.h"
 #include "cli/sbatch_options.h"
@@ -20,31 +21,6 @@ constexpr int kOptionError = 255;
 int OptionFailure(CliEnv& env, const Status& st) {
   PrintErrorLines(env, "sbatch", st.message());
   return st.code() == Code::kFailedPrecondition ? 1 : kOptionError;
-}
-
-void PrintHelp(CliEnv& env) {
-  *env.out << "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n"
-              "\n"
-              "Parallel run options:\n"
-              "  -A, --account=name          charge job to specified account\n"
-              "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
-              "  -C, --constraint=list       specify a list of constraints\n"
-              "  -D, --chdir=directory       set working directory for batch script\n"
-              "  -e, --error=err             file for batch script's standard error\n"
-              "      --export[=names]        specify environment variables to export\n"
-              "  -G, --gpus=n                count of GPUs required for the job\n"
-              "      --gres=list             required generic resources per node\n"
-              "  -H, --hold                  submit job in held state\n"
-              "  -J, --job-name=jobname      name of job\n"
-              "      --mem=MB                minimum amount of real memory\n"
-              "  -n, --ntasks=ntasks         number of tasks to run\n"
-              "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
-              "  -o, --output=out            file for batch script's standard output\n"
-              "  -p, --partition=partition   partition requested\n"
-              "      --parsable              outputs only the jobid and cluster name (if present)\n"
-              "  -t, --time=minutes          time limit\n"
-              "  -W, --wait                  wait for completion of submitted job\n"
-              "      --wrap[=command string] wrap command string in a sh script and submit\n";
 }
 
 // The script as read, refused past kMaxScriptBytes without reading on (/dev/zero ends).
@@ -208,7 +184,7 @@ int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
   Status st = ApplySbatchOptions(cmdline->options, &cmd);
   if (!st.ok()) return OptionFailure(env, st);
   if (cmd.help || cmd.usage) {
-    PrintHelp(env);
+    *env.out << HelpText("sbatch", cmd.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return 0;
   }
   if (cmd.version) {

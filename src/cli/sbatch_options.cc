@@ -19,7 +19,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin,
+  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin, kMinCpus,
 };
 
 struct Unsupported {
@@ -33,7 +33,6 @@ constexpr Unsupported kUnsupportedOpts[] = {
     {"deadline", 0, ArgKind::kRequired},
     {"priority", 0, ArgKind::kRequired},
     {"licenses", 'L', ArgKind::kRequired},     
-    {"mincpus", 0, ArgKind::kRequired},
     {"bb", 0, ArgKind::kRequired},             {"bbf", 0, ArgKind::kRequired},
     {"container", 0, ArgKind::kRequired},      {"gpu-bind", 0, ArgKind::kRequired},
     {"gpu-freq", 0, ArgKind::kRequired},       {"ntasks-per-gpu", 0, ArgKind::kRequired},
@@ -98,6 +97,7 @@ std::vector<OptionDef> BuildDefs() {
       {"mem-per-cpu", 0, ArgKind::kRequired, kMemPerCpu},
       {"mem-per-gpu", 0, ArgKind::kRequired, kMemPerGpu},
       {"tmp", 0, ArgKind::kRequired, kTmp},
+      {"mincpus", 0, ArgKind::kRequired, kMinCpus},
       {"gres", 0, ArgKind::kRequired, kGres},
       {"gpus-per-node", 0, ArgKind::kRequired, kGpusPerNode},
       {"gpus-per-task", 0, ArgKind::kRequired, kGpusPerTask},
@@ -229,6 +229,11 @@ Status ApplyResourceOption(const ParsedOption& opt, SbatchOptions* o) {
       Expected<int64_t> mb = ParseMemoryMb(opt.value);
       if (!mb.ok()) return InvalidArgument("Invalid --tmp specification");
       s.set_tmp_disk_mb(*mb);
+      return Status::Ok();
+    }
+    case kMinCpus: {
+      ASSIGN_OR_RETURN(int32_t n, PositiveInt(opt.value, "--mincpus"));
+      s.set_min_cpus_per_node(n);
       return Status::Ok();
     }
     case kGres: return SetGres(opt.value, &s);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/help_text.h"
 #include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/list_args.h"
@@ -19,8 +20,7 @@ namespace {
 
 enum Opt {
   kAccount = 1, kBatch, kFull, kName, kPartition, kQos, kQuiet, kSignal, kState, kUser,
-  kVerbose, kVersion, kNodelist, kMe, kHelp, kIgnored, kUnsupported,
-};
+  kVerbose, kVersion, kNodelist, kMe, kHelp, kIgnored, kUnsupported, kUsage };
 
 constexpr int kEsInvalidJobId = 2017;
 constexpr int kEsAlreadyDone = 2021;
@@ -36,7 +36,7 @@ const std::vector<OptionDef>& Defs() {
       {"user", 'u', ArgKind::kRequired, kUser},       {"verbose", 'v', ArgKind::kNone, kVerbose},
       {"version", 'V', ArgKind::kNone, kVersion},     {"nodelist", 'w', ArgKind::kRequired, kNodelist},
       {"me", 0, ArgKind::kNone, kMe},                 {"help", 0, ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kHelp},            {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"usage", 0, ArgKind::kNone, kUsage},            {"clusters", 'M', ArgKind::kRequired, kIgnored},
       {"hurry", 'H', ArgKind::kNone, kIgnored},       {"ctld", 0, ArgKind::kNone, kIgnored},
       {"sibling", 0, ArgKind::kRequired, kIgnored},   {"wckey", 0, ArgKind::kRequired, kIgnored},
       {"interactive", 'i', ArgKind::kNone, kUnsupported},
@@ -49,7 +49,7 @@ struct ScancelOptions {
   std::vector<JobSelector> sels;  // as typed: 12, 12_3, 12_[1-3]
   std::vector<StepRef> steps;     // 12.0: that step only
   int signal = 0;
-  bool batch = false, full = false, quiet = false, me = false, help = false, version = false;
+  bool batch = false, full = false, quiet = false, me = false, help = false, usage = false, version = false;
   int verbose = 0;
   std::set<JobState> states;
   std::set<uint32_t> uids;
@@ -103,6 +103,7 @@ Status ApplyOption(const ParsedOption& o, ScancelOptions* s, CliEnv& env) {
     case kVersion: s->version = true; break;
     case kMe: s->me = true; break;
     case kHelp: s->help = true; break;
+    case kUsage: s->usage = true; break;
     case kFull: s->full = true; break;
     case kIgnored: break;
     case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
@@ -267,11 +268,8 @@ int RunScancel(const std::vector<std::string>& args, CliEnv& env) {
       return 1;
     }
   }
-  if (s.help) {
-    *env.out << "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
-                "               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
-                "               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
-                "               [-V] [-v] [-w hosts...] [--wckey=wckey] [job_id[_array_id][.step_id]]\n";
+  if (s.help || s.usage) {
+    *env.out << HelpText("scancel", s.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return 0;
   }
   if (s.version) {

@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cli/help_text.h"
 #include "cli/array_view.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -241,10 +242,8 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
   }
-  if (help || words.empty()) {
-    *env.out << "Usage: scontrol [-o] <command> ...\n  show job|node|partition|config|hostnames|"
-                "hostlist|hostlistsorted [ID]\n  update JobId=... | NodeName=...\n"
-                "  hold|uhold|release|requeue|requeuehold <job_list>\n  ping\n";
+  if (help || words.empty() || Is(words[0], "help", 2)) {
+    *env.out << HelpText("scontrol", HelpKind::kHelp);
     return words.empty() && !help ? 1 : 0;
   }
   std::string cmd = words[0];
@@ -257,6 +256,9 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (Is(cmd, "requeuehold", 8)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE_HOLD, rest);
   if (Is(cmd, "requeue", 3)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE, rest);
   if (Is(cmd, "ping", 2)) return ShowConfig(c, true);
+  if (Is(cmd, "reconfigure", 3))
+    return Error(c, "scontrol: error: reconfigure is not provided by Sluice: restart sluicectld to "
+                    "reread the configuration (running jobs keep running)");
   if (Is(cmd, "create", 2) || Is(cmd, "delete", 3)) {
     const bool create = Is(cmd, "create", 2);
     // "create reservation K=V..." / "create Reservation=NAME ..." / "delete ReservationName=NAME"

@@ -88,8 +88,10 @@ std::string JobBody(const JobInfo& j) {
   r += "   TRES=" + JobTresString(j) + "\n";
   r += "   Socks/Node=* NtasksPerN:B:S:C=" + std::to_string(s.ntasks_per_node()) +
        ":0:*:* CoreSpec=*\n";
-  r += "   MinCPUsNode=" + std::to_string(cpt * std::max(1, s.ntasks_per_node())) + " " +
-       MinMemory(j) + " MinTmpDiskNode=0\n";
+  r += "   MinCPUsNode=" +
+       std::to_string(std::max(s.min_cpus_per_node(), cpt * std::max(1, s.ntasks_per_node()))) +
+       " " + MinMemory(j) + " MinTmpDiskNode=" +
+       (s.tmp_disk_mb() > 0 ? FormatMemoryMb(s.tmp_disk_mb()) : "0") + "\n";
   r += "   Features=" + OrNull(s.constraint()) + " DelayBoot=00:00:00\n";
   r += "   OverSubscribe=" + std::string(s.exclusive() ? "NO" : "OK") +
        " Contiguous=0 Licenses=(null) Network=(null)\n";

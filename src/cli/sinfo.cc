@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/help_text.h"
 #include "cli/list_args.h"
 #include "cli/node_view.h"
 #include "cli/opt_parser.h"
@@ -17,8 +18,7 @@ namespace {
 
 enum Opt {
   kDead = 1, kNoHeader, kLong, kNode, kNodes, kFormat, kFormatLong, kPartition, kResponding,
-  kReasons, kSummarize, kStates, kVersion, kHelp, kIgnored, kUnsupported, kJson,
-};
+  kReasons, kSummarize, kStates, kVersion, kHelp, kIgnored, kUnsupported, kJson, kUsage };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
@@ -33,7 +33,7 @@ const std::vector<OptionDef>& Defs() {
       {"summarize", 's', ArgKind::kNone, kSummarize}, {"sort", 'S', ArgKind::kRequired, kIgnored},
       {"states", 't', ArgKind::kRequired, kStates},  {"verbose", 'v', ArgKind::kNone, kIgnored},
       {"version", 'V', ArgKind::kNone, kVersion},    {"help", 0, ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kHelp},           {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"usage", 0, ArgKind::kNone, kUsage},           {"clusters", 'M', ArgKind::kRequired, kIgnored},
       {"noconvert", 0, ArgKind::kNone, kIgnored},    {"local", 0, ArgKind::kNone, kIgnored},
       {"federation", 0, ArgKind::kNone, kIgnored},   {"future", 0, ArgKind::kNone, kIgnored},
       {"hide", 0, ArgKind::kNone, kIgnored},
@@ -46,7 +46,7 @@ const std::vector<OptionDef>& Defs() {
 
 struct SinfoOptions {
   bool header = true, long_fmt = false, node_mode = false, summarize = false, reasons = false,
-       dead = false, responding = false, help = false, version = false, json = false;
+       dead = false, responding = false, help = false, usage = false, version = false, json = false;
   std::string format, format_long;
   std::set<std::string> partitions, nodes, states;
 };
@@ -68,6 +68,7 @@ Status ApplyOption(const ParsedOption& o, SinfoOptions* s) {
     case kSummarize: s->summarize = true; break;
     case kVersion: s->version = true; break;
     case kHelp: s->help = true; break;
+    case kUsage: s->usage = true; break;
     case kJson: s->json = true; break;
     case kFormat: s->format = o.value; break;
     case kFormatLong: s->format_long = o.value; break;
@@ -217,10 +218,8 @@ int RunSinfo(const std::vector<std::string>& args, CliEnv& env) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
   }
-  if (s.help) {
-    *env.out << "Usage: sinfo [OPTIONS]\n  -N, --Node   -l, --long   -s, --summarize\n"
-                "  -o, --format=format   -O, --Format=fields   -p, --partition=names\n"
-                "  -t, --states=states   -R, --list-reasons   -h, --noheader\n";
+  if (s.help || s.usage) {
+    *env.out << HelpText("sinfo", s.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return 0;
   }
   if (s.json) return ShowJson(s, env);

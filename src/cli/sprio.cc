@@ -6,6 +6,7 @@
 #include <ostream>
 #include <set>
 
+#include "cli/help_text.h"
 #include "cli/format_engine.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -14,7 +15,7 @@ namespace sluice {
 namespace {
 
 enum Opt { kNoHeader = 1, kJobs, kLong, kNorm, kFormat, kUser, kPartition, kWeights, kVersion,
-           kHelp, kIgnored };
+           kHelp, kIgnored, kUsage };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
@@ -23,7 +24,7 @@ const std::vector<OptionDef>& Defs() {
       {"format", 'o', ArgKind::kRequired, kFormat}, {"user", 'u', ArgKind::kRequired, kUser},
       {"partition", 'p', ArgKind::kRequired, kPartition},
       {"weights", 'w', ArgKind::kNone, kWeights},   {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 0, ArgKind::kNone, kHelp},           {"usage", 0, ArgKind::kNone, kHelp},
+      {"help", 0, ArgKind::kNone, kHelp},           {"usage", 0, ArgKind::kNone, kUsage},
       {"verbose", 'v', ArgKind::kNone, kIgnored},   {"clusters", 'M', ArgKind::kRequired, kIgnored},
       {"local", 0, ArgKind::kNone, kIgnored},       {"federation", 0, ArgKind::kNone, kIgnored},
       {"sort", 'S', ArgKind::kRequired, kIgnored},
@@ -32,7 +33,7 @@ const std::vector<OptionDef>& Defs() {
 }
 
 struct SprioOptions {
-  bool header = true, long_fmt = false, norm = false, weights = false, help = false,
+  bool header = true, long_fmt = false, norm = false, weights = false, help = false, usage = false,
        version = false;
   std::string format;
   std::set<int64_t> jobs;
@@ -47,6 +48,7 @@ Status ApplyOption(const ParsedOption& o, SprioOptions* s) {
     case kWeights: s->weights = true; break;
     case kVersion: s->version = true; break;
     case kHelp: s->help = true; break;
+    case kUsage: s->usage = true; break;
     case kFormat: s->format = o.value; break;
     case kUser: for (auto& u : SplitList(o.value)) s->users.insert(u); break;
     case kPartition: for (auto& p : SplitList(o.value)) s->partitions.insert(p); break;
@@ -212,9 +214,8 @@ int RunSprio(const std::vector<std::string>& args, CliEnv& env) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
   }
-  if (s.help) {
-    *env.out << "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n"
-                "             [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n";
+  if (s.help || s.usage) {
+    *env.out << HelpText("sprio", s.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return 0;
   }
   return Show(s, env);

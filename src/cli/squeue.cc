@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "cli/help_text.h"
 #include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/list_args.h"
@@ -49,7 +50,7 @@ const std::vector<OptionDef>& Defs() {
 }
 
 struct SqueueOptions {
-  bool header = true, long_format = false, start = false, me = false, help = false,
+  bool header = true, long_format = false, start = false, me = false, help = false, usage = false,
        version = false, json = false;
   std::string format, format_long;
   std::vector<JobSelector> jobs;  // -j
@@ -111,7 +112,8 @@ Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
     case kMe: s->me = true; break;
     case kFormat: s->format = o.value; break;
     case kFormatLong: s->format_long = o.value; break;
-    case kHelp: case kUsage: s->help = true; break;
+    case kHelp: s->help = true; break;
+    case kUsage: s->usage = true; break;
     case kVersion: s->version = true; break;
     case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
     case kArray: s->array = true; break;
@@ -260,10 +262,8 @@ int RunSqueue(const std::vector<std::string>& args, CliEnv& env) {
     *env.err << "Try \"squeue --help\" for more information\n";
     return 1;
   }
-  if (s.help) {
-    *env.out << "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
-                "              [-n name] [-o format] [-O fields] [-p partitions] [--qos qos]\n"
-                "              [--start] [-t states] [-u user_name] [--me] [-hlV]\n";
+  if (s.help || s.usage) {
+    *env.out << HelpText("squeue", s.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return 0;
   }
   if (s.version) {

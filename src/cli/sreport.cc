@@ -6,6 +6,7 @@
 #include <ctime>
 #include <ostream>
 
+#include "cli/help_text.h"
 #include "cli/format_engine.h"
 #include "cli/opt_parser.h"
 #include "cli/sacct.h"
@@ -23,7 +24,7 @@ const std::vector<OptionDef>& Defs() {
       {"time", 't', ArgKind::kRequired, kTime},      {"tres", 'T', ArgKind::kRequired, kTres},
       {"parsable", 'p', ArgKind::kNone, kParsable},  {"parsable2", 'P', ArgKind::kNone, kParsable2},
       {"noheader", 'n', ArgKind::kNone, kNoHeader},  {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 'h', ArgKind::kNone, kHelp},          {"cluster", 'M', ArgKind::kRequired, kIgnored},
+      {"help", 'h', ArgKind::kNone, kHelp},          {"usage", 0, ArgKind::kNone, kHelp},          {"cluster", 'M', ArgKind::kRequired, kIgnored},
       {"all_clusters", 'a', ArgKind::kNone, kIgnored}, {"quiet", 'Q', ArgKind::kNone, kIgnored},
       {"verbose", 'v', ArgKind::kNone, kIgnored},
   };
@@ -126,8 +127,7 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
       case kNoHeader: r.header = false; break;
       case kVersion: *env.out << "slurm " << kSlurmVersion << "\n"; return 0;
       case kHelp:
-        *env.out << "Usage: sreport [-t unit] [--tres=cpu|gres/gpu] [-P] [-n] "
-                    "cluster utilization|user top [start=TIME] [end=TIME]\n";
+        *env.out << HelpText("sreport", HelpKind::kHelp);
         return 0;
     }
   }

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "cli/allocation.h"
+#include "cli/help_text.h"
 #include "cli/keepalive.h"
 #include "cli/own_config.h"
 #include "cli/step_output.h"
@@ -265,8 +266,10 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   cfg.wait_s = o.wait_s;
   cfg.signal_fd = signal_fd;
   cfg.trace = [&](const char* event) { trace.Mark(event, env); };
+  const std::string& mode = o.alloc.spec.open_mode();
+  const bool append = mode.empty() ? env.Getenv("SLURM_OPEN_MODE").rfind('a', 0) == 0 : mode == "append";
   StepOutputFiles files(o.output, o.error, OutputVars(env, job_id, rep->step_id()), cfg.nodes,
-                        cfg.task_nodes);
+                        cfg.task_nodes, append);
   if (Status st = files.Check(); !st.ok()) {
     *env.err << "srun: error: " << st.message() << "\n";
     keepalive.EndStep(rep->step_id());
@@ -303,38 +306,20 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   return rc;
 }
 
-void PrintHelp(const std::string& prog, CliEnv& env) {
-  *env.out << "Usage: " << prog << " [OPTIONS(0)...] [ : [OPTIONS(N)...]] executable(0) [args(0)...]\n"
-           << "  -N, --nodes=N               number of nodes on which to run\n"
-              "  -n, --ntasks=ntasks         number of tasks to run\n"
-              "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
-              "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
-              "      --gpus-per-task=n       number of GPUs required per task\n"
-              "      --gres=list             required generic resources per node\n"
-              "  -l, --label                 prepend task number to lines of stdout/err\n"
-              "  -u, --unbuffered            do not line-buffer stdout/err\n"
-              "  -m, --distribution=type     block or cyclic task distribution\n"
-              "  -K, --kill-on-bad-exit      kill the step if any task exits non-zero\n"
-              "  -W, --wait=sec              seconds to wait after the first task exits\n"
-              "      --jobid=id              run under an already allocated job\n"
-              "  -w, --nodelist=hosts...     request a specific list of hosts\n"
-              "  -p, --partition=partition   partition requested\n"
-              "  -t, --time=minutes          time limit\n";
-}
-
 // Common front of srun and salloc: options, --help/--version (-1: done).
 int ParseFront(const std::string& prog, const std::vector<std::string>& args, SrunOptions* o,
                CliEnv& env) {
   Status st = ParseSrunArgs(prog, args, o);
   if (!st.ok()) return OptionFailure(prog, *o, st, env);
   if (o->alloc.help || o->alloc.usage) {
-    PrintHelp(prog, env);
+    *env.out << HelpText(prog, o->alloc.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return -1;
   }
   if (o->alloc.version) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return -1;
   }
+  if (o->alloc.verbose > 0) *env.err << DefinedOptionsReport(prog, *o);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "cli/srun_options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <set>
@@ -14,14 +15,15 @@ enum SrunOpt {
 
 // sbatch options srun/salloc do not have, or whose letters srun uses differently.
 const std::set<std::string> kDropped = {
-    "wrap", "parsable", "test-only", "hold", "requeue", "no-requeue", "open-mode", "usage",
+    "wrap", "parsable", "test-only", "hold", "requeue", "no-requeue",
     "wait", "output", "error", "input", "distribution", "batch",
 };
 
 std::vector<OptionDef> BuildDefs() {
   std::vector<OptionDef> d;
-  for (const OptionDef& o : SbatchOptionDefs()) {
+  for (OptionDef o : SbatchOptionDefs()) {
     if (o.long_name && kDropped.count(o.long_name)) continue;
+    if (o.short_name == 'u') o.short_name = 0;  // --usage; -u is --unbuffered
     d.push_back(o);
   }
   std::vector<OptionDef> mine = {
@@ -178,7 +180,26 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
   return st;
 }
 
+// "--time" as spelled, or the long name of a short option ("-t" -> "time").
+std::string LongNameOf(const ParsedOption& opt) {
+  if (opt.spelled.rfind("--", 0) == 0) return opt.spelled.substr(2);
+  for (const OptionDef& d : SrunDefs())
+    if (d.short_name && opt.spelled == std::string("-") + d.short_name && d.long_name) return d.long_name;
+  return opt.spelled;
+}
+
 }  // namespace
+
+std::string DefinedOptionsReport(const std::string& prog, const SrunOptions& o) {
+  const std::string p = prog + ": ";
+  std::string out = p + "defined options\n" + p + "-------------------- --------------------\n";
+  for (const auto& [name, value] : o.defined) {
+    std::string padded = name;
+    padded.resize(std::max<size_t>(20, name.size()), ' ');
+    out += p + padded + ": " + value + "\n";
+  }
+  return out + p + "-------------------- --------------------\n" + p + "end of defined options\n";
+}
 
 Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& args,
                      SrunOptions* o) {
@@ -191,7 +212,9 @@ Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& ar
   }
   for (const ParsedOption& opt : cmdline->options) {
     RETURN_IF_ERROR(ApplySrunOption(prog, opt, o));
+    o->defined[LongNameOf(opt)] = opt.has_value ? opt.value : "set";
   }
+  if (o->alloc.verbose > 0) o->defined["verbose"] = std::to_string(o->alloc.verbose);
   const JobSpec& spec = o->alloc.spec;
   o->nodes_set = spec.min_nodes() > 0;
   o->ntasks_set = spec.ntasks_set();

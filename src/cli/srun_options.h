@@ -9,6 +9,7 @@
 // kFailedPrecondition for recognised but unsupported options (containers, pty, -o).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,14 @@ struct SrunOptions {
   std::string cpu_bind;            // --cpu-bind as typed
   std::string gpu_bind;            // --gpu-bind as typed
   std::string output, error, input;  // -o / -e / -i patterns ("" = srun's own streams)
+  // What -v prints: each option given, by long name, with its value ("set" for flags;
+  // the last one given wins; verbose counts its -v's).
+  std::map<std::string, std::string> defined;
 };
+
+// The -v report of the options given, in Slurm's layout ("srun: defined options", one
+// "srun: <name padded to 20>: <value>" line each, "srun: end of defined options").
+std::string DefinedOptionsReport(const std::string& prog, const SrunOptions& o);
 
 // `prog` is "srun" or "salloc".
 Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& args,

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <set>
 
+#include "cli/help_text.h"
 #include "cli/format_engine.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -14,7 +15,7 @@ namespace sluice {
 namespace {
 
 enum Opt { kAll = 1, kAccounts, kUsers, kLong, kNoHeader, kParsable, kParsable2, kVersion,
-           kHelp, kIgnored };
+           kHelp, kIgnored, kUsage };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
@@ -22,14 +23,14 @@ const std::vector<OptionDef>& Defs() {
       {"users", 'u', ArgKind::kRequired, kUsers},   {"long", 'l', ArgKind::kNone, kLong},
       {"noheader", 'n', ArgKind::kNone, kNoHeader}, {"parsable", 'p', ArgKind::kNone, kParsable},
       {"parsable2", 'P', ArgKind::kNone, kParsable2}, {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 'h', ArgKind::kNone, kHelp},         {"usage", 0, ArgKind::kNone, kHelp},
+      {"help", 'h', ArgKind::kNone, kHelp},         {"usage", 0, ArgKind::kNone, kUsage},
       {"verbose", 'v', ArgKind::kNone, kIgnored},   {"clusters", 'M', ArgKind::kRequired, kIgnored},
   };
   return *d;
 }
 
 struct SshareOptions {
-  bool all = false, long_fmt = false, header = true, help = false, version = false;
+  bool all = false, long_fmt = false, header = true, help = false, usage = false, version = false;
   int parsable = 0;  // 1: -p ("a|b|"), 2: -P ("a|b")
   std::set<std::string> accounts, users;
 };
@@ -128,6 +129,7 @@ Status ApplyOption(const ParsedOption& o, SshareOptions* s) {
     case kParsable2: s->parsable = 2; break;
     case kVersion: s->version = true; break;
     case kHelp: s->help = true; break;
+    case kUsage: s->usage = true; break;
     case kAccounts: for (auto& a : SplitList(o.value)) s->accounts.insert(a); break;
     case kUsers: for (auto& u : SplitList(o.value)) s->users.insert(u); break;
   }
@@ -152,9 +154,8 @@ int RunSshare(const std::vector<std::string>& args, CliEnv& env) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
   }
-  if (s.help) {
-    *env.out << "Usage: sshare [OPTION]\n  -a, --all  -A, --accounts=  -l, --long  -n, --noheader\n"
-                "  -p, --parsable  -P, --parsable2  -u, --users=  -V, --version\n";
+  if (s.help || s.usage) {
+    *env.out << HelpText("sshare", s.usage ? HelpKind::kUsage : HelpKind::kHelp);
     return 0;
   }
   return Show(s, env);

@@ -8,9 +8,10 @@
 namespace sluice {
 
 StepOutputFiles::StepOutputFiles(std::string out_pattern, std::string err_pattern, PatternVars vars,
-                                 std::vector<std::string> nodes, std::vector<int> task_nodes)
+                                 std::vector<std::string> nodes, std::vector<int> task_nodes,
+                                 bool append)
     : out_(std::move(out_pattern)), err_(std::move(err_pattern)), vars_(std::move(vars)),
-      nodes_(std::move(nodes)), task_nodes_(std::move(task_nodes)) {}
+      nodes_(std::move(nodes)), task_nodes_(std::move(task_nodes)), append_(append) {}
 
 std::string StepOutputFiles::PathFor(uint32_t rank, bool is_err) const {
   const std::string& pattern = is_err && !err_.empty() ? err_ : out_;
@@ -41,7 +42,8 @@ std::ostream* StepOutputFiles::For(uint32_t rank, bool is_err) {
   if (path.empty()) return nullptr;
   auto it = files_.find(path);
   if (it != files_.end()) return it->second.get();
-  auto f = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+  auto f = std::make_unique<std::ofstream>(
+      path, std::ios::out | (append_ ? std::ios::app : std::ios::trunc));
   if (!f->is_open()) return nullptr;
   return files_.emplace(path, std::move(f)).first->second.get();
 }

@@ -23,8 +23,10 @@ namespace sluice {
 
 class StepOutputFiles {
  public:
+  // `append`: --open-mode=append (or SLURM_OPEN_MODE=a from the batch job): files are
+  // appended to, as a requeued submitit job's logs are; otherwise truncated.
   StepOutputFiles(std::string out_pattern, std::string err_pattern, PatternVars vars,
-                  std::vector<std::string> nodes, std::vector<int> task_nodes);
+                  std::vector<std::string> nodes, std::vector<int> task_nodes, bool append);
   bool active() const { return !out_.empty() || !err_.empty(); }
   // Opens every file; the first one that cannot be created is the error.
   Status Check();
@@ -36,6 +38,7 @@ class StepOutputFiles {
   PatternVars vars_;
   std::vector<std::string> nodes_;
   std::vector<int> task_nodes_;
+  bool append_;
   std::map<std::string, std::unique_ptr<std::ofstream>> files_;
 };
 

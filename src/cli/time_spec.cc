@@ -44,8 +44,10 @@ constexpr size_t kMaxEpochDigits = 11;
 
 Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
   auto bad = [&]() { return InvalidArgument(fmt::format("Invalid time specification (pos=0): {}", in)); };
-  const std::string s = ToLower(in);
+  std::string s = ToLower(in);
   if (s.empty()) return bad();
+  // YYYY-MM-DD-HH:MM[:SS] (torchx's -S1970-01-01-00:00:01) is YYYY-MM-DDTHH:MM[:SS].
+  if (s.size() > 10 && s[4] == '-' && s[7] == '-' && s[10] == '-') s[10] = 't';
   if (s == "now") return now;
   if (s == "today" || s == "midnight") return LocalMidnight(now);
   if (s.rfind("now", 0) == 0 && (s[3] == '-' || s[3] == '+')) {

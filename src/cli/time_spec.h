@@ -1,5 +1,5 @@
 // Slurm's time specifications (local time), for sacct/sreport -S/-E and sbatch --begin.
-//   ParseSacctTime: now[+-N[units]], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], MMDD[YY],
+//   ParseSacctTime: now[+-N[units]], YYYY-MM-DD[THH:MM[:SS]] (or -HH:MM[:SS]), MM/DD[/YY], MMDD[YY],
 //   HH:MM[:SS] (today), epoch seconds, today/midnight (today's 00:00).
 //   ParseBeginTime: the same, but a bare time of day that has passed means tomorrow,
 //   plus midnight (the coming one), noon, elevenses (11:00), fika (15:00), teatime

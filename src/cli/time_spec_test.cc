@@ -46,6 +46,10 @@ TEST_F(BeginTime, SlurmsTimeSpecifications) {
   EXPECT_EQ(*ParseBeginTime("elevenses", kNow), kToday + 86400 + 11 * 3600);
   EXPECT_EQ(*ParseBeginTime("tomorrow", kNow), kToday + 86400);
   EXPECT_EQ(*ParseBeginTime("TeaTime", kNow), kToday + 16 * 3600);
+  // torchx lists jobs with sacct -S1970-01-01-00:00:01: '-' between date and time.
+  EXPECT_EQ(*ParseSacctTime("1970-01-01-00:00:01", kNow), 1);
+  EXPECT_EQ(*ParseSacctTime("2026-12-24-18:00", kNow), kToday + 24 * 86400 + 18 * 3600);
+  EXPECT_FALSE(ParseSacctTime("2026-12-24-", kNow).ok());
   for (const char* bad : {"", "soon", "25:00", "now+5fortnights", "2026-13-01", "tomorrow+1"}) {
     EXPECT_FALSE(ParseBeginTime(bad, kNow).ok()) << bad;
   }

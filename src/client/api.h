@@ -56,6 +56,9 @@ class ClientApiInterface {
   virtual Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest&) {
     return Internal("AcctJobs is not supported");
   }
+  virtual Expected<GetStatsReply> GetStats(const GetStatsRequest&) {
+    return Internal("GetStats is not supported");
+  }
 };
 
 }  // namespace sluice

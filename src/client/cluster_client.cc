@@ -122,6 +122,10 @@ Expected<AcctJobsReply> ClusterClient::AcctJobs(const AcctJobsRequest& req) {
   return Call<AcctJobsRequest, AcctJobsReply>(&ClientApi::Stub::AcctJobs, req);
 }
 
+Expected<GetStatsReply> ClusterClient::GetStats(const GetStatsRequest& req) {
+  return Call<GetStatsRequest, GetStatsReply>(&ClientApi::Stub::GetStats, req);
+}
+
 Expected<SacctmgrReply> ClusterClient::Sacctmgr(const SacctmgrRequest& req) {
   return Call<SacctmgrRequest, SacctmgrReply>(&ClientApi::Stub::Sacctmgr, req);
 }

@@ -58,6 +58,7 @@ class ClusterClient : public ClientApiInterface {
   Expected<AuthMungeReply> AuthMunge(const AuthMungeRequest& req);
   void set_token(std::string token) { token_ = std::move(token); }
   Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest& req) override;
+  Expected<GetStatsReply> GetStats(const GetStatsRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

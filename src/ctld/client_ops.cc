@@ -68,7 +68,26 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   // srun/salloc wait for their allocation: their pass runs right after this commit.
   bool urgent = job.spec().interactive();
   InsertSubmitted(std::move(job), std::move(request), tasks);
+  stats_.jobs.submitted += tasks.empty() ? 1 : static_cast<int64_t>(tasks.size());
   if (!held) WantSchedule(urgent);  // a held job cannot start: no pass for it
+  return reply;
+}
+
+Expected<GetStatsReply> Controller::GetStats(const Caller& caller, bool reset) {
+  if (reset && !IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
+  GetStatsReply reply;
+  reply.set_now(Now());
+  reply.set_start_time(start_ms_ / 1000);
+  stats_.Fill(&reply);
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (job.state() == JOB_PENDING) reply.set_jobs_pending(reply.jobs_pending() + 1);
+    if (job.state() == JOB_RUNNING) reply.set_jobs_running(reply.jobs_running() + 1);
+  }
+  int64_t launches = 0;
+  for (const auto& [id, n] : launching_) launches += n;
+  reply.set_agent_queue_size(launches);
+  if (acct_) reply.set_acct_queue_size(acct_->QueueSize());
+  if (reset) stats_.Reset(Now());
   return reply;
 }
 

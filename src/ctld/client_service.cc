@@ -290,4 +290,19 @@ grpc::Status ClientService::Sacctmgr(grpc::ServerContext* ctx, const SacctmgrReq
   return Run(loop_, [&](Controller* c) { return c->Sacctmgr(caller, *req); }, reply);
 }
 
+grpc::Status ClientService::GetStats(grpc::ServerContext* ctx, const GetStatsRequest* req,
+                                     GetStatsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  grpc::Status st = Run(loop_, [&](Controller* c) { return c->GetStats(caller, req->reset()); }, reply);
+  if (!st.ok() || !rpc_stats_) return st;
+  for (const auto& [method, m] : rpc_stats_->Snapshot()) {
+    RpcMethodStats* out = reply->add_rpcs();
+    out->set_method(method);
+    out->set_count(m.count);
+    out->set_total_us(m.total_us);
+  }
+  if (req->reset()) rpc_stats_->Reset();
+  return st;
+}
+
 }  // namespace sluice::ctld

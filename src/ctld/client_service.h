@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "acct/acct_writer.h"
 #include "ctld/owner_loop.h"
+#include "rpc/rpc_stats.h"
 
 namespace sluice::ctld {
 
@@ -80,9 +81,14 @@ class ClientService final : public ClientApiBase {
   grpc::Status AcctJobs(grpc::ServerContext* ctx, const AcctJobsRequest* req,
                         AcctJobsReply* reply) override;
   void SetAccounting(acct::AcctWriter* writer) { acct_ = writer; }
+  // sdiag: the controller's counters plus the RPC counts of `rpc_stats` (the server's).
+  grpc::Status GetStats(grpc::ServerContext* ctx, const GetStatsRequest* req,
+                        GetStatsReply* reply) override;
+  void SetRpcStats(RpcStats* stats) { rpc_stats_ = stats; }
 
  private:
   acct::AcctWriter* acct_ = nullptr;
+  RpcStats* rpc_stats_ = nullptr;
   Expected<Caller> Authenticate(grpc::ServerContextBase* ctx) const;
   std::string key_;
   const Clock* clock_;

@@ -41,6 +41,8 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
   if (!options_.group_name) options_.group_name = DefaultGroupName;
   start_ms_ = clock_->NowMs();
   last_session_ = start_ms_ * 1000;  // above every session an earlier instance gave
+  stats_.Reset(start_ms_ / 1000);
+  jobs_.CountInto(&stats_.jobs);
   for (auto& n : nodes_.nodes()) n.last_heartbeat_ms = start_ms_;
   assoc_db_.Seed(config_);
 }

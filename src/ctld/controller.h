@@ -28,6 +28,7 @@
 #include "common/status.h"
 #include "ctld/reservation_spec.h"
 #include "ctld/agent_link.h"
+#include "ctld/ctld_stats.h"
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
 #include "ctld/step_launch.h"
@@ -106,6 +107,9 @@ class Controller {
   // sprio / sshare (priority_ops.cc).
   GetPrioritiesReply GetPriorities(const GetPrioritiesRequest& req) const;
   Expected<GetSharesReply> GetShares() const;
+  // sdiag: job transitions and scheduling passes since the start or the last reset, and
+  // the queues now. `reset` (admins only) zeroes the counters after they were read.
+  Expected<GetStatsReply> GetStats(const Caller& caller, bool reset);
 
   // ---- node API (node_ops.cc); `node` is the authenticated sender ----
   Expected<RegisterNodeReply> RegisterNode(const RegisterNodeRequest& req);
@@ -241,6 +245,7 @@ class Controller {
   NodeTable nodes_;
   int64_t next_job_id_ = 1;
   int64_t start_ms_ = 0;
+  CtldStats stats_;
   int64_t last_session_ = 0;                     // RegisterNodeReply.session last given
   bool next_id_dirty_ = false;
   std::set<int64_t> dirty_jobs_;

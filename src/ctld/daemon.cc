@@ -21,6 +21,7 @@
 #include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
 #include "rpc/munge_auth.h"
+#include "rpc/rpc_stats.h"
 #include "sched/scheduler.h"
 #include "storage/state_store.h"
 
@@ -151,7 +152,12 @@ int RunDaemon(const DaemonOptions& options) {
   }
   NodeService node_service(*key, &clock, &loop);
   client_service.SetAccounting(acct_writer.get());
+  RpcStats rpc_stats;
+  client_service.SetRpcStats(&rpc_stats);
   grpc::ServerBuilder builder;
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(RpcStatsInterceptor(&rpc_stats));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a port clash fails loudly
   LimitServer(&builder);
   int bound_port = 0;

@@ -62,6 +62,13 @@ Status CheckGpusFit(int64_t gpus_per_node, const std::string& gpu_type,
       "in partition {} has {}", gpus_per_node, what, part.name, largest.gpus));
 }
 
+Status CheckMinCpusFit(const JobSpec& spec, const PartitionConfig& part, const LargestNode& largest) {
+  if (spec.min_cpus_per_node() <= largest.cpus) return Status::Ok();
+  return ImpossibleRequest(fmt::format(
+      "CPU count per node can not be satisfied: --mincpus={}, the largest node in partition {} "
+      "has {} CPUs", spec.min_cpus_per_node(), part.name, largest.cpus));
+}
+
 Status CheckTmpDiskFit(const JobSpec& spec, const PartitionConfig& part, const LargestNode& largest) {
   if (spec.tmp_disk_mb() <= largest.tmp_disk_mb) return Status::Ok();
   return ImpossibleRequest(fmt::format(

@@ -44,6 +44,7 @@ Status CheckCpusFit(const JobSpec& spec, int tasks_per_node, int cpus_per_node,
                     const PartitionConfig& part, const LargestNode& largest);
 Status CheckGpusFit(int64_t gpus_per_node, const std::string& gpu_type,
                     const PartitionConfig& part, const LargestNode& largest);
+Status CheckMinCpusFit(const JobSpec& spec, const PartitionConfig& part, const LargestNode& largest);
 Status CheckTmpDiskFit(const JobSpec& spec, const PartitionConfig& part, const LargestNode& largest);
 Status CheckMemoryFit(int64_t mem_per_node_mb, const LargestNode& largest);
 // --constraint: parses, and every feature it names exists on some configured node.

@@ -58,6 +58,7 @@ void JobTable::Erase(int64_t id) {
 }
 
 void JobTable::SetState(JobInfo* job, JobState state) {
+  if (counters_) counters_->Count(job->state(), state);
   job->set_state(state);
   if (state == JOB_PENDING) {
     not_pending_.erase(job->job_id());

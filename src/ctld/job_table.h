@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "ctld/ctld_stats.h"
 #include "sched/types.h"
 #include "types.pb.h"
 
@@ -36,6 +37,8 @@ class JobTable {
   // The one way to change the state of a job in the table (it keeps the index of the jobs
   // not pending current): never job->set_state() on a job found here.
   void SetState(JobInfo* job, JobState state);
+  // Where SetState counts the transitions it makes (sdiag); none by default.
+  void CountInto(JobCounters* counters) { counters_ = counters; }
 
   // Indexes (ascending job ids). A job's uid and user name never change once inserted.
   // Every job whose state is not PENDING.
@@ -58,6 +61,7 @@ class JobTable {
 
  private:
   void Index(const JobInfo& job);
+  JobCounters* counters_ = nullptr;
   void Unindex(const JobInfo& job);
 
   std::map<int64_t, JobInfo> jobs_;

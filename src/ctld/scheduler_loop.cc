@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
+#include <set>
 
 #include "common/hostlist.h"
 #include "ctld/controller.h"
@@ -34,6 +36,24 @@ int64_t Controller::NextWakeMs(int64_t now_ms) const {
 // behind it. So the next pass is due sched_min_interval_ms after the end of this one
 // PLUS its own duration: passes take at most about half of the owner thread. (With a
 // ManualClock a pass takes no time and nothing changes.)
+namespace {
+
+// Jobs the plan starts while one ahead of them in `pending` (priority order) waits.
+int64_t CountBackfilled(const std::vector<sched::JobRequest>& pending, const sched::Plan& plan) {
+  std::set<int64_t> started;
+  for (const auto& d : plan.decisions)
+    if (d.outcome == sched::Outcome::kStartNow) started.insert(d.job_id);
+  int64_t n = 0;
+  bool blocked = false;
+  for (const auto& r : pending) {
+    if (!started.count(r.job_id)) blocked = true;
+    else if (blocked) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
 bool Controller::SchedulePass() {
   struct PushNextPass {  // on every return: next pass no sooner than end + duration
     Controller* c;
@@ -43,6 +63,7 @@ bool Controller::SchedulePass() {
       c->last_sched_ms_ = end + std::max<int64_t>(0, end - start);
     }
   } push_next{this, clock_->NowMs()};
+  const auto pass_start = std::chrono::steady_clock::now();
   sched_wanted_ = false;
   sched_urgent_ = false;
   if (!sched_.scheduler) return false;
@@ -89,6 +110,9 @@ bool Controller::SchedulePass() {
   FillPreemptInputs(&snap, &pending);  // preempt_ops.cc
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   ApplyPreemptions(plan);
+  stats_.passes.Record(std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::steady_clock::now() - pass_start).count(),
+                       static_cast<int64_t>(pending.size()), CountBackfilled(pending, plan));
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);
     if (!job || job->state() != JOB_PENDING) continue;

@@ -168,6 +168,7 @@ Status CheckFits(const Config& config, const PartitionConfig& part, const Shape&
   const LargestNode largest = LargestIn(config, part, job.gpu_type());
   RETURN_IF_ERROR(CheckCpusFit(spec, shape.tasks_per_node, shape.cpus_per_node, part, largest));
   RETURN_IF_ERROR(CheckGpusFit(job.gpus_per_node(), job.gpu_type(), part, largest));
+  RETURN_IF_ERROR(CheckMinCpusFit(spec, part, largest));
   return CheckTmpDiskFit(spec, part, largest);
 }
 
@@ -261,10 +262,12 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   r.gpus_per_node = job.gpus_per_node();
   r.gpu_type = job.gpu_type();
   r.exclusive = spec.exclusive();
-  if (part->nodes.size() != config.nodes.size() || spec.tmp_disk_mb() > 0) {
-    for (const std::string& name : part->nodes) {  // --tmp: only nodes with that TmpDisk
+  if (part->nodes.size() != config.nodes.size() || spec.tmp_disk_mb() > 0 ||
+      spec.min_cpus_per_node() > 0) {
+    for (const std::string& name : part->nodes) {  // --tmp, --mincpus: only nodes that have them
       const NodeConfig* n = LookupNode(config, name);
-      if (n && n->tmp_disk_mb >= spec.tmp_disk_mb()) r.allowed_nodes.push_back(name);
+      if (n && n->tmp_disk_mb >= spec.tmp_disk_mb() && n->cpus >= spec.min_cpus_per_node())
+        r.allowed_nodes.push_back(name);
     }
   }
   ASSIGN_OR_RETURN(r.required_nodes, ExpandNodes(config, spec.nodelist()));

@@ -243,6 +243,12 @@ TEST(BatchEnvTest, SlurmValuesOverrideUserEnvAndTmpdirKept) {
   EXPECT_FALSE(has("SLURM_MEM_PER_CPU=1000"));
   EXPECT_TRUE(has("SLURM_CPUS_ON_NODE=4"));
   for (const auto& e : env) EXPECT_NE(e, "garbage-without-equals");
+  EXPECT_EQ(std::count_if(env.begin(), env.end(),
+                          [](const std::string& e) { return e.rfind("SLURM_OPEN_MODE=", 0) == 0; }),
+            0);  // no --open-mode: srun uses its default
+  l.mutable_job()->mutable_spec()->set_open_mode("append");
+  env = Build(l, 1);
+  EXPECT_TRUE(has("SLURM_OPEN_MODE=a"));  // the job's sruns append to their files too
 }
 
 TEST(BatchEnvTest, ArrayTaskVariables) {

@@ -180,6 +180,37 @@ TEST_F(Srun, BadOptionsAndImpossibleStepsFailClearly) {
   Run({"scancel", std::to_string(id)});
 }
 
+// Node requirements (--mincpus, --tmp, --mem) a node cannot meet are refused at once,
+// with what the largest node has; ones it meets run.
+TEST_F(Srun, NodeRequirementsAreCheckedAgainstTheNodes) {
+  RunResult r = Run({"srun", "--mincpus=999999", "true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--mincpus=999999, the largest node in partition"), std::string::npos) << r.err;
+  EXPECT_EQ(Run({"srun", "--mincpus=16", "true"}).exit_code, 0);
+  EXPECT_NE(Run({"srun", "--tmp=999999", "true"}).exit_code, 0);
+  EXPECT_EQ(Run({"srun", "--tmp=0", "true"}).exit_code, 0);
+  EXPECT_NE(Run({"srun", "--mem=999999", "true"}).exit_code, 0);
+  EXPECT_EQ(Run({"srun", "--mem=1", "true"}).exit_code, 0);
+  // scontrol shows the requirement.
+  const int64_t id = Submit({"--mincpus=12", "--hold", "--wrap", "true"});
+  EXPECT_NE(Run({"scontrol", "show", "job", std::to_string(id)}).out.find("MinCPUsNode=12 "),
+            std::string::npos);
+  Run({"scancel", std::to_string(id)});
+}
+
+// -v reports the options given, in Slurm's "defined options" table.
+TEST_F(Srun, VerboseReportsTheDefinedOptions) {
+  RunResult r = Run({"srun", "-v", "-n2", "--job-name=vv", "true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("srun: defined options\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: job-name            : vv\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: ntasks              : 2\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: verbose             : 1\n"), std::string::npos) << r.err;
+  r = Run({"srun", "-vvvv", "true"});
+  EXPECT_NE(r.err.find("srun: verbose             : 4\n"), std::string::npos) << r.err;
+  EXPECT_EQ(Run({"srun", "true"}).err.find("defined options"), std::string::npos);
+}
+
 TEST_F(Srun, TasksDieWhenSrunIsKilled) {
   std::string marker = work_dir() + "/task.pid";
   RunOptions opts;
