@@ -91,7 +91,7 @@ JobState CurrentState(int64_t job_id, ClientApiInterface* api) {
 }
 
 Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInterface* api,
-                           CliEnv& env, int signal_fd) {
+                           CliEnv& env, int signal_fd, int immediate_s) {
   SubmitRequest req;
   *req.mutable_spec() = std::move(spec);
   Expected<SubmitReply> sub = api->SubmitJob(req);
@@ -101,7 +101,7 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
   }
   int64_t id = sub->job_id();
   bool said_waiting = false;
-  int64_t delay = 5;
+  int64_t delay = 5, waited_ms = 0;
   for (;;) {
     KeepaliveRequest alive;  // the controller releases allocations whose client went silent
     alive.set_job_id(id);
@@ -121,7 +121,12 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
       *env.err << prog << ": Job allocation " << id << " has been revoked.\n";
       return FailedPrecondition("allocation revoked");
     }
-    if (!said_waiting && delay >= 40) {
+    if (immediate_s >= 0 && waited_ms >= int64_t{immediate_s} * 1000) {
+      Cancel(id, api);
+      *env.err << prog << ": error: Unable to allocate resources: Requested nodes are busy\n";
+      return Unavailable("immediate");
+    }
+    if (!said_waiting && immediate_s < 0 && delay >= 40) {
       *env.err << prog << ": job " << id << " queued and waiting for resources\n";
       env.err->flush();
       said_waiting = true;
@@ -131,6 +136,7 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
       *env.err << prog << ": Job allocation " << id << " has been revoked.\n";
       return FailedPrecondition("interrupted");
     }
+    waited_ms += delay;
     delay = std::min<int64_t>(delay * 2, 500);
   }
 }

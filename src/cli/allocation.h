@@ -41,10 +41,12 @@ Expected<JobSpec> AllocationSpec(const SrunOptions& o, const std::string& defaul
                                  CliEnv& env);
 
 // Submits and waits until RUNNING. `prog` prefixes messages ("srun", "salloc").
-// A signal on `signal_fd` (signalfd; -1 = none) while waiting cancels the job.
+// A signal on `signal_fd` (signalfd; -1 = none) while waiting cancels the job, and so
+// does --immediate: `immediate_s` >= 0 gives up (cancels, "Unable to allocate resources:
+// Requested nodes are busy") when the job is still pending after that many seconds.
 // Errors are already printed; the Status carries the exit code's reason.
 Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInterface* api,
-                           CliEnv& env, int signal_fd);
+                           CliEnv& env, int signal_fd, int immediate_s = -1);
 
 // Ends the allocation (best effort; errors are printed).
 void Release(const std::string& prog, int64_t job_id, int exit_code, ClientApiInterface* api,

@@ -133,6 +133,7 @@ constexpr char kSallocUsage[] =
   "      --mincpus=n             only nodes with at least this many CPUs\n"              \
   "  -n, --ntasks=ntasks         number of tasks\n"                                      \
   "  -N, --nodes=N               number of nodes (min[-max])\n"                          \
+  "  -O, --overcommit            allocate one task's CPUs per node, run more tasks\n"    \
   "      --ntasks-per-node=n     tasks on each node\n"                                   \
   "  -p, --partition=partition   partition to run in\n"                                  \
   "  -q, --qos=qos               quality of service\n"                                   \
@@ -186,6 +187,7 @@ constexpr char kSrunUsage[] =
     "            [--gres=list] [--gpus=n] [--gpus-per-node=n] [--gpus-per-task=n]\n"
     "            [--jobid=id] [--overlap] [--exact] [--cpu-bind=type]\n"
     "            [--gpu-bind=type] [-l] [-u] [-K[=code]] [-W sec]\n"
+    "            [--task-prolog=file] [--task-epilog=file] [--multi-prog]\n"
     "            executable [args...]\n";
 
 constexpr char kSrunHelp[] =
@@ -197,14 +199,20 @@ constexpr char kSrunHelp[] =
     "  -e, --error=file            file for the tasks' standard error\n"
     "      --exact                 the step gets only what it asked for\n"
     "      --gpu-bind=type         bind tasks to GPUs (closest, ...)\n"
+    "  -H, --hold                  submit the allocation held\n"
+    "  -I, --immediate[=secs]      give up when not allocated within secs (default 1)\n"
     "  -i, --input=file            file for the tasks' standard input\n"
     "      --jobid=id              run the step in this existing job\n"
     "  -K, --kill-on-bad-exit[=0|1] end the step when a task fails\n"
     "  -l, --label                 prefix output lines with the task number\n"
     "  -m, --distribution=type     how tasks are laid out (block, cyclic)\n"
     "      --mpi=type              accepted (the environment is set for every MPI)\n"
+    "      --multi-prog            the executable is a file of \"ranks program args\"\n"
     "  -o, --output=file           file for the tasks' standard output\n"
     "      --overlap               share resources with other steps\n"
+    "      --task-epilog=program   run this after each task ends, on its node\n"
+    "      --task-prolog=program   run this before each task; its \"export\" lines\n"
+    "                              go into the task's environment\n"
     "  -u, --unbuffered            do not buffer the tasks' output\n"
     "  -W, --wait=sec              end the step sec seconds after the first task ends\n"
     "\n"
@@ -222,6 +230,7 @@ constexpr char kSallocHelp[] =
     "\n"
     "Parallel run options:\n"
     SLUICE_ALLOC_OPTIONS
+    "  -I, --immediate[=secs]      give up when not allocated within secs (default 1)\n"
     "\n"
     "Help options:\n"
     "  -h, --help                  show this help message\n"

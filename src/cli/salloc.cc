@@ -89,7 +89,7 @@ int RunSalloc(const std::vector<std::string>& args, CliEnv& env) {
     *env.err << "salloc: error: " << spec.status().message() << "\n";
     return 1;
   }
-  Expected<JobInfo> job = Allocate("salloc", std::move(*spec), api, env, signals.fd());
+  Expected<JobInfo> job = Allocate("salloc", std::move(*spec), api, env, signals.fd(), o.immediate_s);
   if (!job.ok()) return 1;
   *env.err << "salloc: Granted job allocation " << job->job_id() << "\n";
   env.err->flush();

@@ -19,7 +19,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin, kMinCpus,
+  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin, kMinCpus, kOvercommit,
 };
 
 struct Unsupported {
@@ -59,7 +59,7 @@ constexpr Unsupported kIgnoredOpts[] = {
     {"wckey", 0, ArgKind::kRequired},       {"clusters", 'M', ArgKind::kRequired},
     {"cluster", 0, ArgKind::kRequired},     {"hint", 0, ArgKind::kRequired},
     {"distribution", 'm', ArgKind::kRequired}, {"wait-all-nodes", 0, ArgKind::kRequired},
-    {"overcommit", 'O', ArgKind::kNone},    {"propagate", 0, ArgKind::kOptional},
+    {"propagate", 0, ArgKind::kOptional},
     {"acctg-freq", 0, ArgKind::kRequired},  {"profile", 0, ArgKind::kRequired},
     {"cpu-freq", 0, ArgKind::kRequired},    {"get-user-env", 0, ArgKind::kOptional},
     {"no-kill", 'k', ArgKind::kOptional},
@@ -98,6 +98,7 @@ std::vector<OptionDef> BuildDefs() {
       {"mem-per-gpu", 0, ArgKind::kRequired, kMemPerGpu},
       {"tmp", 0, ArgKind::kRequired, kTmp},
       {"mincpus", 0, ArgKind::kRequired, kMinCpus},
+      {"overcommit", 'O', ArgKind::kNone, kOvercommit},
       {"gres", 0, ArgKind::kRequired, kGres},
       {"gpus-per-node", 0, ArgKind::kRequired, kGpusPerNode},
       {"gpus-per-task", 0, ArgKind::kRequired, kGpusPerTask},
@@ -231,6 +232,7 @@ Status ApplyResourceOption(const ParsedOption& opt, SbatchOptions* o) {
       s.set_tmp_disk_mb(*mb);
       return Status::Ok();
     }
+    case kOvercommit: s.set_overcommit(true); return Status::Ok();
     case kMinCpus: {
       ASSIGN_OR_RETURN(int32_t n, PositiveInt(opt.value, "--mincpus"));
       s.set_min_cpus_per_node(n);

@@ -10,10 +10,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <random>
 
 #include "cli/allocation.h"
 #include "cli/help_text.h"
+#include "cli/multi_prog.h"
 #include "cli/keepalive.h"
 #include "cli/own_config.h"
 #include "cli/step_output.h"
@@ -53,6 +56,11 @@ class LaunchTrace {
 std::string BaseName(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The job's and step's default name: the program's, or --multi-prog's file's.
+std::string CommandName(const SrunOptions& o) {
+  return BaseName(o.multi_prog_file.empty() ? o.command[0] : o.multi_prog_file);
 }
 
 std::string RandomKey() {
@@ -124,7 +132,11 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
   std::string dir = o.alloc.chdir.empty() ? env.cwd : o.alloc.chdir;
   if (!dir.empty() && dir[0] != '/') dir = env.cwd + "/" + dir;
   req.set_work_dir(dir);
-  req.set_name(BaseName(o.command[0]));
+  req.set_name(CommandName(o));
+  // The task scripts run on the nodes: relative paths are the submit directory's.
+  auto abs = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : env.cwd + "/" + p; };
+  req.set_task_prolog(abs(o.task_prolog));
+  req.set_task_epilog(abs(o.task_epilog));
   req.set_label(o.label);
   req.set_exact(o.exact);
   req.set_overlap(o.overlap);
@@ -309,7 +321,9 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
 // Common front of srun and salloc: options, --help/--version (-1: done).
 int ParseFront(const std::string& prog, const std::vector<std::string>& args, SrunOptions* o,
                CliEnv& env) {
-  Status st = ParseSrunArgs(prog, args, o);
+  std::vector<std::string> all = prog == "srun" ? SrunEnvArgs(env.environ) : std::vector<std::string>{};
+  all.insert(all.end(), args.begin(), args.end());
+  Status st = ParseSrunArgs(prog, all, o);
   if (!st.ok()) return OptionFailure(prog, *o, st, env);
   if (o->alloc.help || o->alloc.usage) {
     *env.out << HelpText(prog, o->alloc.usage ? HelpKind::kUsage : HelpKind::kHelp);
@@ -341,6 +355,28 @@ int PrepareAllocCommand(const std::string& prog, const std::vector<std::string>&
   return Connect(prog, api, env);
 }
 
+// --multi-prog FILE: the tasks run the /bin/sh program MultiProgScript makes of FILE
+// (named after FILE). 0, or the exit code after printing why not.
+int ExpandMultiProg(SrunOptions* o, CliEnv& env) {
+  const std::string& file = o->command[0];
+  std::ifstream f(file.empty() || file[0] == '/' ? file : env.cwd + "/" + file);
+  if (!f) {
+    *env.err << "srun: error: Unable to open configuration file " << file << "\n";
+    return 1;
+  }
+  std::stringstream text;
+  text << f.rdbuf();
+  Expected<std::string> script =
+      MultiProgScript(text.str(), file, o->ntasks_set ? o->alloc.spec.ntasks() : 0);
+  if (!script.ok()) {
+    *env.err << "srun: error: " << script.status().message() << "\n";
+    return 1;
+  }
+  o->multi_prog_file = file;
+  o->command = {"/bin/sh", "-c", *script, BaseName(file)};
+  return 0;
+}
+
 int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
   // Block the forwarded signals before the RPC client starts its threads, so that no
   // thread takes a USR1 (scancel --full, --signal) with its default action.
@@ -353,13 +389,16 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
     *env.err << "srun: fatal: No command given to execute.\n";
     return 1;
   }
+  if (o.multi_prog) {
+    if (int rc = ExpandMultiProg(&o, env); rc != 0) return rc;
+  }
   int64_t job_id = o.jobid > 0 ? o.jobid : JobIdFromEnv(env);
   if (job_id > 0) return RunStep(o, job_id, nullptr, env, signals.fd(), trace);
   if (int rc = Connect("srun", &api, env); rc != 0) return rc;
-  Expected<JobSpec> spec = AllocationSpec(o, BaseName(o.command[0]), env);
+  Expected<JobSpec> spec = AllocationSpec(o, CommandName(o), env);
   if (!spec.ok()) return OptionFailure("srun", o, spec.status(), env);
   trace.Mark("allocation requested", env);
-  Expected<JobInfo> job = Allocate("srun", std::move(*spec), api, env, signals.fd());
+  Expected<JobInfo> job = Allocate("srun", std::move(*spec), api, env, signals.fd(), o.immediate_s);
   if (!job.ok()) return 1;
   trace.Mark("allocation granted", env);
   int rc = RunStep(o, job->job_id(), api, env, signals.fd(), trace);

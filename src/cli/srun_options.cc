@@ -11,11 +11,12 @@ namespace {
 enum SrunOpt {
   kLabel = 1000, kUnbuffered, kKillOnBadExit, kWaitSecs, kDistribution, kMpi, kJobId,
   kAccepted, kRejected, kNotYet, kExact, kOverlap, kCpuBind, kGpuBind, kOutput, kError, kInput,
+  kImmediate, kMultiProg, kTaskProlog, kTaskEpilog,
 };
 
 // sbatch options srun/salloc do not have, or whose letters srun uses differently.
 const std::set<std::string> kDropped = {
-    "wrap", "parsable", "test-only", "hold", "requeue", "no-requeue",
+    "wrap", "parsable", "test-only", "requeue", "no-requeue",
     "wait", "output", "error", "input", "distribution", "batch",
 };
 
@@ -40,6 +41,10 @@ std::vector<OptionDef> BuildDefs() {
       {"cpu_bind", 0, ArgKind::kRequired, kCpuBind},
       {"gpu-bind", 0, ArgKind::kRequired, kGpuBind},
       {"whole", 0, ArgKind::kNone, kAccepted},
+      {"immediate", 'I', ArgKind::kOptional, kImmediate},
+      {"multi-prog", 0, ArgKind::kNone, kMultiProg},
+      {"task-prolog", 0, ArgKind::kRequired, kTaskProlog},
+      {"task-epilog", 0, ArgKind::kRequired, kTaskEpilog},
       {"container-image", 0, ArgKind::kRequired, kRejected},
       {"container-mounts", 0, ArgKind::kRequired, kRejected},
       {"container-workdir", 0, ArgKind::kRequired, kRejected},
@@ -155,6 +160,17 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
       o->jobid = id;
       return Status::Ok();
     }
+    case kImmediate: {
+      if (!opt.has_value) {
+        o->immediate_s = 1;
+        return Status::Ok();
+      }
+      ASSIGN_OR_RETURN(o->immediate_s, NonNegative(opt.value, "--immediate"));
+      return Status::Ok();
+    }
+    case kMultiProg: o->multi_prog = true; return Status::Ok();
+    case kTaskProlog: o->task_prolog = opt.value; return Status::Ok();
+    case kTaskEpilog: o->task_epilog = opt.value; return Status::Ok();
     case kAccepted: return Status::Ok();
     case kExact: o->exact = true; return Status::Ok();
     case kOverlap: o->overlap = true; return Status::Ok();
@@ -189,6 +205,37 @@ std::string LongNameOf(const ParsedOption& opt) {
 }
 
 }  // namespace
+
+std::vector<std::string> SrunEnvArgs(const std::map<std::string, std::string>& env) {
+  auto get = [&](const char* name) {
+    auto it = env.find(name);
+    return it == env.end() ? std::string() : it->second;
+  };
+  auto on = [&](const char* name) {
+    const std::string v = get(name);
+    return !v.empty() && v != "0" && v != "no" && v != "NO";
+  };
+  std::vector<std::string> args;
+  const bool in_job = !get("SLURM_JOB_ID").empty();
+  if (!in_job) {
+    const std::string tasks = get("SLURM_NTASKS").empty() ? get("SLURM_NPROCS") : get("SLURM_NTASKS");
+    if (!tasks.empty()) args.push_back("--ntasks=" + tasks);
+    for (auto [var, opt] : {std::pair{"SLURM_NNODES", "--nodes="}, {"SLURM_PARTITION", "--partition="},
+                            {"SLURM_ACCOUNT", "--account="}, {"SLURM_TIMELIMIT", "--time="}})
+      if (!get(var).empty()) args.push_back(opt + get(var));
+  }
+  for (auto [var, opt] : {std::pair{"SLURM_STDOUTMODE", "--output="}, {"SLURM_STDERRMODE", "--error="},
+                          {"SLURM_STDINMODE", "--input="}, {"SLURM_KILL_BAD_EXIT", "--kill-on-bad-exit="},
+                          {"SLURM_WAIT", "--wait="}})
+    if (!get(var).empty()) args.push_back(opt + get(var));
+  if (on("SLURM_OVERCOMMIT")) args.push_back("--overcommit");
+  if (on("SLURM_LABELIO")) args.push_back("--label");
+  if (on("SLURM_UNBUFFEREDIO")) args.push_back("--unbuffered");
+  const std::string debug = get("SLURM_DEBUG");
+  if (!debug.empty() && debug.find_first_not_of("0123456789") == std::string::npos)
+    for (int i = std::min(std::stoi(debug.substr(0, 2)), 9); i > 0; --i) args.push_back("-v");
+  return args;
+}
 
 std::string DefinedOptionsReport(const std::string& prog, const SrunOptions& o) {
   const std::string p = prog + ": ";

@@ -25,6 +25,10 @@ struct SrunOptions {
   bool unbuffered = false;
   int kill_on_bad_exit = 0;
   int wait_s = 0;                   // --wait: end the step this long after the first task ended
+  int immediate_s = -1;             // -I/--immediate[=secs] (1 without a value); -1 = wait
+  bool multi_prog = false;          // --multi-prog: command[0] is the MPMD file (multi_prog.h)
+  std::string multi_prog_file;      // that file, once command is the program made of it
+  std::string task_prolog, task_epilog;  // --task-prolog / --task-epilog (absolute paths)
   std::string distribution;        // -m: block / cyclic
   int64_t jobid = 0;               // --jobid
   bool nodes_set = false, ntasks_set = false, npn_set = false;
@@ -43,6 +47,15 @@ struct SrunOptions {
 // The -v report of the options given, in Slurm's layout ("srun: defined options", one
 // "srun: <name padded to 20>: <value>" line each, "srun: end of defined options").
 std::string DefinedOptionsReport(const std::string& prog, const SrunOptions& o);
+
+// srun's input environment variables (srun(1)) as the options they stand for, to be
+// placed before the command line (which overrides them): SLURM_DEBUG (-v per level),
+// SLURM_OVERCOMMIT, SLURM_STDOUTMODE/STDERRMODE/STDINMODE, SLURM_LABELIO,
+// SLURM_UNBUFFEREDIO, SLURM_KILL_BAD_EXIT, SLURM_WAIT; outside an allocation (no
+// SLURM_JOB_ID) also SLURM_NTASKS/SLURM_NPROCS, SLURM_NNODES, SLURM_PARTITION,
+// SLURM_ACCOUNT and SLURM_TIMELIMIT; inside one those describe the job, which srun
+// takes as its default anyway.
+std::vector<std::string> SrunEnvArgs(const std::map<std::string, std::string>& env);
 
 // `prog` is "srun" or "salloc".
 Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& args,

@@ -114,8 +114,12 @@ std::vector<TaskOutcome> StepIoServer::Run(const StepIoConfig& config, std::ostr
       aborted_ = true;
     }
     if (config.wait_s > 0 && first_end_ms_ > 0 && MonoMs() > first_end_ms_ + config.wait_s * 1000) {
-      *err_ << "srun: error: " << config.step_name << ": tasks still running " << config.wait_s
-            << " s after the first one ended; killing them\n";
+      *err_ << "srun: First task exited " << config.wait_s << "s ago\n";
+      ReportTaskStates();
+      *err_ << "srun: Terminating " << config.step_name << "\n";
+      // srun ends the step: the tasks still running are killed (reported "Killed").
+      for (TaskOutcome& t : tasks_)
+        if (!t.ended) t = {true, SIGKILL};
       aborted_ = true;
     }
   }
@@ -269,12 +273,21 @@ void StepIoServer::HandleSignal(int sig) {
     return;
   }
   last_sigint_ms_ = now;
+  *err_ << "srun: interrupt (one more within 1 sec to abort)\n";
+  ReportTaskStates();
+  err_->flush();
+}
+
+void StepIoServer::ReportTaskStates() {
   std::vector<int> running, done;
   for (size_t r = 0; r < tasks_.size(); ++r) (tasks_[r].ended ? done : running).push_back(static_cast<int>(r));
-  *err_ << "srun: interrupt (one more within 1 sec to abort)\n";
-  if (!running.empty()) *err_ << "srun: " << cfg_->step_name << " tasks " << RankList(running) << ": running\n";
-  if (!done.empty()) *err_ << "srun: " << cfg_->step_name << " tasks " << RankList(done) << ": exited\n";
-  err_->flush();
+  auto line = [&](const std::vector<int>& ranks, const char* what) {
+    if (ranks.empty()) return;
+    *err_ << "srun: " << cfg_->step_name << (ranks.size() > 1 ? " tasks " : " task ")
+          << RankList(ranks) << ": " << what << "\n";
+  };
+  line(running, "running");
+  line(done, "exited");
 }
 
 bool StepIoServer::Finished() const {

@@ -76,6 +76,8 @@ class StepIoServer {
   void HandleSignal(int sig);
   bool Finished() const;
   void CloseAll();
+  // "srun: StepId=12.0 tasks 0,2-9: running" and "... task 1: exited" (Ctrl-C, --wait).
+  void ReportTaskStates();
 
   int listen_fd_ = -1;
   int port_ = 0;

@@ -47,6 +47,8 @@ void FillLaunch(const JobInfo& job, const StepRequest& req, const StepLayout& l,
   s->set_ntasks_per_node(l.ntasks_per_node);
   for (int r : req.stdin_ranks()) s->add_stdin_ranks(r);
   s->set_input_pattern(req.input_pattern());
+  s->set_task_prolog(req.task_prolog());
+  s->set_task_epilog(req.task_epilog());
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
   if (s.nodes == 0) {
     if (spec.ntasks() > 0 && spec.ntasks_per_node() > 0) {
       s.nodes = static_cast<int>(CeilDiv(spec.ntasks(), spec.ntasks_per_node()));
-    } else if (spec.ntasks() > 0) {
+    } else if (spec.ntasks() > 0 && !spec.overcommit()) {
       s.nodes = static_cast<int>(
           CeilDiv(int64_t{spec.ntasks()} * cpt, std::max(1, LargestIn(config, part, "").cpus)));
     }
@@ -89,7 +89,8 @@ Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
   s.tasks_per_node = spec.ntasks_per_node() > 0
                          ? spec.ntasks_per_node()
                          : std::max(1, static_cast<int>(CeilDiv(s.tasks, s.nodes)));
-  int64_t cpus = int64_t{s.tasks_per_node} * cpt;
+  // --overcommit: the CPUs of one task per node, however many tasks run there.
+  int64_t cpus = int64_t{spec.overcommit() ? 1 : s.tasks_per_node} * cpt;
   if (cpus > kMaxCount) return InvalidArgument(kMsgNodeConfig);
   s.cpus_per_node = static_cast<int>(cpus);
   return s;
@@ -256,7 +257,7 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   r.tasks_per_node = spec.ntasks_per_node() > 0
                          ? spec.ntasks_per_node()
                          : std::max(1, static_cast<int>(CeilDiv(job.num_tasks(), r.num_nodes)));
-  r.cpus_per_node = std::max(r.tasks_per_node * std::max(1, spec.cpus_per_task()),
+  r.cpus_per_node = std::max((spec.overcommit() ? 1 : r.tasks_per_node) * std::max(1, spec.cpus_per_task()),
                              job.num_cpus() / r.num_nodes);  // num_cpus includes --cpus-per-gpu
   r.mem_per_node_mb = job.mem_per_node_mb();
   r.gpus_per_node = job.gpus_per_node();

@@ -110,6 +110,10 @@ TEST(Validate, ImpossibleRequestsSayWhatTheLargestNodeOffers) {
             "TmpDisk can not be satisfied: --tmp=2G on one node, the largest TmpDisk of a node in "
             "partition p is 1G" + tail);
   EXPECT_EQ(message([](JobSpec* s) { s->set_tmp_disk_mb(1024); }), "ok");
+  EXPECT_EQ(message([](JobSpec* s) { s->set_min_cpus_per_node(9); }),
+            "CPU count per node can not be satisfied: --mincpus=9, the largest node in partition p "
+            "has 8 CPUs" + tail);
+  EXPECT_EQ(message([](JobSpec* s) { s->set_min_cpus_per_node(8); }), "ok");
   EXPECT_EQ(message([](JobSpec* s) { s->set_constraint("nvme&ib"); }),
             std::string("invalid feature specified: ib\n") + kMsgInvalidFeature);
   EXPECT_EQ(message([](JobSpec* s) { s->set_constraint("nvme"); }), "ok");
@@ -134,6 +138,32 @@ TEST(Validate, MemZeroTakesTheWholeNodeAndTmpPicksNodes) {
   auto r = BuildRequest(c, j);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->allowed_nodes, std::vector<std::string>{"node02"});
+  c.nodes[0].cpus = 2;
+  j = Job([](JobSpec* s) { s->set_min_cpus_per_node(3); });  // --mincpus: only node02 (4)
+  ASSERT_TRUE(NormalizeJob(c, &j).ok());
+  EXPECT_EQ(BuildRequest(c, j)->allowed_nodes, std::vector<std::string>{"node02"});
+}
+
+// --overcommit: the CPUs of one task per node, so more tasks than CPUs fit on one node.
+TEST(Validate, OvercommitSizesCpusForOneTaskPerNode) {
+  Config c = testing::SmallCluster({"node01", "node02"}, "p");  // 4 CPUs each
+  JobInfo over = Job([](JobSpec* s) {
+    s->set_ntasks(9);
+    s->set_overcommit(true);
+  });
+  ASSERT_TRUE(NormalizeJob(c, &over).ok());
+  EXPECT_EQ(over.num_nodes(), 1);
+  EXPECT_EQ(over.num_tasks(), 9);
+  EXPECT_EQ(over.num_cpus(), 1);
+  auto r = BuildRequest(c, over);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->tasks_per_node, 9);
+  EXPECT_EQ(r->cpus_per_node, 1);
+  JobInfo plain = Job([](JobSpec* s) {  // without it: 9 CPUs, three nodes' worth
+    s->set_min_nodes(1);
+    s->set_ntasks(9);
+  });
+  EXPECT_FALSE(NormalizeJob(c, &plain).ok());
 }
 
 }  // namespace

@@ -178,6 +178,7 @@ void SetJobIdentityVars(const JobInfo& job, int64_t job_id, EnvList* env) {
   env->Set("SLURM_JOB_GID", std::to_string(job.gid()));
   env->Set("SLURM_JOB_USER", job.user());
   if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
+  if (spec.overcommit()) env->Set("SLURM_OVERCOMMIT", "1");
   // sbatch --open-mode, for the job's srun steps (srun's SLURM_OPEN_MODE input variable).
   if (!spec.open_mode().empty()) env->Set("SLURM_OPEN_MODE", spec.open_mode() == "append" ? "a" : "t");
 }

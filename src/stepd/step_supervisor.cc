@@ -21,6 +21,8 @@
 #include "common/step_io.h"
 #include "node_common/job_dir.h"
 #include "stepd/process_tracker.h"
+#include "stepd/step_env.h"
+#include "stepd/task_scripts.h"
 #include "stepd/task_spawn.h"
 
 namespace sluice {
@@ -120,13 +122,13 @@ Status StepSupervisor::Start() {
   cgroup_ = job_cgroup.ok() ? ProcessTracker::CreateStep(*job_cgroup, name)
                             : ProcessTracker::Create(launch_.job_id(), options_.cgroups, /*batch_leaf=*/false);
   if (Status st = cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
-  UserIds user = ResolveUser(launch_.job());
+  user_ = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
     Task t;
     t.local_id = i;
     t.rank = launch_.task_ids(i);
     TaskPipes pipes;
-    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, cgroup_->fork_dir(), &pipes, &user));
+    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, cgroup_->fork_dir(), &pipes, &user_));
     t.out_fd = pipes.out_read;
     t.err_fd = pipes.err_read;
     t.in_fd = pipes.in_write;
@@ -288,6 +290,10 @@ void StepSupervisor::Reap() {
   struct rusage ru {};
   while ((p = ::wait4(-1, &status, WNOHANG, &ru)) > 0) {
     for (Task& t : tasks_) {
+      if (t.epilog_pid == p) {  // the epilog ended: what it left running goes too
+        ::kill(-p, SIGKILL);
+        t.epilog_pid = 0;
+      }
       if (t.pid != p) continue;
       t.exited = true;
       t.status = status;
@@ -295,8 +301,22 @@ void StepSupervisor::Reap() {
       t.max_rss_kb = ru.ru_maxrss;
       t.cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000LL +
                  (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+      StartEpilog(&t);
     }
   }
+}
+
+void StepSupervisor::StartEpilog(Task* t) {
+  if (launch_.task_epilog().empty() || fenced_) return;
+  std::vector<std::string> env = BuildStepTaskEnv(
+      launch_, StepTaskContext{launch_.local().node(), t->local_id, t->pid, launch_.work_dir()});
+  Expected<pid_t> pid = StartTaskEpilog(launch_.task_epilog(), env, launch_.work_dir(), user_);
+  if (!pid.ok()) {
+    Log("task epilog: " + pid.status().message());
+    return;
+  }
+  t->epilog_pid = *pid;
+  t->epilog_deadline_ms = MonoMs() + kTaskEpilogWaitMs;
 }
 
 void StepSupervisor::SendExits(bool force_all) {
@@ -305,6 +325,11 @@ void StepSupervisor::SendExits(bool force_all) {
     if (!t.exited || t.exit_sent) continue;
     bool drained = t.out_fd < 0 && t.err_fd < 0;
     if (!drained && !force_all && now - t.exited_ms < options_.exit_grace_ms) continue;
+    if (t.epilog_pid > 0) {  // the exit is reported once the task epilog is done
+      if (!force_all && now < t.epilog_deadline_ms) continue;
+      ::kill(-t.epilog_pid, SIGKILL);
+      t.epilog_pid = 0;
+    }
     // A task whose process (or a child's) the kernel OOM-killed: Slurm's words, before the exit.
     if (!oom_reported_ && cgroup_ && t.status != 0 && cgroup_->OomKilled()) {
       Send(FrameType::kStderr, t.rank,

@@ -37,6 +37,7 @@
 #include "node.pb.h"
 #include "node_common/node_lease.h"
 #include "node_common/relay_signal.h"
+#include "stepd/job_spawn.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {
@@ -73,6 +74,8 @@ class StepSupervisor {
     bool in_eof = false;
     int64_t max_rss_kb = 0;  // accounting: wait4 usage of the task
     int64_t cpu_ms = 0;
+    pid_t epilog_pid = 0;    // --task-epilog running for this task (its process group)
+    int64_t epilog_deadline_ms = 0;
   };
 
   Status Start();
@@ -82,6 +85,7 @@ class StepSupervisor {
   bool ReadSocket();
   void DrainSignals();
   void Reap();
+  void StartEpilog(Task* t);
   void SendExits(bool force_all);
   bool AllDone() const;
   void SignalTasks(int sig);
@@ -104,6 +108,7 @@ class StepSupervisor {
   int64_t kill_at_ms_ = 0;
   std::unique_ptr<ProcessTracker> cgroup_;  // the step's cgroup (or process-group mode)
   bool oom_reported_ = false;
+  UserIds user_;           // the job's user, resolved once
   LeaseWatch lease_{""};  // StepLaunch.fence_lease
   bool fenced_ = false;
 };

@@ -15,6 +15,7 @@
 #include "stepd/cpu_bind.h"
 #include "stepd/job_spawn.h"
 #include "stepd/step_env.h"
+#include "stepd/task_scripts.h"
 
 extern char** environ;
 
@@ -97,6 +98,7 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
   std::vector<std::string> env =
       BuildStepTaskEnv(l, StepTaskContext{l.local().node(), local_id, ::getpid(), cwd});
   ::umask(UmaskOf(env) & 0777);
+  if (!l.task_prolog().empty()) RunTaskProlog(l.task_prolog(), &env);
   std::vector<char*> envp, argv;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
