@@ -29,6 +29,20 @@ std::string RunLength(const std::vector<int>& counts) {
   return out;
 }
 
+// The job's nodes in the order of its compressed node list (`*list`), as Slurm's
+// per-node variables list them.
+std::vector<const NodeAlloc*> InHostlistOrder(const JobInfo& job, std::string* list) {
+  std::vector<std::string> names;
+  for (const NodeAlloc& a : job.alloc()) names.push_back(a.node());
+  *list = CompressHostlistSorted(names);
+  Expected<std::vector<std::string>> order = ExpandHostlist(*list);
+  std::vector<const NodeAlloc*> out;
+  for (const std::string& n : order.ok() ? *order : names)
+    for (const NodeAlloc& a : job.alloc())
+      if (a.node() == n) out.push_back(&a);
+  return out;
+}
+
 // Waits `ms`, or less when a signal arrives on `fd`; true when one did.
 bool SleepOrSignal(int fd, int64_t ms, CliEnv& env) {
   if (fd < 0) {
@@ -141,6 +155,14 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
   }
 }
 
+std::string AllocationReport(const std::string& prog, const JobInfo& job) {
+  std::string list;
+  std::vector<int> cpus;
+  for (const NodeAlloc* a : InHostlistOrder(job, &list)) cpus.push_back(std::max(1, a->cpu_ids_size()));
+  return prog + ": jobid " + std::to_string(job.job_id()) + ": nodes(" +
+         std::to_string(job.alloc_size()) + "):`" + list + "', cpu counts: " + RunLength(cpus) + "\n";
+}
+
 void Release(const std::string& prog, int64_t job_id, int exit_code, ClientApiInterface* api,
              CliEnv& env) {
   ReleaseAllocationRequest req;
@@ -154,17 +176,11 @@ void Release(const std::string& prog, int64_t job_id, int exit_code, ClientApiIn
 }
 
 std::vector<std::string> AllocationEnv(const JobInfo& job, const std::string& cluster_name) {
-  std::vector<std::string> names;
-  for (const NodeAlloc& a : job.alloc()) names.push_back(a.node());
-  std::string list = CompressHostlistSorted(names);
+  std::string list;
   std::vector<int> cpus, tasks;
-  auto order = ExpandHostlist(list);
-  for (const std::string& n : order.ok() ? *order : names) {
-    for (const NodeAlloc& a : job.alloc()) {
-      if (a.node() != n) continue;
-      cpus.push_back(std::max(1, a.cpu_ids_size()));
-      tasks.push_back(std::max(1, a.ntasks()));
-    }
+  for (const NodeAlloc* a : InHostlistOrder(job, &list)) {
+    cpus.push_back(std::max(1, a->cpu_ids_size()));
+    tasks.push_back(std::max(1, a->ntasks()));
   }
   const JobSpec& spec = job.spec();
   std::string id = std::to_string(job.job_id());

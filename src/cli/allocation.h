@@ -48,6 +48,10 @@ Expected<JobSpec> AllocationSpec(const SrunOptions& o, const std::string& defaul
 Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInterface* api,
                            CliEnv& env, int signal_fd, int immediate_s = -1);
 
+// -v's line about a granted allocation, as Slurm prints it (scripts take the id from it):
+// "srun: jobid 12: nodes(2):`node[01-02]', cpu counts: 16(x2)\n".
+std::string AllocationReport(const std::string& prog, const JobInfo& job);
+
 // Ends the allocation (best effort; errors are printed).
 void Release(const std::string& prog, int64_t job_id, int exit_code, ClientApiInterface* api,
              CliEnv& env);

@@ -144,6 +144,19 @@ constexpr char kSallocUsage[] =
   "  -w, --nodelist=hosts        run on these nodes\n"                                   \
   "  -x, --exclude=hosts         never run on these nodes\n"
 
+// The end of sbatch's, srun's and salloc's help; `usage_short` is "-u, " for sbatch (srun's
+// -u is --unbuffered).
+#define SLUICE_ALLOC_FOOTER(usage_short)                                                  \
+  "\n"                                                                                    \
+  "Help options:\n"                                                                       \
+  "  -h, --help                  show this help message\n"                                \
+  "  " usage_short "--usage                 display a brief usage message\n"              \
+  "\n"                                                                                    \
+  "Other options:\n"                                                                      \
+  "  -Q, --quiet                 quiet mode (suppress informational messages)\n"          \
+  "  -v, --verbose               verbose mode\n"                                          \
+  "  -V, --version               output version information and exit\n"
+
 constexpr char kSbatchUsage[] =
     "Usage: sbatch [-N nnodes] [-n ntasks] [-c ncpus] [-t minutes] [-p partition]\n"
     "              [-A account] [-q qos] [-J jobname] [-o file] [-e file] [-i file]\n"
@@ -170,15 +183,7 @@ constexpr char kSbatchHelp[] =
     "      --test-only             say when the job would start; submit nothing\n"
     "  -W, --wait                  return when the job ends, with its exit code\n"
     "      --wrap=command          the batch script is \"#!/bin/sh\" and this command\n"
-    "\n"
-    "Help options:\n"
-    "  -h, --help                  show this help message\n"
-    "  -u, --usage                 display a brief usage message\n"
-    "\n"
-    "Other options:\n"
-    "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
-    "  -v, --verbose               verbose mode\n"
-    "  -V, --version               output version information and exit\n";
+    SLUICE_ALLOC_FOOTER("-u, ");
 
 constexpr char kSrunUsage[] =
     "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-t minutes] [-p partition]\n"
@@ -215,15 +220,7 @@ constexpr char kSrunHelp[] =
     "                              go into the task's environment\n"
     "  -u, --unbuffered            do not buffer the tasks' output\n"
     "  -W, --wait=sec              end the step sec seconds after the first task ends\n"
-    "\n"
-    "Help options:\n"
-    "  -h, --help                  show this help message\n"
-    "      --usage                 display a brief usage message\n"
-    "\n"
-    "Other options:\n"
-    "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
-    "  -v, --verbose               verbose mode\n"
-    "  -V, --version               output version information and exit\n";
+    SLUICE_ALLOC_FOOTER("    ");
 
 constexpr char kSallocHelp[] =
     "Usage: salloc [OPTIONS...] [command [args...]]\n"
@@ -231,17 +228,10 @@ constexpr char kSallocHelp[] =
     "Parallel run options:\n"
     SLUICE_ALLOC_OPTIONS
     "  -I, --immediate[=secs]      give up when not allocated within secs (default 1)\n"
-    "\n"
-    "Help options:\n"
-    "  -h, --help                  show this help message\n"
-    "      --usage                 display a brief usage message\n"
-    "\n"
-    "Other options:\n"
-    "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
-    "  -v, --verbose               verbose mode\n"
-    "  -V, --version               output version information and exit\n";
+    SLUICE_ALLOC_FOOTER("    ");
 
 #undef SLUICE_ALLOC_OPTIONS
+#undef SLUICE_ALLOC_FOOTER
 
 constexpr char kScancelUsage[] =
     "Usage: scancel [-A account] [--batch] [--full] [-n job_name]\n"
@@ -439,11 +429,30 @@ constexpr char kSdiagHelp[] =
     "  --help                  show this help message\n"
     "  --usage                 display a brief usage message\n";
 
-constexpr std::array<Texts, 13> kTexts = {{
+constexpr char kSbcastUsage[] = "Usage: sbcast [-CfFjpstvV] SOURCE DEST\n";
+
+constexpr char kSbcastHelp[] =
+    "Usage: sbcast [OPTIONS] SOURCE DEST\n"
+    "  -C, --compress[=library]  accepted (the copy streams as it is)\n"
+    "  -f, --force               replace DEST where it exists\n"
+    "  -F, --fanout=num          accepted\n"
+    "  -j, --jobid=#[.#]         the job whose nodes get the file (default $SLURM_JOB_ID)\n"
+    "  -p, --preserve            keep SOURCE's mode and modification time\n"
+    "  -s, --size=num            accepted\n"
+    "  -t, --timeout=secs        accepted\n"
+    "  -v, --verbose             verbose mode\n"
+    "  -V, --version             print the version\n"
+    "\n"
+    "Help options:\n"
+    "  --help                    show this help message\n"
+    "  --usage                   display a brief usage message\n";
+
+constexpr std::array<Texts, 14> kTexts = {{
     {"sacct", kSacctUsage, kSacctHelp},
     {"sacctmgr", kSacctmgrHelp, kSacctmgrHelp},
     {"salloc", kSallocUsage, kSallocHelp},
     {"sbatch", kSbatchUsage, kSbatchHelp},
+    {"sbcast", kSbcastUsage, kSbcastHelp},
     {"scancel", kScancelUsage, kScancelHelp},
     {"scontrol", kScontrolHelp, kScontrolHelp},
     {"sdiag", kSdiagUsage, kSdiagHelp},

@@ -11,6 +11,7 @@
 #include "cli/sacct.h"
 #include "cli/sacctmgr.h"
 #include "cli/sbatch.h"
+#include "cli/sbcast.h"
 #include "cli/scancel.h"
 #include "cli/scontrol.h"
 #include "cli/sdiag.h"
@@ -47,6 +48,10 @@ bool Whole(const std::string& text, const std::string& pattern) {
 }
 
 TEST(HelpText, UsageSynopsesEndTheWaySlurmsDo) {
+  {
+    std::string sb = Out(RunSbcast, {"--usage"}) + "\n";  // Slurm's regex wants the newline
+    EXPECT_TRUE(std::regex_search(sb, std::regex(R"(Usage: sbcast (?:\[-+[a-zA-Z-]+]\s)+SOURCE DEST\n$)")));
+  }
   EXPECT_TRUE(Whole(Out(RunSbatch, {"--usage"}),
                     R"(Usage: sbatch (?:\[-{1,2}.*?\]\s+)+executable \[args\.\.\.\])"));
   EXPECT_TRUE(Whole(Out(RunSrun, {"--usage"}),
@@ -114,7 +119,7 @@ TEST(HelpText, EveryOptionInTheHelpIsAccepted) {
       {"squeue", RunSqueue}, {"sinfo", RunSinfo}, {"scancel", RunScancel},
       {"sprio", RunSprio},   {"sshare", RunSshare}, {"sacct", RunSacct},
       {"sbatch", RunSbatch}, {"srun", RunSrun},     {"salloc", RunSalloc},
-      {"sdiag", RunSdiag}};
+      {"sdiag", RunSdiag},   {"sbcast", RunSbcast}};
   const std::regex long_opt(R"((?:^|[\s,\[])(--[a-z][a-z0-9-]+))");
   for (const auto& [name, run] : commands) {
     const std::string text(HelpText(name, HelpKind::kHelp));

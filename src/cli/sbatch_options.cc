@@ -414,7 +414,8 @@ std::vector<ParsedOption> SbatchEnvOptions(const std::map<std::string, std::stri
       {"SBATCH_GPUS_PER_TASK", kGpusPerTask}, {"SBATCH_MEM_PER_CPU", kMemPerCpu},
       {"SBATCH_MEM_PER_GPU", kMemPerGpu}, {"SBATCH_MEM_PER_NODE", kMem},
       {"SBATCH_SIGNAL", kSignal},         {"SBATCH_OPEN_MODE", kOpenMode},
-      {"SBATCH_ARRAY_INX", kArray},
+      {"SBATCH_ARRAY_INX", kArray},       {"SBATCH_OUTPUT", kOutput},
+      {"SBATCH_ERROR", kError},           {"SBATCH_INPUT", kInput},
   };
   std::vector<ParsedOption> out;
   for (const auto& [name, id] : kVars) {

@@ -199,6 +199,13 @@ TEST_F(SbatchTest, EnvironmentInputBetweenScriptAndCommandLine) {
   EXPECT_EQ(Spec().time_limit_min(), 5);
   EXPECT_EQ(Run({"-t", "7", path}), 0);
   EXPECT_EQ(Spec().time_limit_min(), 7);
+  t.env.environ["SBATCH_OUTPUT"] = "out.%j";  // Slurm's testsuite test_105_5
+  t.env.environ["SBATCH_ERROR"] = "err spaces";
+  EXPECT_EQ(Run({path}), 0);
+  EXPECT_EQ(Spec().stdout_pattern(), "out.%j");
+  EXPECT_EQ(Spec().stderr_pattern(), "err spaces");
+  EXPECT_EQ(Run({"-o", "none", path}), 0);
+  EXPECT_EQ(Spec().stdout_pattern(), "none");
 }
 
 TEST_F(SbatchTest, OptionErrors) {

@@ -400,6 +400,7 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
   trace.Mark("allocation requested", env);
   Expected<JobInfo> job = Allocate("srun", std::move(*spec), api, env, signals.fd(), o.immediate_s);
   if (!job.ok()) return 1;
+  if (o.alloc.verbose > 0) *env.err << AllocationReport("srun", *job);
   trace.Mark("allocation granted", env);
   int rc = RunStep(o, job->job_id(), api, env, signals.fd(), trace);
   Release("srun", job->job_id(), rc, api, env);

@@ -145,7 +145,10 @@ AssocLimits Controller::EffectiveLimits(const std::string& user, const std::stri
 
 void Controller::FillDefaultAccount(JobInfo* job) const {
   JobSpec* spec = job->mutable_spec();
-  if (!spec->account().empty()) return;
+  if (!spec->account().empty()) {  // account names are lower case, as sacctmgr stores them
+    spec->set_account(ToLower(spec->account()));
+    return;
+  }
   std::string account = assoc_db_.DefaultAccount(job->user());
   if (account.empty() && !enforce_.associations) account = "root";
   spec->set_account(account);

@@ -18,6 +18,7 @@ std::string ExpandOutputPath(const std::string& pattern, const JobInfo& job,
     vars.array_job_id = job.array_job_id();
     vars.array_task_id = job.array_task_id();
   }
+  if (pattern == "none") return "/dev/null";  // -o none / -e none: no file at all
   const char* def = array ? "slurm-%A_%a.out" : "slurm-%j.out";
   std::string out = ExpandOutputPattern(pattern.empty() ? def : pattern, vars);
   if (!out.empty() && out[0] == '/') return out;

@@ -14,7 +14,8 @@
 namespace sluice::ctld {
 
 // Expands Slurm's filename patterns (common/slurm_format.h) in `pattern`; relative
-// results are taken relative to `work_dir`. Empty pattern -> "slurm-%j.out".
+// results are taken relative to `work_dir`. Empty pattern -> "slurm-%j.out" (arrays:
+// "slurm-%A_%a.out"); "none" -> /dev/null (sbatch -o none: no file).
 std::string ExpandOutputPath(const std::string& pattern, const JobInfo& job,
                              const std::string& node, const std::string& work_dir);
 
