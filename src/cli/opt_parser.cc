@@ -157,4 +157,12 @@ Expected<ParsedArgs> ParseCommandLine(const std::string& prog,
   return result;
 }
 
+std::string LongOptionName(const ParsedOption& opt, const std::vector<OptionDef>& defs) {
+  if (opt.spelled.size() > 2 && opt.spelled[1] == '-') return opt.spelled;
+  for (const OptionDef& d : defs)
+    if (opt.spelled.size() == 2 && d.short_name == opt.spelled[1] && d.long_name)
+      return std::string("--") + d.long_name;
+  return opt.spelled;
+}
+
 }  // namespace sluice

@@ -52,6 +52,9 @@ struct ParseSettings {
   std::set<int> optional_takes_next_word;
 };
 
+// "--time" for an option given as "--time", "--ti" or "-t" (the def with that short letter).
+std::string LongOptionName(const ParsedOption& opt, const std::vector<OptionDef>& defs);
+
 Expected<ParsedArgs> ParseCommandLine(const std::string& prog,
                                       const std::vector<std::string>& args,
                                       const std::vector<OptionDef>& defs,

@@ -189,14 +189,6 @@ Status SetGpuCount(const ParsedOption& opt, JobSpec* s, bool per_task) {
   return Status::Ok();
 }
 
-std::string LongName(const ParsedOption& opt) {
-  if (opt.spelled.size() > 2 && opt.spelled[1] == '-') return opt.spelled;
-  for (const OptionDef& d : SbatchOptionDefs())
-    if (opt.spelled.size() == 2 && d.short_name == opt.spelled[1] && d.long_name)
-      return std::string("--") + d.long_name;
-  return opt.spelled;
-}
-
 Status ApplyResourceOption(const ParsedOption& opt, SbatchOptions* o) {
   JobSpec& s = o->spec;
   switch (opt.id) {
@@ -300,7 +292,7 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
       o->begin = opt.value;
       break;
     case kUnsupported:
-      return FailedPrecondition(LongName(opt) + " is not supported yet");
+      return FailedPrecondition(LongOptionName(opt, SbatchOptionDefs()) + " is not supported yet");
     default: return ApplyResourceOption(opt, o);
   }
   return Status::Ok();

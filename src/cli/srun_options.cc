@@ -196,14 +196,6 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
   return st;
 }
 
-// "--time" as spelled, or the long name of a short option ("-t" -> "time").
-std::string LongNameOf(const ParsedOption& opt) {
-  if (opt.spelled.rfind("--", 0) == 0) return opt.spelled.substr(2);
-  for (const OptionDef& d : SrunDefs())
-    if (d.short_name && opt.spelled == std::string("-") + d.short_name && d.long_name) return d.long_name;
-  return opt.spelled;
-}
-
 }  // namespace
 
 std::vector<std::string> SrunEnvArgs(const std::map<std::string, std::string>& env) {
@@ -259,7 +251,8 @@ Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& ar
   }
   for (const ParsedOption& opt : cmdline->options) {
     RETURN_IF_ERROR(ApplySrunOption(prog, opt, o));
-    o->defined[LongNameOf(opt)] = opt.has_value ? opt.value : "set";
+    const std::string name = LongOptionName(opt, SrunDefs());
+    o->defined[name.rfind("--", 0) == 0 ? name.substr(2) : name] = opt.has_value ? opt.value : "set";
   }
   if (o->alloc.verbose > 0) o->defined["verbose"] = std::to_string(o->alloc.verbose);
   const JobSpec& spec = o->alloc.spec;

@@ -19,8 +19,9 @@ class Clock {
 class RealClock : public Clock {
  public:
   int64_t NowMs() const override;
-  // Monotonic milliseconds, for measuring intervals (not for timestamps).
+  // Monotonic milliseconds / microseconds, for measuring intervals (not for timestamps).
   static int64_t MonotonicMs();
+  static int64_t MonotonicUs();
 };
 
 class ManualClock : public Clock {

@@ -79,10 +79,10 @@ Expected<GetStatsReply> Controller::GetStats(const Caller& caller, bool reset) {
   reply.set_now(Now());
   reply.set_start_time(start_ms_ / 1000);
   stats_.Fill(&reply);
-  for (const auto& [id, job] : jobs_.jobs()) {
-    if (job.state() == JOB_PENDING) reply.set_jobs_pending(reply.jobs_pending() + 1);
-    if (job.state() == JOB_RUNNING) reply.set_jobs_running(reply.jobs_running() + 1);
-  }
+  // From the index of the jobs not pending: no walk over the pending queue.
+  reply.set_jobs_pending(static_cast<int64_t>(jobs_.size() - jobs_.NotPending().size()));
+  for (int64_t id : jobs_.NotPending())
+    if (jobs_.Find(id)->state() == JOB_RUNNING) reply.set_jobs_running(reply.jobs_running() + 1);
   int64_t launches = 0;
   for (const auto& [id, n] : launching_) launches += n;
   reply.set_agent_queue_size(launches);

@@ -61,8 +61,9 @@ class JobTable {
 
  private:
   void Index(const JobInfo& job);
-  JobCounters* counters_ = nullptr;
   void Unindex(const JobInfo& job);
+
+  JobCounters* counters_ = nullptr;
 
   std::map<int64_t, JobInfo> jobs_;
   std::map<int64_t, sched::JobRequest> requests_;

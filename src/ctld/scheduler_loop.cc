@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <set>
 
@@ -31,11 +30,6 @@ int64_t Controller::NextWakeMs(int64_t now_ms) const {
   return std::max(next, now_ms);
 }
 
-// A pass costs O(pending jobs) on the owner thread (about 150 ms with 50,000 pending on
-// this machine): change-triggered passes back to back would starve the RPCs queued
-// behind it. So the next pass is due sched_min_interval_ms after the end of this one
-// PLUS its own duration: passes take at most about half of the owner thread. (With a
-// ManualClock a pass takes no time and nothing changes.)
 namespace {
 
 // Jobs the plan starts while one ahead of them in `pending` (priority order) waits.
@@ -54,6 +48,11 @@ int64_t CountBackfilled(const std::vector<sched::JobRequest>& pending, const sch
 
 }  // namespace
 
+// A pass costs O(pending jobs) on the owner thread (about 150 ms with 50,000 pending on
+// this machine): change-triggered passes back to back would starve the RPCs queued
+// behind it. So the next pass is due sched_min_interval_ms after the end of this one
+// PLUS its own duration: passes take at most about half of the owner thread. (With a
+// ManualClock a pass takes no time and nothing changes.)
 bool Controller::SchedulePass() {
   struct PushNextPass {  // on every return: next pass no sooner than end + duration
     Controller* c;
@@ -63,7 +62,7 @@ bool Controller::SchedulePass() {
       c->last_sched_ms_ = end + std::max<int64_t>(0, end - start);
     }
   } push_next{this, clock_->NowMs()};
-  const auto pass_start = std::chrono::steady_clock::now();
+  const int64_t pass_start_us = RealClock::MonotonicUs();  // sdiag's cycle time
   sched_wanted_ = false;
   sched_urgent_ = false;
   if (!sched_.scheduler) return false;
@@ -110,9 +109,8 @@ bool Controller::SchedulePass() {
   FillPreemptInputs(&snap, &pending);  // preempt_ops.cc
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   ApplyPreemptions(plan);
-  stats_.passes.Record(std::chrono::duration_cast<std::chrono::microseconds>(
-                           std::chrono::steady_clock::now() - pass_start).count(),
-                       static_cast<int64_t>(pending.size()), CountBackfilled(pending, plan));
+  stats_.passes.Record(RealClock::MonotonicUs() - pass_start_us, static_cast<int64_t>(pending.size()),
+                       CountBackfilled(pending, plan));
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);
     if (!job || job->state() != JOB_PENDING) continue;

@@ -1,6 +1,6 @@
 #include "rpc/rpc_stats.h"
 
-#include <chrono>
+#include "common/clock.h"
 
 namespace sluice {
 
@@ -31,13 +31,11 @@ using grpc::experimental::InterceptionHookPoints;
 class Interceptor final : public grpc::experimental::Interceptor {
  public:
   Interceptor(RpcStats* stats, std::string method)
-      : stats_(stats), method_(std::move(method)), start_(std::chrono::steady_clock::now()) {}
+      : stats_(stats), method_(std::move(method)), start_us_(RealClock::MonotonicUs()) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
-      auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::steady_clock::now() - start_);
-      stats_->Record(method_, us.count());
+      stats_->Record(method_, RealClock::MonotonicUs() - start_us_);
     }
     methods->Proceed();
   }
@@ -45,7 +43,7 @@ class Interceptor final : public grpc::experimental::Interceptor {
  private:
   RpcStats* stats_;
   std::string method_;
-  std::chrono::steady_clock::time_point start_;
+  int64_t start_us_;
 };
 
 class Factory final : public grpc::experimental::ServerInterceptorFactoryInterface {
