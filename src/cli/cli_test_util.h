@@ -98,6 +98,19 @@ class FakeApi : public ClientApiInterface {
     if (!fail.ok()) return fail;
     return stats;
   }
+  // sstat: the running steps and what StepUsage answers for any of them.
+  GetStepsReply steps;
+  Expected<GetStepsReply> GetSteps(const GetStepsRequest&) override {
+    if (!fail.ok()) return fail;
+    return steps;
+  }
+  StepUsageReply step_usage;
+  std::vector<StepUsageRequest> usage_requests;
+  Expected<StepUsageReply> StepUsage(const StepUsageRequest& req) override {
+    usage_requests.push_back(req);
+    if (!fail.ok()) return fail;
+    return step_usage;
+  }
   // sacct / sreport.
   AcctJobsReply acct;
   std::vector<AcctJobsRequest> acct_requests;

@@ -215,9 +215,13 @@ constexpr char kSrunHelp[] =
     "      --multi-prog            the executable is a file of \"ranks program args\"\n"
     "  -o, --output=file           file for the tasks' standard output\n"
     "      --overlap               share resources with other steps\n"
+    "      --propagate[=rlimits]   give the tasks this shell's resource limits (ALL,\n"
+    "                              NONE, or a list: CORE,NOFILE,STACK,...)\n"
+    "      --quit-on-interrupt     the first Ctrl-C kills the step\n"
     "      --task-epilog=program   run this after each task ends, on its node\n"
     "      --task-prolog=program   run this before each task; its \"export\" lines\n"
     "                              go into the task's environment\n"
+    "  -T, --threads=n             accepted (the launch does not use threads)\n"
     "  -u, --unbuffered            do not buffer the tasks' output\n"
     "  -W, --wait=sec              end the step sec seconds after the first task ends\n"
     SLUICE_ALLOC_FOOTER("    ");
@@ -447,7 +451,47 @@ constexpr char kSbcastHelp[] =
     "  --help                    show this help message\n"
     "  --usage                   display a brief usage message\n";
 
-constexpr std::array<Texts, 14> kTexts = {{
+constexpr char kSstatUsage[] =
+    "Usage: sstat [options] -j <job(.stepid)>\n"
+    "\tUse --help for help\n";
+
+constexpr char kSstatHelp[] =
+    "sstat [<OPTION>] -j <job(.stepid)>\n"
+    "    Valid <OPTION> values are:\n"
+    "      -a, --allsteps:\n"
+    "\t           Print all steps for the given job(s) when no step is\n"
+    "\t           specified.\n"
+    "      -e, --helpformat:\n"
+    "\t           Print a list of fields that can be specified with the\n"
+    "\t           '--format' option\n"
+    "     -h, --help:   Print this description of use.\n"
+    "     -i, --pidformat:\n"
+    "\t           Predefined format to list the pids running for each\n"
+    "\t           job step.  (JobId,Nodes,Pids)\n"
+    "     -j, --jobs:\n"
+    "\t           Format is <job(.step)>. Stat this job step\n"
+    "                   or comma-separated list of job steps. This option is\n"
+    "                   required.  The step portion will default to the lowest\n"
+    "                   numbered running step if not specified, unless the\n"
+    "                   --allsteps flag is set.\n"
+    "     --noconvert:\n"
+    "\t           Don't convert units from their original type\n"
+    "\t           (e.g. 2048M won't be converted to 2G).\n"
+    "     -n, --noheader:\n"
+    "\t           No header will be added to the beginning of output.\n"
+    "\t           The default is to print a header.\n"
+    "     -o, --format:\n"
+    "\t           Comma separated list of fields.\n"
+    "\t           (use \"--helpformat\" for a list of available fields).\n"
+    "     -p, --parsable: output will be '|' delimited with a '|' at the end\n"
+    "     -P, --parsable2: output will be '|' delimited without a '|' at the end\n"
+    "     --usage:      Display brief usage message.\n"
+    "     -v, --verbose:\n"
+    "\t           Primarily for debugging purposes, report the state of\n"
+    "\t           various variables during processing.\n"
+    "     -V, --version: Print version.\n";
+
+constexpr std::array<Texts, 15> kTexts = {{
     {"sacct", kSacctUsage, kSacctHelp},
     {"sacctmgr", kSacctmgrHelp, kSacctmgrHelp},
     {"salloc", kSallocUsage, kSallocHelp},
@@ -462,6 +506,7 @@ constexpr std::array<Texts, 14> kTexts = {{
     {"sreport", kSreportHelp, kSreportHelp},
     {"srun", kSrunUsage, kSrunHelp},
     {"sshare", kSshareUsage, kSshareHelp},
+    {"sstat", kSstatUsage, kSstatHelp},
 }};
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "cli/sacctmgr.h"
 #include "cli/sbatch.h"
 #include "cli/sbcast.h"
+#include "cli/sstat.h"
 #include "cli/scancel.h"
 #include "cli/scontrol.h"
 #include "cli/sdiag.h"
@@ -119,7 +120,7 @@ TEST(HelpText, EveryOptionInTheHelpIsAccepted) {
       {"squeue", RunSqueue}, {"sinfo", RunSinfo}, {"scancel", RunScancel},
       {"sprio", RunSprio},   {"sshare", RunSshare}, {"sacct", RunSacct},
       {"sbatch", RunSbatch}, {"srun", RunSrun},     {"salloc", RunSalloc},
-      {"sdiag", RunSdiag},   {"sbcast", RunSbcast}};
+      {"sdiag", RunSdiag},   {"sbcast", RunSbcast}, {"sstat", RunSstat}};
   const std::regex long_opt(R"((?:^|[\s,\[])(--[a-z][a-z0-9-]+))");
   for (const auto& [name, run] : commands) {
     const std::string text(HelpText(name, HelpKind::kHelp));

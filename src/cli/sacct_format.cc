@@ -13,14 +13,8 @@
 namespace sluice {
 namespace {
 
-struct FieldDef {
-  const char* name;
-  int width;
-  bool right;
-};
-
 // Slurm 22.05 sacct defaults.
-constexpr FieldDef kFields[] = {
+const std::vector<SacctField> kFields = {
     {"JobID", 12, false},     {"JobIDRaw", 12, false},  {"JobName", 10, true},
     {"User", 9, true},        {"UID", 6, true},         {"Group", 9, true},
     {"GID", 6, true},         {"Account", 10, true},    {"Partition", 10, true},
@@ -67,12 +61,18 @@ int64_t ElapsedS(const SacctRow& r, int64_t now) {
   return std::max<int64_t>(0, e - s);
 }
 
-std::string Kb(int64_t kb) {
+std::string Cut(const std::string& v, int width, bool right) {
+  if (static_cast<int>(v.size()) > width) return v.substr(0, std::max(0, width - 1)) + "+";
+  return Justify(v, width, right);
+}
+
+}  // namespace
+
+std::string KbText(int64_t kb) {
   if (kb < 0) return "";
   return fmt::format("{}K", kb);
 }
 
-// TotalCPU as Slurm: [D-][HH:]MM:SS.mmm
 std::string CpuText(int64_t us) {
   if (us < 0) return "";
   int64_t ms = us / 1000;
@@ -82,13 +82,6 @@ std::string CpuText(int64_t us) {
   if (h > 0) return fmt::format("{:02}:{:02}:{:02}", h, m, sec);
   return fmt::format("{:02}:{:02}.{:03}", m, sec, frac);
 }
-
-std::string Cut(const std::string& v, int width, bool right) {
-  if (static_cast<int>(v.size()) > width) return v.substr(0, std::max(0, width - 1)) + "+";
-  return Justify(v, width, right);
-}
-
-}  // namespace
 
 std::string SacctStateName(int state, bool job_row, uint32_t uid) {
   switch (state) {
@@ -111,6 +104,10 @@ std::vector<SacctField> DefaultSacctFields() {
 }
 
 Expected<std::vector<SacctField>> ParseSacctFormat(const std::string& spec) {
+  return ParseFieldList(spec, kFields);
+}
+
+Expected<std::vector<SacctField>> ParseFieldList(const std::string& spec, const std::vector<SacctField>& known) {
   std::vector<SacctField> out;
   size_t pos = 0;
   while (pos <= spec.size()) {
@@ -134,8 +131,8 @@ Expected<std::vector<SacctField>> ParseSacctFormat(const std::string& spec) {
       }
       width = static_cast<int>(v);
     }
-    const FieldDef* def = nullptr;
-    for (const auto& f : kFields) {
+    const SacctField* def = nullptr;
+    for (const auto& f : known) {
       if (ToLower(f.name) == ToLower(name)) def = &f;
     }
     if (!def) return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", name));
@@ -180,7 +177,7 @@ std::string SacctValue(const std::string& f, const SacctRow& r, int64_t now) {
   if (f == "AllocTRES") return s ? s->alloc_tres() : j.alloc_tres();
   if (f == "ReqTRES") return s ? "" : j.req_tres();
   if (f == "ReqMem") return s ? "" : FormatMemoryMb(j.req_mem_mb());
-  if (f == "MaxRSS") return s ? Kb(s->max_rss_kb()) : "";
+  if (f == "MaxRSS") return s ? KbText(s->max_rss_kb()) : "";
   if (f == "TotalCPU") return s ? CpuText(s->total_cpu_us()) : "";
   if (f == "CPUTime") {
     int cpus = s ? s->alloc_cpus() : j.alloc_cpus();
@@ -191,8 +188,9 @@ std::string SacctValue(const std::string& f, const SacctRow& r, int64_t now) {
   return "";
 }
 
-std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector<SacctRow>& rows,
-                        int parsable, bool header, int64_t now) {
+std::string FormatColumns(const std::vector<SacctField>& fields, size_t rows,
+                          const std::function<std::string(const SacctField&, size_t row)>& value,
+                          int parsable, bool header) {
   std::string out;
   auto line = [&](const std::function<std::string(const SacctField&)>& cell, bool cut) {
     for (size_t i = 0; i < fields.size(); ++i) {
@@ -211,10 +209,17 @@ std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector
     line([](const SacctField& f) { return f.name; }, true);
     if (!parsable) line([](const SacctField& f) { return std::string(f.width, '-'); }, false);
   }
-  for (const SacctRow& r : rows) {
-    line([&](const SacctField& f) { return SacctValue(f.name, r, now); }, true);
+  for (size_t r = 0; r < rows; ++r) {
+    line([&](const SacctField& f) { return value(f, r); }, true);
   }
   return out;
+}
+
+std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector<SacctRow>& rows,
+                        int parsable, bool header, int64_t now) {
+  return FormatColumns(
+      fields, rows.size(), [&](const SacctField& f, size_t r) { return SacctValue(f.name, rows[r], now); },
+      parsable, header);
 }
 
 namespace {

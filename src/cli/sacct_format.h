@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct SacctField {
 
 // "JobID,State%20,exitcode" -> fields; unknown name -> "Invalid field requested: \"x\"".
 Expected<std::vector<SacctField>> ParseSacctFormat(const std::string& spec);
+// The same against another command's fields (sstat), matched case-insensitively.
+Expected<std::vector<SacctField>> ParseFieldList(const std::string& spec, const std::vector<SacctField>& known);
 std::vector<SacctField> DefaultSacctFields();
 
 struct SacctRow {
@@ -35,10 +38,18 @@ struct SacctRow {
 // Field value of one row; `now` ends the Elapsed of running rows.
 std::string SacctValue(const std::string& field, const SacctRow& row, int64_t now);
 
-// 0: fixed columns, 1: --parsable ("a|b|"), 2: --parsable2 ("a|b").
+// Column printing of sacct and sstat: 0: fixed columns (a value wider than its column is
+// cut with a trailing '+'), 1: --parsable ("a|b|"), 2: --parsable2 ("a|b").
+std::string FormatColumns(const std::vector<SacctField>& fields, size_t rows,
+                          const std::function<std::string(const SacctField&, size_t row)>& value,
+                          int parsable, bool header);
 std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector<SacctRow>& rows,
                         int parsable, bool header, int64_t now);
 std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now, const std::string& cluster);
+
+// "2048K" (empty for a negative, unknown, size); CPU time as Slurm: [D-][HH:]MM:SS.mmm.
+std::string KbText(int64_t kb);
+std::string CpuText(int64_t us);
 
 // State names as sacct prints them (job rows: "CANCELLED by <uid>"; the State field passes
 // the uid that cancelled the job, or its owner when that is unknown).

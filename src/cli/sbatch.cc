@@ -109,6 +109,7 @@ Expected<JobSpec> BuildSpec(SbatchOptions& o, const ScriptSource& src,
   }
   spec.set_submit_host(env.hostname);
   spec.set_command(src.path);
+  *spec.mutable_rlimits() = PropagatedLimits(o);
   // The job creates its files with the submitter's umask (SLURM_UMASK, as Slurm's
   // sbatch sets it; stepd applies it), whatever --export says.
   bool has_umask = false;

@@ -7,6 +7,7 @@
 
 #include "cli/time_spec.h"
 #include "common/array_spec.h"
+#include "common/rlimits.h"
 #include "common/signal_spec.h"
 #include "common/slurm_format.h"
 
@@ -19,7 +20,7 @@ enum Opt {
   kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
   kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
   kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin, kMinCpus, kOvercommit,
+  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin, kMinCpus, kOvercommit, kPropagate,
 };
 
 struct Unsupported {
@@ -59,7 +60,6 @@ constexpr Unsupported kIgnoredOpts[] = {
     {"wckey", 0, ArgKind::kRequired},       {"clusters", 'M', ArgKind::kRequired},
     {"cluster", 0, ArgKind::kRequired},     {"hint", 0, ArgKind::kRequired},
     {"distribution", 'm', ArgKind::kRequired}, {"wait-all-nodes", 0, ArgKind::kRequired},
-    {"propagate", 0, ArgKind::kOptional},
     {"acctg-freq", 0, ArgKind::kRequired},  {"profile", 0, ArgKind::kRequired},
     {"cpu-freq", 0, ArgKind::kRequired},    {"get-user-env", 0, ArgKind::kOptional},
     {"no-kill", 'k', ArgKind::kOptional},
@@ -117,6 +117,7 @@ std::vector<OptionDef> BuildDefs() {
       {"kill-on-invalid-dep", 0, ArgKind::kRequired, kKillOnInvalidDep},
       {"nice", 0, ArgKind::kOptional, kNice},
       {"begin", 'b', ArgKind::kRequired, kBegin},
+      {"propagate", 0, ArgKind::kOptional, kPropagate},
       {"reservation", 0, ArgKind::kRequired, kReservation},
       {"switches", 0, ArgKind::kRequired, kSwitches},
       {"cpus-per-gpu", 0, ArgKind::kRequired, kCpusPerGpu},
@@ -287,6 +288,10 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
       s.set_nice(n);
       break;
     }
+    case kPropagate:
+      o->propagate = opt.has_value ? opt.value : "ALL";
+      RETURN_IF_ERROR(ParsePropagate(o->propagate).status());
+      break;
     case kBegin:  // resolved against the clock when the job is built (BuildSpec)
       if (!ParseBeginTime(opt.value, 0).ok()) return InvalidArgument("Invalid time specification " + opt.value);
       o->begin = opt.value;
@@ -387,6 +392,17 @@ Status ApplySbatchOption(const ParsedOption& opt, SbatchOptions* o) {
     default: return ApplyArrayDepOption(opt, o);
   }
   return Status::Ok();
+}
+
+google::protobuf::RepeatedPtrField<ResourceLimit> PropagatedLimits(const SbatchOptions& o) {
+  google::protobuf::RepeatedPtrField<ResourceLimit> out;
+  Expected<std::vector<int>> which = ParsePropagate(o.propagate);  // checked when parsed
+  for (const ResourceLimitValue& v : CurrentLimits(which.ok() ? *which : std::vector<int>{})) {
+    ResourceLimit* l = out.Add();
+    l->set_resource(v.resource);
+    l->set_soft(v.soft);
+  }
+  return out;
 }
 
 Status ApplySbatchOptions(const std::vector<ParsedOption>& opts, SbatchOptions* o) {

@@ -35,6 +35,7 @@ struct SbatchOptions {
   std::string wrap;
   std::string chdir;        // -D as typed (resolved against cwd by BuildJobSpec)
   std::string begin;        // --begin as typed (cli/time_spec.h, resolved by BuildJobSpec)
+  std::string propagate;    // --propagate as typed ("" = ALL, Slurm's default)
   // Memory options seen from the source being applied (--mem/--mem-per-cpu/-gpu are
   // mutually exclusive within one source; a later source replaces an earlier one).
   int mem_kinds_this_source = 0;
@@ -58,6 +59,9 @@ std::string DefaultJobName(const std::string& script_path, bool wrap);
 
 // "N" or "N-M" -> min, max (max 0 when absent).
 Status ParseNodeCount(const std::string& s, int32_t* min, int32_t* max);
+// The soft limits of this process that --propagate (`o.propagate`) gives the job.
+google::protobuf::RepeatedPtrField<ResourceLimit> PropagatedLimits(const SbatchOptions& o);
+
 // --signal=[{R|B}:]SIG[@secs]
 Status ValidateSignalSpec(const std::string& s);
 

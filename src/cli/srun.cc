@@ -137,6 +137,8 @@ Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
   auto abs = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : env.cwd + "/" + p; };
   req.set_task_prolog(abs(o.task_prolog));
   req.set_task_epilog(abs(o.task_epilog));
+  *req.mutable_rlimits() = PropagatedLimits(o.alloc);
+  req.set_io_abort_notice(true);
   req.set_label(o.label);
   req.set_exact(o.exact);
   req.set_overlap(o.overlap);
@@ -276,6 +278,8 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   cfg.unbuffered = o.unbuffered;
   cfg.kill_on_bad_exit = o.kill_on_bad_exit > 0;
   cfg.wait_s = o.wait_s;
+  cfg.quit_on_interrupt = o.quit_on_interrupt;
+  if (o.alloc.verbose > 0) *env.err << LaunchReport(step, cfg.nodes, cfg.task_nodes);
   cfg.signal_fd = signal_fd;
   cfg.trace = [&](const char* event) { trace.Mark(event, env); };
   const std::string& mode = o.alloc.spec.open_mode();

@@ -11,7 +11,7 @@ namespace {
 enum SrunOpt {
   kLabel = 1000, kUnbuffered, kKillOnBadExit, kWaitSecs, kDistribution, kMpi, kJobId,
   kAccepted, kRejected, kNotYet, kExact, kOverlap, kCpuBind, kGpuBind, kOutput, kError, kInput,
-  kImmediate, kMultiProg, kTaskProlog, kTaskEpilog,
+  kImmediate, kMultiProg, kTaskProlog, kTaskEpilog, kQuitOnInterrupt, kThreads,
 };
 
 // sbatch options srun/salloc do not have, or whose letters srun uses differently.
@@ -43,6 +43,8 @@ std::vector<OptionDef> BuildDefs() {
       {"whole", 0, ArgKind::kNone, kAccepted},
       {"immediate", 'I', ArgKind::kOptional, kImmediate},
       {"multi-prog", 0, ArgKind::kNone, kMultiProg},
+      {"quit-on-interrupt", 0, ArgKind::kNone, kQuitOnInterrupt},
+      {"threads", 'T', ArgKind::kRequired, kThreads},
       {"task-prolog", 0, ArgKind::kRequired, kTaskProlog},
       {"task-epilog", 0, ArgKind::kRequired, kTaskEpilog},
       {"container-image", 0, ArgKind::kRequired, kRejected},
@@ -169,6 +171,9 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
       return Status::Ok();
     }
     case kMultiProg: o->multi_prog = true; return Status::Ok();
+    case kQuitOnInterrupt: o->quit_on_interrupt = true; return Status::Ok();
+    case kThreads:  // Slurm's launch fan-out threads; Sluice's launch does not use them
+      return NonNegative(opt.value, "--threads").status();
     case kTaskProlog: o->task_prolog = opt.value; return Status::Ok();
     case kTaskEpilog: o->task_epilog = opt.value; return Status::Ok();
     case kAccepted: return Status::Ok();

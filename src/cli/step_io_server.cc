@@ -195,6 +195,14 @@ void StepIoServer::HandleFrame(Conn* c, const Frame& f) {
       break;
     }
     case FrameType::kNodeDone: c->done = true; break;
+    case FrameType::kAborted:
+      if (!told_step_aborted_ && f.payload.size() >= 4) {
+        told_step_aborted_ = true;
+        *err_ << "srun: Job step aborted: Waiting up to " << DecodeU32(f.payload) + 2
+              << " seconds for job step to finish.\n";
+        err_->flush();
+      }
+      break;
     default: break;
   }
 }
@@ -265,6 +273,12 @@ void StepIoServer::HandleSignal(int sig) {
     Broadcast(sig);
     return;
   }
+  if (cfg_->quit_on_interrupt) {
+    *err_ << "srun: forcing job termination\n";
+    err_->flush();
+    Broadcast(SIGKILL);
+    return;
+  }
   int64_t now = MonoMs();
   if (last_sigint_ms_ > 0 && now - last_sigint_ms_ <= 1000) {
     *err_ << "srun: sending Ctrl-C to " << cfg_->step_name << "\n";
@@ -298,6 +312,21 @@ bool StepIoServer::Finished() const {
     if (c->node >= 0 && c->fd >= 0 && !c->done) return false;
   }
   return true;
+}
+
+std::string LaunchReport(const std::string& step_name, const std::vector<std::string>& nodes,
+                         const std::vector<int>& task_nodes) {
+  std::string out;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    std::vector<int> ranks;
+    for (size_t r = 0; r < task_nodes.size(); ++r)
+      if (task_nodes[r] == static_cast<int>(n)) ranks.push_back(static_cast<int>(r));
+    std::string list = RankList(ranks);
+    if (ranks.size() > 1) list = "[" + list + "]";
+    out += "srun: launching " + step_name + " on host " + nodes[n] + ", " + std::to_string(ranks.size()) +
+           " tasks: " + list + "\n";
+  }
+  return out;
 }
 
 int ReportTaskOutcomes(const std::vector<TaskOutcome>& tasks, const std::vector<std::string>& nodes,

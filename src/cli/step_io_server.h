@@ -34,6 +34,7 @@ struct StepIoConfig {
   bool unbuffered = false;
   bool kill_on_bad_exit = false;
   int wait_s = 0;
+  bool quit_on_interrupt = false;        // the first SIGINT kills the tasks
   int connect_timeout_ms = 30'000;
   int signal_fd = -1;
   // -o/-e: the stream a task's output goes to (nullptr: srun's own out/err).
@@ -92,9 +93,14 @@ class StepIoServer {
   int64_t last_sigint_ms_ = 0;
   int64_t first_end_ms_ = 0;
   bool aborted_ = false;
+  bool told_step_aborted_ = false;  // "Job step aborted" printed (kAborted from a node)
   bool stdin_open_ = false;
   void ForwardStdin();
 };
+
+// srun -v's line per node: "srun: launching StepId=12.0 on host node1, 2 tasks: [0-1]".
+std::string LaunchReport(const std::string& step_name, const std::vector<std::string>& nodes,
+                         const std::vector<int>& task_nodes);
 
 // Slurm's srun messages and exit code for finished tasks:
 //   "srun: error: node01: task 1: Exited with exit code 1" (grouped: "tasks 0-1")

@@ -59,6 +59,9 @@ class ClientApiInterface {
   virtual Expected<GetStatsReply> GetStats(const GetStatsRequest&) {
     return Internal("GetStats is not supported");
   }
+  virtual Expected<StepUsageReply> StepUsage(const StepUsageRequest&) {
+    return Internal("StepUsage is not supported");
+  }
 };
 
 }  // namespace sluice

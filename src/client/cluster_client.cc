@@ -126,6 +126,10 @@ Expected<GetStatsReply> ClusterClient::GetStats(const GetStatsRequest& req) {
   return Call<GetStatsRequest, GetStatsReply>(&ClientApi::Stub::GetStats, req);
 }
 
+Expected<StepUsageReply> ClusterClient::StepUsage(const StepUsageRequest& req) {
+  return Call<StepUsageRequest, StepUsageReply>(&ClientApi::Stub::StepUsage, req);
+}
+
 Expected<SacctmgrReply> ClusterClient::Sacctmgr(const SacctmgrRequest& req) {
   return Call<SacctmgrRequest, SacctmgrReply>(&ClientApi::Stub::Sacctmgr, req);
 }

@@ -59,6 +59,7 @@ class ClusterClient : public ClientApiInterface {
   void set_token(std::string token) { token_ = std::move(token); }
   Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest& req) override;
   Expected<GetStatsReply> GetStats(const GetStatsRequest& req) override;
+  Expected<StepUsageReply> StepUsage(const StepUsageRequest& req) override;
 
  private:
   template <typename Req, typename Rep, typename Method>

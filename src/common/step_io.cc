@@ -37,7 +37,7 @@ Expected<std::optional<Frame>> FrameReader::Next() {
   std::string_view rest(buf_.data() + pos_, buf_.size() - pos_);
   if (rest.size() < 9) return std::optional<Frame>();
   uint8_t type = static_cast<uint8_t>(rest[0]);
-  if (type < 1 || type > static_cast<uint8_t>(FrameType::kRelay)) {
+  if (type < 1 || type > static_cast<uint8_t>(FrameType::kAborted)) {
     return InvalidArgument("bad frame type " + std::to_string(type));
   }
   uint32_t len = DecodeU32(rest.substr(5));

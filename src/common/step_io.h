@@ -27,6 +27,10 @@ enum class FrameType : uint8_t {
   kSignal = 6,
   kStdin = 7,      // srun -> node: bytes for task `task`'s stdin; empty payload = EOF
   kRelay = 8,      // not step I/O: a RelayRequest/RelayReply on the agent's client relay socket
+  kAborted = 9,    // node -> srun: the step is being ended (cancel, time limit, requeue);
+                   // payload: KillWait seconds (u32), SIGKILL follows that long after SIGTERM.
+                   // Sent only to an srun that asked (StepRequest.io_abort_notice): older
+                   // readers refuse types they do not know.
 };
 
 inline constexpr uint32_t kMaxFramePayload = 1 << 20;

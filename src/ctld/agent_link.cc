@@ -126,4 +126,26 @@ void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
   });
 }
 
+void GrpcAgentLink::StepUsage(const AgentAddress& to, AgentStepUsageRequest req,
+                              std::function<void(Expected<AgentStepUsageReply>)> done) {
+  struct Call {
+    grpc::ClientContext ctx;
+    AgentStepUsageRequest req;
+    AgentStepUsageReply reply;
+    std::unique_ptr<AgentApi::Stub> stub;
+    std::function<void(Expected<AgentStepUsageReply>)> done;
+  };
+  auto* call = new Call;
+  call->req = std::move(req);
+  call->done = std::move(done);
+  signer_->Sign("StepUsage", &call->req);
+  call->stub = AgentApi::NewStub(ChannelFor(to));
+  call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
+  call->stub->async()->StepUsage(&call->ctx, &call->req, &call->reply, [call](grpc::Status gs) {
+    Status st = AgentCallOutcome(gs);
+    call->done(st.ok() ? Expected<AgentStepUsageReply>(std::move(call->reply)) : Expected<AgentStepUsageReply>(st));
+    delete call;
+  });
+}
+
 }  // namespace sluice::ctld

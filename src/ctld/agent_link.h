@@ -51,6 +51,11 @@ class AgentLink {
                            std::function<void(Status)> done) {
     if (done) done(FailedPrecondition("job steps are not supported by this agent link"));
   }
+  // sstat: what the agent's tasks of a running step use now.
+  virtual void StepUsage(const AgentAddress& to, AgentStepUsageRequest req,
+                         std::function<void(Expected<AgentStepUsageReply>)> done) {
+    done(FailedPrecondition("step usage is not supported by this agent link"));
+  }
 };
 
 class GrpcAgentLink : public AgentLink {
@@ -65,6 +70,8 @@ class GrpcAgentLink : public AgentLink {
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override;
   void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
                    std::function<void(Status)> done) override;
+  void StepUsage(const AgentAddress& to, AgentStepUsageRequest req,
+                 std::function<void(Expected<AgentStepUsageReply>)> done) override;
 
  private:
   void Post(std::function<void()> task);

@@ -2,10 +2,12 @@
 
 #include "ctld/grpc_status.h"
 #include "ctld/launch_step_call.h"
+#include "ctld/step_usage_call.h"
 #include "rpc/request_limits.h"
 #include "rpc/credential.h"
 #include "rpc/munge_auth.h"
 
+#include <future>
 #include <iostream>
 
 namespace sluice::ctld {
@@ -303,6 +305,19 @@ grpc::Status ClientService::GetStats(grpc::ServerContext* ctx, const GetStatsReq
   }
   if (req->reset()) rpc_stats_->Reset();
   return st;
+}
+
+grpc::Status ClientService::StepUsage(grpc::ServerContext* ctx, const StepUsageRequest* req,
+                                      StepUsageReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "StepUsage");
+  auto promise = std::make_shared<std::promise<Expected<StepUsageReply>>>();
+  auto answer = promise->get_future();
+  StepUsageAsync(loop_, caller, *req, [promise](Expected<StepUsageReply> r) { promise->set_value(std::move(r)); });
+  Expected<StepUsageReply> r = answer.get();
+  if (!r.ok()) return ToGrpc(r.status());
+  *reply = std::move(r).value();
+  return grpc::Status::OK;
 }
 
 }  // namespace sluice::ctld

@@ -84,6 +84,9 @@ class ClientService final : public ClientApiBase {
   // sdiag: the controller's counters plus the RPC counts of `rpc_stats` (the server's).
   grpc::Status GetStats(grpc::ServerContext* ctx, const GetStatsRequest* req,
                         GetStatsReply* reply) override;
+  // sstat: waits for the step's node agents (each answers within AgentLink's deadline).
+  grpc::Status StepUsage(grpc::ServerContext* ctx, const StepUsageRequest* req,
+                         StepUsageReply* reply) override;
   void SetRpcStats(RpcStats* stats) { rpc_stats_ = stats; }
 
  private:

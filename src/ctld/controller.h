@@ -280,6 +280,14 @@ class Controller {
   // ended_step_ids free their resources at once.
   Status Keepalive(const Caller& caller, const KeepaliveRequest& req);
   GetStepsReply GetSteps(const GetStepsRequest& req) const;
+  // sstat: the agents of running step job.step (and the link to ask them through), for
+  // its owner, an operator, or anyone when PrivateData does not hide others' jobs.
+  struct StepUsageTargets {
+    std::vector<AgentAddress> agents;
+    int ntasks = 0;
+    AgentLink* link = nullptr;
+  };
+  Expected<StepUsageTargets> UsageTargets(const Caller& caller, int64_t job_id, int32_t step_id) const;
   const std::map<int, ActiveStep>* StepsOf(int64_t job_id) const;
 
   // ---- advance reservations and partition access (reservation_ops.cc) ----

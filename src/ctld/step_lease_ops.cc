@@ -147,4 +147,22 @@ GetStepsReply Controller::GetSteps(const GetStepsRequest& req) const {
   return reply;
 }
 
+Expected<Controller::StepUsageTargets> Controller::UsageTargets(const Caller& caller, int64_t job_id,
+                                                   int32_t step_id) const {
+  const JobInfo* job = jobs_.Find(job_id);
+  if (job == nullptr) return NotFound(kMsgInvalidJobId);
+  if (HidesOthersJobs(caller)) RETURN_IF_ERROR(CheckOwner(caller, job));
+  if (job->state() != JOB_RUNNING) return FailedPrecondition(fmt::format("job {} is not running", job_id));
+  const std::map<int, ActiveStep>* steps = StepsOf(job_id);
+  auto it = steps ? steps->find(step_id) : std::map<int, ActiveStep>::const_iterator();
+  if (steps == nullptr || it == steps->end()) {
+    return NotFound(fmt::format("no running step {}.{}", job_id, step_id));
+  }
+  StepUsageTargets t;
+  for (const StepNodeUse& u : it->second.use) t.agents.push_back(AddressOf(u.node));
+  t.ntasks = it->second.ntasks;
+  t.link = agents_;
+  return t;
+}
+
 }  // namespace sluice::ctld

@@ -49,6 +49,8 @@ void FillLaunch(const JobInfo& job, const StepRequest& req, const StepLayout& l,
   s->set_input_pattern(req.input_pattern());
   s->set_task_prolog(req.task_prolog());
   s->set_task_epilog(req.task_epilog());
+  *s->mutable_rlimits() = req.rlimits();
+  s->set_io_abort_notice(req.io_abort_notice());
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ class JobDir {
   std::string ReportedMarker() const { return path_ + "/reported"; }
   std::string LockFile() const { return path_ + "/stepd.lock"; }
   std::string CgroupFile() const { return path_ + "/cgroup"; }
+  // A step's tasks, "<rank> <pid>" per line (stepd writes it once they started; the
+  // agent's StepUsage reads it).
+  std::string TasksFile() const { return path_ + "/tasks"; }
 
  private:
   std::string path_;

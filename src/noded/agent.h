@@ -86,6 +86,8 @@ class Agent {
   // A call of a client on this node (ClientRelay), forwarded to the controller in this
   // node's name; a LaunchStep without an I/O address gets this node's.
   RelayReply Relay(RelayRequest req);
+  // sstat: what this node's tasks of a running step use now (node_common/proc_usage.h).
+  AgentStepUsageReply StepUsage(int64_t job_id, int32_t step_id);
 
   void Tick();
   void Run(const std::atomic<bool>& stop);

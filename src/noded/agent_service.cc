@@ -44,4 +44,11 @@ grpc::Status AgentService::LaunchTasks(grpc::ServerContext*, const LaunchTasksRe
   return st;
 }
 
+grpc::Status AgentService::StepUsage(grpc::ServerContext*, const AgentStepUsageRequest* req,
+                                     AgentStepUsageReply* reply) {
+  grpc::Status st = Check("StepUsage", *req);
+  if (st.ok()) *reply = agent_->StepUsage(req->job_id(), req->step_id());
+  return st;
+}
+
 }  // namespace sluice

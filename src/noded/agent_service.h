@@ -23,6 +23,8 @@ class AgentService final : public AgentApi::Service {
                               UpdateJobLimitReply* reply) override;
   grpc::Status LaunchTasks(grpc::ServerContext* ctx, const LaunchTasksRequest* req,
                            LaunchTasksReply* reply) override;
+  grpc::Status StepUsage(grpc::ServerContext* ctx, const AgentStepUsageRequest* req,
+                         AgentStepUsageReply* reply) override;
 
  private:
   template <typename M>

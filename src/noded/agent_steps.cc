@@ -13,10 +13,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "common/step_io.h"
 #include "noded/agent.h"
 #include "node_common/job_dir.h"
+#include "node_common/proc_usage.h"
 
 namespace sluice {
 namespace {
@@ -90,6 +93,37 @@ RelayReply Agent::Relay(RelayRequest req) {
     req.mutable_launch_step()->set_io_host(LocalAddressToward(options_.ctld_host));
   }
   return controller_->Relay(std::move(req));
+}
+
+AgentStepUsageReply Agent::StepUsage(int64_t job_id, int32_t step_id) {
+  AgentStepUsageReply reply;
+  if (step_id < 0 || ForEachStep(job_id, step_id, [](pid_t) { return true; }) == 0) {
+    reply.set_error(fmt::format("step {}.{} is not running here", job_id, step_id));
+    return reply;
+  }
+  JobDir dir(fmt::format("{}/step.{}.{}", jobs_->spool(), job_id, step_id));
+  auto text = ReadSmallFile(dir.TasksFile());
+  std::vector<std::pair<int, pid_t>> tasks;  // rank, pid (= its group)
+  std::istringstream in(text.ok() ? *text : std::string());
+  for (int rank = 0, pid = 0; in >> rank >> pid;) tasks.emplace_back(rank, pid);
+  std::vector<pid_t> groups;
+  for (const auto& t : tasks) groups.push_back(t.second);
+  std::map<pid_t, ProcessUsage> used = SampleProcessGroups(groups);
+  for (const auto& [rank, pid] : tasks) {
+    auto it = used.find(pid);
+    if (it == used.end()) continue;  // ended
+    TaskUsage* u = reply.add_tasks();
+    u->set_node(options_.node_name);
+    u->set_rank(rank);
+    u->set_rss_kb(it->second.rss_kb);
+    u->set_vsize_kb(it->second.vsize_kb);
+    u->set_cpu_ms(it->second.cpu_ms);
+    u->set_pages(it->second.pages);
+    u->set_read_bytes(it->second.read_bytes);
+    u->set_write_bytes(it->second.write_bytes);
+    for (pid_t p : it->second.pids) u->add_pids(p);
+  }
+  return reply;
 }
 
 int Agent::ForEachStep(int64_t job_id, int32_t step_id, const std::function<bool(pid_t)>& fn) {

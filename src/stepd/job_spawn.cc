@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/rlimits.h"
 #include "stepd/batch_env.h"
 
 namespace sluice {
@@ -68,6 +69,14 @@ void DropPrivileges(const UserIds& u) {
   if (::setuid(u.uid) != 0) Fail("setuid");
 }
 
+std::string ApplyPropagatedLimits(const google::protobuf::RepeatedPtrField<ResourceLimit>& limits) {
+  std::vector<ResourceLimitValue> values;
+  for (const ResourceLimit& l : limits) values.push_back({l.resource(), l.soft()});
+  std::string out;
+  for (const std::string& e : ApplyLimits(values)) out += "slurmstepd: error: " + e + "\n";
+  return out;
+}
+
 namespace {
 
 std::string ChangeToWorkDir(const std::string& work_dir) {
@@ -119,10 +128,15 @@ mode_t UmaskFrom(const BatchLaunch& l) {
 [[noreturn]] void RunChild(const JobDir& dir, const BatchLaunch& l, const UserIds& u) {
   ::setsid();
   ResetSignals();
+  std::string limit_errors = ApplyPropagatedLimits(l.job().spec().rlimits());
   DropPrivileges(u);
   ::umask(UmaskFrom(l) & 0777);
   std::string cwd = ChangeToWorkDir(l.job().spec().work_dir());
   SetUpStdio(l);
+  if (!limit_errors.empty()) {
+    ssize_t ignored = ::write(STDERR_FILENO, limit_errors.data(), limit_errors.size());
+    (void)ignored;
+  }
   BatchEnvContext ctx{l.local().node(), cwd, ::getpid()};
   std::vector<std::string> env = BuildBatchEnv(l, ctx);
   std::vector<char*> envp, argv;

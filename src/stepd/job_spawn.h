@@ -37,6 +37,11 @@ UserIds ResolveUser(const JobInfo& job);
 // own. On failure writes "sluice-stepd: error: ..." to stderr and _exits.
 void DropPrivileges(const UserIds& u);
 
+// In a forked child, before DropPrivileges (so that root may raise a hard limit): the
+// submitting shell's limits (--propagate); returns "slurmstepd: error: ..." lines for
+// those that could not be set.
+std::string ApplyPropagatedLimits(const google::protobuf::RepeatedPtrField<ResourceLimit>& limits);
+
 // Writes <jobdir>/script (mode 0700, owned by the job's user).
 Status WriteJobScript(const JobDir& dir, const BatchLaunch& launch);
 

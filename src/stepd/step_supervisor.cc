@@ -134,6 +134,9 @@ Status StepSupervisor::Start() {
     t.in_fd = pipes.in_write;
     tasks_.push_back(t);
   }
+  std::string task_list;
+  for (const Task& t : tasks_) task_list += std::to_string(t.rank) + " " + std::to_string(t.pid) + "\n";
+  if (Status st = WriteFileAtomic(JobDir(dir_).TasksFile(), task_list, 0600, false); !st.ok()) Log(st.message());
   return Status::Ok();
 }
 
@@ -206,6 +209,9 @@ int64_t StepSupervisor::KillWaitMs() const {
 void StepSupervisor::Terminate() {
   if (terminating_) return;
   terminating_ = true;
+  if (launch_.io_abort_notice()) {  // srun then says "Job step aborted" (older ones cannot)
+    Send(FrameType::kAborted, 0, EncodeU32(static_cast<uint32_t>(KillWaitMs() / 1000)));
+  }
   SignalTasks(SIGCONT);
   SignalTasks(SIGTERM);
   kill_at_ms_ = MonoMs() + KillWaitMs();

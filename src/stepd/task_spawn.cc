@@ -76,6 +76,7 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
   if (bind.verbose && !mask.empty()) {
     WriteErr(CpuBindVerboseLine(l.local().node(), rank, local_id, ::getpid(), mask));
   }
+  WriteErr(ApplyPropagatedLimits(l.rlimits()));
   DropPrivileges(user != nullptr ? *user : ResolveUser(l.job()));
   std::string cwd = EnterWorkDir(l.work_dir());
   if (!l.input_pattern().empty()) {

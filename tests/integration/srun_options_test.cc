@@ -1,6 +1,8 @@
 // srun options Slurm's testsuite and MPMD users rely on, end to end: --multi-prog,
 // --task-prolog/--task-epilog, --overcommit, --immediate, --wait's report and the input
 // environment variables (SLURM_NPROCS, SLURM_STDOUTMODE, ...).
+#include <sys/resource.h>
+
 #include <chrono>
 
 #include "cluster_fixture.h"
@@ -69,6 +71,33 @@ TEST_F(SrunOptionsIt, OvercommitImmediateAndWait) {
   for (const char* want : {"First task exited 2s ago", "tasks 0,2-3: running", "task 1: exited",
                            "tasks 0,2-3: Killed"})
     EXPECT_NE(r.err.find(want), std::string::npos) << want << "\n" << r.err;
+}
+
+// The submitting shell's soft limits reach the batch shell (sbatch) and the tasks (srun
+// inside the job, after the script lowered them), as Slurm's PropagateResourceLimits=ALL;
+// --propagate=NONE / a list choose which.
+TEST_F(SrunOptionsIt, ResourceLimitsOfTheSubmittingShellArePropagated) {
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_GT(saved.rlim_max, 900u);
+  rlimit lowered = saved;
+  lowered.rlim_cur = 900;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);  // inherited by the sbatch below
+  const int64_t all = Submit({"-o", "all.out", "--wrap",
+                              "echo batch=$(ulimit -n); ulimit -S -n 700; ulimit -S -c 3; " +
+                                  BinDir() + "/srun -n1 sh -c 'echo step=$(ulimit -n) core=$(ulimit -c)'"});
+  const int64_t none = Submit({"--propagate=NONE", "-o", "none.out", "--wrap", "echo batch=$(ulimit -n)"});
+  const int64_t core = Submit({"--propagate=CORE", "-o", "core.out", "--wrap", "echo batch=$(ulimit -n)"});
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_EQ(WaitDone(all), "COMPLETED");
+  EXPECT_EQ(WaitDone(none), "COMPLETED");
+  EXPECT_EQ(WaitDone(core), "COMPLETED");
+  EXPECT_EQ(ReadFile(work_dir() + "/all.out"), "batch=900\nstep=700 core=3\n");
+  EXPECT_NE(ReadFile(work_dir() + "/none.out"), "batch=900\n");
+  EXPECT_NE(ReadFile(work_dir() + "/core.out"), "batch=900\n");
+  RunResult bad = Run({"sbatch", "--propagate=BOGUS", "--wrap", "true"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--propagate=BOGUS is invalid"), std::string::npos) << bad.err;
 }
 
 TEST_F(SrunOptionsIt, InputEnvironmentVariablesActAsOptions) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "cluster_fixture.h"
 
@@ -113,6 +114,37 @@ TEST_F(SrunSignals, CtrlCTwiceInterruptsTheTasks) {
   const std::string text = ReadFile(out);
   EXPECT_NE(text.find("0: got-INT 0"), std::string::npos) << text;
   EXPECT_NE(text.find("1: got-INT 1"), std::string::npos) << text;
+}
+
+// --quit-on-interrupt: one Ctrl-C kills the tasks, even ones that ignore SIGINT.
+TEST_F(SrunSignals, QuitOnInterruptKillsAtTheFirstCtrlC) {
+  const std::string out = work_dir() + "/quit.out";
+  pid_t srun = StartSrun({"--quit-on-interrupt", "-n1", "bash", "-c",
+                          "trap '' INT; touch ready.0; while :; do sleep 0.1; done"}, out);
+  ASSERT_TRUE(WaitReady(1));
+  kill(srun, SIGINT);
+  EXPECT_EQ(Wait(srun, 20'000), 137);
+  const std::string text = ReadFile(out);
+  EXPECT_NE(text.find("srun: forcing job termination\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(": task 0: Killed\n"), std::string::npos) << text;
+}
+
+// srun -v names each node's launch, and an srun whose job is cancelled says that its step
+// is being aborted and for how long (KillWait + 2 s) before the tasks end.
+TEST_F(SrunSignals, VerboseLaunchLinesAndStepAbortedOnCancel) {
+  const std::string out = work_dir() + "/abort.out";
+  pid_t srun = StartSrun({"-v", "-N2", "-n3", "bash", "-c",
+                          "touch ready.$SLURM_PROCID; while :; do sleep 0.1; done"}, out);
+  ASSERT_TRUE(WaitReady(3));
+  const int64_t id = LastJobId();
+  ASSERT_EQ(Run({"scancel", std::to_string(id)}).exit_code, 0);
+  EXPECT_NE(Wait(srun, 30'000), -1);
+  const std::string text = ReadFile(out);
+  const std::string step = "StepId=" + std::to_string(id) + ".0";
+  const std::regex launch("srun: launching " + step + " on host node[0-9]+, (2 tasks: \\[0-1\\]|1 tasks: 2)\n");
+  EXPECT_EQ(std::distance(std::sregex_iterator(text.begin(), text.end(), launch), std::sregex_iterator()), 2) << text;
+  EXPECT_NE(text.find("srun: Job step aborted: Waiting up to "), std::string::npos) << text;
+  EXPECT_EQ(text.find("Job step aborted", text.find("Job step aborted") + 1), std::string::npos) << text;
 }
 
 TEST_F(SrunSignals, KillOnBadExitEndsTheStep) {
