@@ -8,6 +8,7 @@
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "ctld/controller.h"
+#include "ctld/step_layout.h"
 #include "ctld/job_query.h"
 #include "ctld/validate.h"
 
@@ -449,6 +450,8 @@ GetConfigReply Controller::GetConfig() const {
                                                    : std::string("UNLIMITED")},
       {"MinJobAge", fmt::format("{} sec", options_.min_job_age_s)},
       {"MaxArraySize", std::to_string(config_.max_array_size)},
+      {"MaxTasksPerNode", std::to_string(kMaxStepTasksPerNode)},
+      {"PropagateResourceLimits", "ALL"},  // what sbatch/srun do without --propagate
       {"SLURM_CONF", config_.path},
       {"SchedulerType", "sched/builtin"},
       {"SelectType", "select/cons_tres"},

@@ -11,7 +11,8 @@ namespace sluice::ctld {
 namespace {
 
 // Allocation indices in hostlist order, restricted to `only` when not empty.
-Expected<std::vector<int>> CandidateNodes(const JobInfo& job, const std::string& only) {
+Expected<std::vector<int>> CandidateNodes(const JobInfo& job, const std::string& only,
+                                          const std::set<std::string>& busy) {
   std::map<std::string, int> index;
   std::vector<std::string> names;
   for (int i = 0; i < job.alloc_size(); ++i) {
@@ -36,6 +37,8 @@ Expected<std::vector<int>> CandidateNodes(const JobInfo& job, const std::string&
       if (wanted.count(n)) kept.push_back(n);
     }
     order = kept;
+  } else {
+    std::stable_partition(order.begin(), order.end(), [&](const std::string& n) { return !busy.count(n); });
   }
   std::vector<int> out;
   for (const std::string& n : order) out.push_back(index[n]);
@@ -94,11 +97,12 @@ Status CheckGpus(const JobInfo& job, const StepLayout& l, int gpus_per_task) {
 
 }  // namespace
 
-Expected<StepLayout> PlanStepLayout(const JobInfo& job, const StepRequest& req) {
+Expected<StepLayout> PlanStepLayout(const JobInfo& job, const StepRequest& req,
+                                    const std::set<std::string>& busy) {
   if (req.nodes() < 0 || req.ntasks() < 0 || req.ntasks_per_node() < 0) {
     return InvalidArgument("Invalid task or node count");
   }
-  ASSIGN_OR_RETURN(std::vector<int> cand, CandidateNodes(job, req.nodelist()));
+  ASSIGN_OR_RETURN(std::vector<int> cand, CandidateNodes(job, req.nodelist(), busy));
   int avail = static_cast<int>(cand.size());
   if (avail == 0 || req.nodes() > avail) return InvalidArgument(kMsgStepNodeConfig);
   // Bounded before the per-rank tables below are sized (and before any product).

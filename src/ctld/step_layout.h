@@ -14,6 +14,7 @@
 // kMsgBadTaskCount, checked before anything is sized by the task count.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct StepLayout {
   bool cyclic = false;
 };
 
-Expected<StepLayout> PlanStepLayout(const JobInfo& job, const StepRequest& req);
+// `busy`: nodes to use last when the step does not name its nodes (every CPU of the job
+// there is held by other steps), so that `srun -n1 --exclusive` steps spread out.
+Expected<StepLayout> PlanStepLayout(const JobInfo& job, const StepRequest& req,
+                                    const std::set<std::string>& busy = {});
 
 }  // namespace sluice::ctld

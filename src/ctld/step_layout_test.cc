@@ -40,6 +40,23 @@ TEST(StepLayoutTest, DefaultUsesTheJobsLayoutInHostlistOrder) {
   EXPECT_EQ(l->ntasks_per_node, 2);
 }
 
+// Nodes whose CPUs other steps hold all go last, unless the step names its nodes:
+// `srun -n1 --exclusive` steps of a -N4 job then run on four different nodes.
+TEST(StepLayoutTest, BusyNodesGoLastUnlessNamed) {
+  JobInfo job = Job({"n1", "n2", "n3"}, 1);
+  auto l = PlanStepLayout(job, Req(0, 1), {"n1", "n2"});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n3"}));
+  l = PlanStepLayout(job, Req(2, 2), {"n1"});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n2", "n3"}));
+  StepRequest named = Req(0, 1);
+  named.set_nodelist("n1");
+  l = PlanStepLayout(job, named, {"n1"});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->nodes, (std::vector<std::string>{"n1"}));
+}
+
 TEST(StepLayoutTest, BlockWithTasksPerNode) {
   auto l = PlanStepLayout(Job({"n1", "n2"}, 1), Req(2, 4, 2));
   ASSERT_TRUE(l.ok());

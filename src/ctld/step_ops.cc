@@ -66,9 +66,10 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   }
   if (req.argv_size() == 0) return InvalidArgument("No command given to execute");
   if (req.io_port() <= 0 || req.io_host().empty()) return InvalidArgument("No I/O address for the step");
-  ASSIGN_OR_RETURN(StepLayout layout, PlanStepLayout(*job, req));
-  ASSIGN_OR_RETURN(std::vector<StepNodeUse> use,
-                   PickStepResources(*job, layout, req, RunningSteps(job->job_id())));
+  const std::vector<ActiveStep> running = RunningSteps(job->job_id());
+  ASSIGN_OR_RETURN(StepLayout layout,
+                   PlanStepLayout(*job, req, req.overlap() ? std::set<std::string>{} : FullyHeldNodes(*job, running)));
+  ASSIGN_OR_RETURN(std::vector<StepNodeUse> use, PickStepResources(*job, layout, req, running));
   int step_id = job->next_step_id();
   job->set_next_step_id(step_id + 1);
   if (job->next_step_id() > job->step_ids_reserved()) {

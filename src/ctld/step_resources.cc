@@ -51,6 +51,16 @@ int64_t WantMem(const StepRequest& req, size_t cpus) {
 
 }  // namespace
 
+std::set<std::string> FullyHeldNodes(const JobInfo& job, const std::vector<ActiveStep>& running) {
+  std::set<std::string> out;
+  for (const NodeAlloc& a : job.alloc()) {
+    if (a.cpu_ids_size() > 0 && HeldOn(a.node(), running).cpus.size() >= static_cast<size_t>(a.cpu_ids_size())) {
+      out.insert(a.node());
+    }
+  }
+  return out;
+}
+
 Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const StepLayout& layout,
                                                      const StepRequest& req,
                                                      const std::vector<ActiveStep>& running) {

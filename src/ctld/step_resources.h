@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct ActiveStep {
   int ntasks = 0;
   std::vector<StepNodeUse> use;    // per step node, node index order
 };
+
+// The job's nodes on which running (not --overlap) steps hold every CPU of the job: a
+// step that does not name its nodes is laid out on the others first (PlanStepLayout).
+std::set<std::string> FullyHeldNodes(const JobInfo& job, const std::vector<ActiveStep>& running);
 
 Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const StepLayout& layout,
                                                      const StepRequest& req,

@@ -50,6 +50,14 @@ Expected<std::vector<StepNodeUse>> Pick(const StepRequest& r, const std::vector<
   return PickStepResources(job, *layout, r, running);
 }
 
+TEST(StepResources, FullyHeldNodesAreThoseWhoseEveryCpuAStepHolds) {
+  JobInfo job = OneNodeJob();
+  EXPECT_TRUE(FullyHeldNodes(job, {Holding(0, {0, 1, 2}, {})}).empty());
+  EXPECT_TRUE(FullyHeldNodes(job, {Holding(0, {0, 1, 2, 3}, {}, /*overlap=*/true)}).empty());
+  EXPECT_EQ(FullyHeldNodes(job, {Holding(0, {0, 1}, {}), Holding(1, {2, 3}, {})}),
+            std::set<std::string>{"node01"});
+}
+
 TEST(StepResources, DefaultStepTakesEveryCpuAndFreeGpu) {
   auto use = Pick(OneTask(), {});
   ASSERT_TRUE(use.ok());

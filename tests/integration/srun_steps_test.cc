@@ -87,6 +87,18 @@ TEST_F(SrunSteps, ConcurrentGpuStepsGetDisjointGpusAndAThirdWaits) {
   EXPECT_NE(out.find("   State=RUNNING"), std::string::npos) << out;
 }
 
+// One-task --exclusive steps of a -N4 job (one CPU per node) run at once, one per node:
+// a node whose CPUs other steps hold is the last choice, not a reason to wait.
+TEST_F(SrunSteps, ExclusiveStepsSpreadOverTheJobsNodes) {
+  const int64_t id = Submit({"-N4", "-o", "spread.out", "--wrap",
+                             "for i in 1 2 3 4; do " + BinDir() +
+                                 "/srun -n1 --exclusive sh -c 'echo $SLURMD_NODENAME; sleep 2' & done; wait"});
+  EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED");
+  std::vector<std::string> nodes = Lines(ReadFile(work_dir() + "/spread.out"));
+  std::sort(nodes.begin(), nodes.end());
+  EXPECT_EQ(nodes, (std::vector<std::string>{"node01", "node02", "node03", "node04"})) << ReadFile(work_dir() + "/spread.out");
+}
+
 TEST_F(SrunSteps, StdinGoesToTaskZeroAndInputModesWork) {
   RunOptions in;
   in.stdin_data = "hi\nthere\n";
