@@ -104,6 +104,7 @@ ResolvedIds ResolveSelectors(const std::vector<JobSelector>& sels, ClientApiInte
 }
 
 std::string DisplayJobId(const JobInfo& job) {
+  if (job.het_job_id() != 0) return std::to_string(job.het_job_id()) + "+" + std::to_string(job.het_job_offset());
   if (job.array_job_id() == 0) return std::to_string(job.job_id());
   std::string task = job.array_task_str().empty() ? std::to_string(job.array_task_id())
                                                   : job.array_task_str();

@@ -205,6 +205,7 @@ constexpr char kSrunHelp[] =
     "      --exact                 the step gets only what it asked for\n"
     "      --gpu-bind=type         bind tasks to GPUs (closest, ...)\n"
     "  -H, --hold                  submit the allocation held\n"
+    "      --het-group=k           run the step in component k of a heterogeneous job\n"
     "  -I, --immediate[=secs]      give up when not allocated within secs (default 1)\n"
     "  -i, --input=file            file for the tasks' standard input\n"
     "      --jobid=id              run the step in this existing job\n"

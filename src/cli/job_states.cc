@@ -49,6 +49,14 @@ std::string JobStateCompact(JobState s) {
   return "?";
 }
 
+std::string JobStateName(const JobInfo& j) {
+  return j.stopped() && j.state() == JOB_RUNNING ? "STOPPED" : JobStateName(j.state());
+}
+
+std::string JobStateCompact(const JobInfo& j) {
+  return j.stopped() && j.state() == JOB_RUNNING ? "ST" : JobStateCompact(j.state());
+}
+
 bool IsTerminalState(JobState s) {
   return s != JOB_PENDING && s != JOB_RUNNING && s != JOB_COMPLETING &&
          s != JOB_STATE_UNSPECIFIED;

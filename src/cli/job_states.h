@@ -16,6 +16,10 @@ namespace sluice {
 
 std::string JobStateName(JobState s);
 std::string JobStateCompact(JobState s);
+// A job's state as the commands show it: a RUNNING job whose processes scancel stopped
+// (SIGSTOP, no SIGCONT since) is STOPPED / ST.
+std::string JobStateName(const JobInfo& j);
+std::string JobStateCompact(const JobInfo& j);
 bool IsTerminalState(JobState s);
 // The states squeue shows by default (PENDING, RUNNING, COMPLETING).
 bool IsActiveState(JobState s);

@@ -1,5 +1,7 @@
 #include "cli/query_json.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -16,11 +18,6 @@ namespace sluice {
 namespace {
 
 using nlohmann::json;
-
-json Meta() {
-  return {{"plugin", {{"type", "openapi/v0.0.38"}, {"name", "Slurm OpenAPI v0.0.38"}}},
-          {"Slurm", {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
-}
 
 json NullIfZero(int64_t v) { return v > 0 ? json(v) : json(); }
 std::string Tres(const char* what, int64_t n) { return n > 0 ? std::string(what) + std::to_string(n) : ""; }
@@ -121,7 +118,7 @@ json JobJson(const JobInfo& j, const std::string& cluster) {
   o["group_name"] = j.group();
   o["job_id"] = j.job_id();
   if (started) o["job_resources"] = JobResources(j);
-  o["job_state"] = JobStateName(j.state());
+  o["job_state"] = JobStateName(j);
   o["last_sched_evaluation"] = j.last_sched_eval();
   o["licenses"] = "";
   o["max_cpus"] = 0;
@@ -138,9 +135,9 @@ json JobJson(const JobInfo& j, const std::string& cluster) {
   o["cpus"] = j.num_cpus();
   o["node_count"] = j.num_nodes();
   o["tasks"] = j.num_tasks();
-  o["het_job_id"] = 0;
-  o["het_job_id_set"] = "";
-  o["het_job_offset"] = 0;
+  o["het_job_id"] = j.het_job_id();
+  o["het_job_id_set"] = j.het_size() > 1 ? fmt::format("{}-{}", j.het_job_id(), j.het_job_id() + j.het_size() - 1) : "";
+  o["het_job_offset"] = j.het_job_offset();
   o["partition"] = s.partition();
   o["prefer"] = "";
   bool per_cpu = s.mem_per_cpu_mb() > 0;
@@ -256,10 +253,15 @@ json NodeJson(const NodeInfo& n, const std::function<std::string(uint32_t)>& use
 
 }  // namespace
 
+json OpenApiMeta() {
+  return {{"plugin", {{"type", "openapi/v0.0.38"}, {"name", "Slurm OpenAPI v0.0.38"}}},
+          {"Slurm", {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
+}
+
 std::string FormatSqueueJson(const std::vector<JobInfo>& jobs, const std::string& cluster) {
   json list = json::array();
   for (const JobInfo& j : jobs) list.push_back(JobJson(j, cluster));
-  json root{{"meta", Meta()}, {"errors", json::array()}, {"jobs", list}};
+  json root{{"meta", OpenApiMeta()}, {"errors", json::array()}, {"jobs", list}};
   return root.dump(2) + "\n";
 }
 
@@ -267,7 +269,7 @@ std::string FormatSinfoJson(const std::vector<NodeInfo>& nodes,
                             const std::function<std::string(uint32_t)>& user) {
   json list = json::array();
   for (const NodeInfo& n : nodes) list.push_back(NodeJson(n, user));
-  json root{{"meta", Meta()}, {"errors", json::array()}, {"nodes", list}};
+  json root{{"meta", OpenApiMeta()}, {"errors", json::array()}, {"nodes", list}};
   return root.dump(2) + "\n";
 }
 
@@ -302,7 +304,7 @@ std::string FormatSdiagJson(const GetStatsReply& s) {
              {"bf_backfilled_jobs", s.backfilled_jobs()},
              {"bf_last_backfilled_jobs", s.last_backfilled_jobs()},
              {"rpcs_by_message_type", rpcs}};
-  json root{{"meta", Meta()}, {"errors", json::array()}, {"statistics", stats}};
+  json root{{"meta", OpenApiMeta()}, {"errors", json::array()}, {"statistics", stats}};
   return root.dump(2) + "\n";
 }
 

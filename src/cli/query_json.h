@@ -8,10 +8,15 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "client.pb.h"
 #include "types.pb.h"
 
 namespace sluice {
+
+// The "meta" object every --json output starts with (plugin and Slurm version).
+nlohmann::json OpenApiMeta();
 
 // {"meta": ..., "errors": [], "jobs": [...]}
 std::string FormatSqueueJson(const std::vector<JobInfo>& jobs, const std::string& cluster);

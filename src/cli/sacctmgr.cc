@@ -6,6 +6,8 @@
 #include "cli/commit_prompt.h"
 #include "cli/sacctmgr_args.h"
 #include "cli/sacctmgr_format.h"
+#include "cli/sacctmgr_json.h"
+#include "common/text_util.h"
 
 namespace sluice {
 namespace {
@@ -40,6 +42,19 @@ int ConfirmAndCommit(const SacctmgrCommand& cmd, ClientApiInterface& api, CliEnv
   return 0;
 }
 
+// The cluster's TRES (`show tres`): the fixed ones and one per GresTypes entry.
+std::vector<TresRow> TresOf(ClientApiInterface& api) {
+  std::vector<std::string> gres;
+  if (Expected<GetConfigReply> conf = api.GetConfig(GetConfigRequest()); conf.ok()) {
+    for (int i = 0; i < conf->keys_size() && i < conf->values_size(); ++i) {
+      if (conf->keys(i) != "GresTypes" || conf->values(i) == "(null)") continue;
+      for (std::string_view g : Split(conf->values(i), ','))
+        if (!g.empty()) gres.emplace_back(g);
+    }
+  }
+  return ClusterTres(gres);
+}
+
 }  // namespace
 
 int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
@@ -63,7 +78,9 @@ int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
   }
   const bool change = cmd->request.verb() != "show";
   if (change && !cmd->immediate) return ConfirmAndCommit(*cmd, **api, env);
-  Expected<SacctmgrReply> reply = (*api)->Sacctmgr(cmd->request);
+  const std::string& entity = cmd->request.entity();
+  const bool local = entity == "tres" || entity == "wckey";  // not association data
+  Expected<SacctmgrReply> reply = local ? SacctmgrReply() : (*api)->Sacctmgr(cmd->request);
   if (!reply.ok()) {
     PrintError(reply.status().message(), env);
     return 1;
@@ -73,8 +90,13 @@ int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
       for (const auto& l : reply->lines()) *env.out << l << "\n";
     return 0;
   }
+  const std::vector<TresRow> tres = entity == "tres" || entity == "cluster" ? TresOf(**api) : std::vector<TresRow>{};
+  if (cmd->json) {
+    *env.out << FormatSacctmgrJson(*cmd, *reply, tres);
+    return 0;
+  }
   const std::string cluster = reply->clusters().empty() ? "" : reply->clusters(0).name();
-  Expected<std::string> table = FormatSacctmgrShow(*cmd, *reply, cluster);
+  Expected<std::string> table = FormatSacctmgrShow(*cmd, *reply, cluster, tres);
   if (!table.ok()) {
     PrintError(table.status().message(), env);
     return 1;

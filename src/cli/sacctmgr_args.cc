@@ -8,7 +8,7 @@
 namespace sluice {
 namespace {
 
-enum Opt { kImmediate = 1, kNoHeader, kParsable, kParsable2, kAssoc, kQuiet, kVersion, kHelp, kIgnored };
+enum Opt { kImmediate = 1, kNoHeader, kParsable, kParsable2, kAssoc, kQuiet, kVersion, kHelp, kJson, kIgnored };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
@@ -18,6 +18,7 @@ const std::vector<OptionDef>& Defs() {
       {"version", 'V', ArgKind::kNone, kVersion},     {"help", 'h', ArgKind::kNone, kHelp},
       {"usage", 0, ArgKind::kNone, kHelp},            {"verbose", 'v', ArgKind::kNone, kIgnored},
       {"readonly", 'r', ArgKind::kNone, kIgnored},    {"cluster", 'M', ArgKind::kRequired, kIgnored},
+      {"json", 0, ArgKind::kNone, kJson},
   };
   return *d;
 }
@@ -38,6 +39,8 @@ Expected<std::string> Entity(const std::string& w) {
   if (e == "user" || e == "users") return std::string("user");
   if (e == "qos") return std::string("qos");
   if (e == "association" || e == "associations" || e == "assoc") return std::string("association");
+  if (e == "tres") return std::string("tres");
+  if (e == "wckey" || e == "wckeys") return std::string("wckey");
   return InvalidArgument(fmt::format("No valid entity in {} command\nInput line must include \"Account\", \"Cluster\", \"QOS\", \"User\" or \"Association\"", w));
 }
 
@@ -78,6 +81,7 @@ Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args
       case kQuiet: c.quiet = true; break;
       case kVersion: c.version = true; break;
       case kHelp: c.help = true; break;
+      case kJson: c.json = true; break;
       default: break;
     }
   }
@@ -91,6 +95,8 @@ Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args
   ASSIGN_OR_RETURN(std::string entity, Entity(w[1]));
   if (entity == "association" && verb != "show")
     return InvalidArgument("Associations are changed through their account or user");
+  if (entity == "tres" && verb != "show") return InvalidArgument("TRES come from the cluster's configuration");
+  if (entity == "wckey" && verb != "show") return InvalidArgument("WCKeys are not tracked (TrackWCKey=no)");
   c.request.set_verb(verb);
   c.request.set_entity(entity);
   bool in_set = false;

@@ -31,6 +31,7 @@ struct SacctmgrCommand {
   bool version = false;
   std::vector<SacctmgrField> format;
   bool immediate = false;         // -i: commit without asking
+  bool json = false;              // --json (show): cli/sacctmgr_json.h
 };
 
 Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args);

@@ -53,6 +53,8 @@ const std::vector<FieldDef>& Fields() {
       {"maxtrespu", "MaxTRESPU", 13, {"maxtresperuser"}},
       {"maxjobspu", "MaxJobsPU", 9, {"maxjobsperuser"}},
       {"maxsubmitpu", "MaxSubmitPU", 11, {"maxsubmitjobsperuser"}},
+      {"type", "Type", 8, {}},
+      {"id", "ID", 6, {}},
   };
   return *f;
 }
@@ -161,6 +163,10 @@ std::vector<std::string> Defaults(const SacctmgrCommand& c) {
   } else if (e == "association") {
     out = {"cluster", "account", "user", "partition", "fairshare"};
     out.insert(out.end(), limits.begin(), limits.end());
+  } else if (e == "tres") {
+    out = {"type", "name", "id"};
+  } else if (e == "wckey") {
+    out = {"name", "cluster", "user"};
   } else {
     out = {"name", "priority", "gracetime", "preempt", "preemptmode", "flags", "usagefactor",
            "grptres", "grptresmins", "grpjobs", "grpsubmit", "maxtres", "maxwall", "maxtrespu",
@@ -169,10 +175,14 @@ std::vector<std::string> Defaults(const SacctmgrCommand& c) {
   return out;
 }
 
-std::vector<Row> Rows(const SacctmgrCommand& c, const SacctmgrReply& reply, const std::string& cluster) {
+std::vector<Row> Rows(const SacctmgrCommand& c, const SacctmgrReply& reply, const std::string& cluster,
+                      const std::vector<TresRow>& tres) {
   std::vector<Row> rows;
   const std::string& e = c.request.entity();
-  if (e == "cluster") {
+  if (e == "tres") {
+    for (const TresRow& t : tres) rows.push_back({{"type", t.type}, {"name", t.name}, {"id", std::to_string(t.id)}});
+  } else if (e == "wckey") {
+  } else if (e == "cluster") {
     for (const auto& cl : reply.clusters())
       rows.push_back({{"cluster", cl.name()}, {"fairshare", "1"}, {"qos", "normal"}, {"rpc", "9728"}});
   } else if (e == "account") {
@@ -219,7 +229,7 @@ std::string Cell(const std::string& v, int width) {
 }  // namespace
 
 Expected<std::string> FormatSacctmgrShow(const SacctmgrCommand& cmd, const SacctmgrReply& reply,
-                                         const std::string& cluster) {
+                                         const std::string& cluster, const std::vector<TresRow>& tres) {
   std::vector<SacctmgrField> fields = cmd.format;
   if (fields.empty())
     for (const auto& k : Defaults(cmd)) fields.push_back({k, 0, false});
@@ -251,7 +261,7 @@ Expected<std::string> FormatSacctmgrShow(const SacctmgrCommand& cmd, const Sacct
       out += "\n";
     }
   }
-  for (const Row& r : Rows(cmd, reply, cluster)) {
+  for (const Row& r : Rows(cmd, reply, cluster, tres)) {
     std::vector<std::string> cells;
     for (const auto& c : cols) {
       auto it = r.find(c.def->key);

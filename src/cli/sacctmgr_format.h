@@ -13,12 +13,14 @@
 //            GrpTRESMins GrpJobs GrpSubmit MaxTRES MaxWall MaxTRESPU MaxJobsPU MaxSubmitPU
 //   association: Cluster Account User Partition Share GrpJobs GrpTRES GrpSubmit MaxJobs
 //            MaxTRES MaxSubmit MaxWall QOS Def QOS
+//   tres:    Type Name ID;  wckey: Name Cluster User (none: TrackWCKey=no)
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "cli/sacctmgr_args.h"
+#include "cli/sacctmgr_json.h"
 #include "client.pb.h"
 #include "common/status.h"
 
@@ -26,7 +28,8 @@ namespace sluice {
 
 // The rendered table (with trailing newline per line), or an error naming an unknown
 // format field.
+// `tres`: the rows of `show tres`.
 Expected<std::string> FormatSacctmgrShow(const SacctmgrCommand& cmd, const SacctmgrReply& reply,
-                                         const std::string& cluster);
+                                         const std::string& cluster, const std::vector<TresRow>& tres = {});
 
 }  // namespace sluice

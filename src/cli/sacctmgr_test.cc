@@ -9,6 +9,8 @@
 #include "cli/commit_prompt.h"
 #include "cli/sacctmgr_args.h"
 
+#include <nlohmann/json.hpp>
+
 namespace sluice {
 namespace {
 
@@ -204,6 +206,49 @@ TEST_F(SacctmgrTest, QosColumns) {
   EXPECT_EQ(Run({"-P", "show", "qos", "format=name,priority,usagefactor,preemptmode,gracetime"}), 0);
   EXPECT_EQ(t.out.str(), "Name|Priority|UsageFactor|PreemptMode|GraceTime\n"
                          "normal|0|1.000000|cluster|00:00:00\n");
+}
+
+// --json: every entity the Slurm testsuite asks for is JSON with the v0.0.38 keys.
+TEST_F(SacctmgrTest, JsonForEveryEntity) {
+  AssocAccount* a = api.reply.add_accounts();
+  a->set_name("physics");
+  a->set_parent("root");
+  a->mutable_limits()->set_grp_tres("cpu=8,gres/gpu=2");
+  QosInfo* q = api.reply.add_qos();
+  q->set_name("normal");
+  q->set_preempt_mode(QOS_PREEMPT_REQUEUE);
+  api.config.add_keys("GresTypes");
+  api.config.add_values("gpu");
+  const std::map<std::string, std::string> key = {
+      {"accounts", "accounts"}, {"associations", "associations"}, {"clusters", "clusters"},
+      {"qos", "QOS"}, {"wckeys", "wckeys"}, {"users", "users"}, {"tres", "TRES"}};
+  for (const auto& [entity, list] : key) {
+    t.out.str("");
+    ASSERT_EQ(Run({"--json", "show", entity}), 0) << entity << t.err.str();
+    nlohmann::json j = nlohmann::json::parse(t.out.str());
+    EXPECT_TRUE(j.contains("meta")) << entity;
+    EXPECT_TRUE(j.at(list).is_array()) << entity;
+  }
+  t.out.str("");
+  ASSERT_EQ(Run({"--json", "show", "users"}), 0);
+  nlohmann::json users = nlohmann::json::parse(t.out.str());
+  ASSERT_EQ(users["users"].size(), 1u);  // alice once, with both associations
+  EXPECT_EQ(users["users"][0]["default"]["account"], "physics");
+  EXPECT_EQ(users["users"][0]["associations"].size(), 2u);
+  t.out.str("");
+  ASSERT_EQ(Run({"--json", "show", "associations"}), 0);
+  nlohmann::json assocs = nlohmann::json::parse(t.out.str());
+  const nlohmann::json grp = assocs["associations"][0]["max"]["tres"]["group"]["active"];
+  EXPECT_EQ(grp, nlohmann::json::parse(R"([{"type":"cpu","name":"","count":8},{"type":"gres","name":"gpu","count":2}])"));
+  t.out.str("");
+  ASSERT_EQ(Run({"--json", "show", "tres"}), 0);
+  nlohmann::json tres = nlohmann::json::parse(t.out.str());
+  EXPECT_EQ(tres["TRES"].back(), nlohmann::json::parse(R"({"type":"gres","name":"gpu","id":1001})"));
+  t.out.str("");
+  ASSERT_EQ(Run({"show", "tres"}), 0);
+  EXPECT_NE(t.out.str().find("    gres        gpu   1001 \n"), std::string::npos) << t.out.str();
+  EXPECT_EQ(Run({"-i", "add", "wckey", "x"}), 1);
+  EXPECT_NE(t.err.str().find("WCKeys are not tracked"), std::string::npos) << t.err.str();
 }
 
 }  // namespace

@@ -72,11 +72,19 @@ Status CheckSpecSizes(const JobSpec& spec) {
   return Status::Ok();
 }
 
-// Applies the #SBATCH directives of `script`; on error prints and returns the exit code.
-int ApplyDirectives(const std::string& script, SbatchOptions* o, CliEnv& env) {
+// Applies the #SBATCH directives of `script`, one SbatchOptions per component of a
+// heterogeneous job ("#SBATCH hetjob" or "packjob" lines separate them; one component
+// without such lines); on error prints and returns the exit code.
+int ApplyDirectives(const std::string& script, std::vector<SbatchOptions>* components, CliEnv& env) {
   Expected<std::vector<Directive>> dirs = ExtractDirectives(script);
   if (!dirs.ok()) return OptionFailure(env, dirs.status());
+  components->resize(1);
   for (const Directive& d : *dirs) {
+    if (d.tokens.size() == 1 && (d.tokens[0] == "hetjob" || d.tokens[0] == "packjob")) {
+      components->emplace_back();
+      continue;
+    }
+    SbatchOptions* o = &components->back();
     std::string bad;
     Expected<ParsedArgs> p = ParseCommandLine("sbatch", d.tokens, SbatchOptionDefs(), {}, &bad);
     if (!p.ok() || !p->positionals.empty()) {
@@ -147,10 +155,11 @@ int WaitForJob(int64_t job_id, ClientApiInterface* api, CliEnv& env) {
   }
 }
 
-int Submit(SbatchOptions& o, JobSpec spec, CliEnv& env) {
+int Submit(SbatchOptions& o, JobSpec spec, std::vector<JobSpec> het, CliEnv& env) {
   Expected<ClientApiInterface*> api = env.connect();
   SubmitRequest req;
   *req.mutable_spec() = std::move(spec);
+  for (JobSpec& c : het) *req.add_het_components() = std::move(c);
   req.set_test_only(o.test_only);
   Expected<SubmitReply> rep =
       api.ok() ? (*api)->SubmitJob(req) : Expected<SubmitReply>(api.status());
@@ -198,16 +207,24 @@ int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
     PrintErrorLines(env, "sbatch", check.message());
     return 1;
   }
-  SbatchOptions o;
+  std::vector<SbatchOptions> components(1);
   if (!cmd.has_wrap) {
-    if (int rc = ApplyDirectives(src->text, &o, env); rc != 0) return rc;
+    if (int rc = ApplyDirectives(src->text, &components, env); rc != 0) return rc;
   }
+  // The environment and the command line are the first component's.
+  SbatchOptions& o = components[0];
   st = ApplySbatchOptions(SbatchEnvOptions(env.environ), &o);
   if (st.ok()) st = ApplySbatchOptions(cmdline->options, &o);
   if (!st.ok()) return OptionFailure(env, st);
-  Expected<JobSpec> spec = BuildSpec(o, *src, cmdline->positionals, env);
-  if (!spec.ok()) return OptionFailure(env, spec.status());
-  return Submit(o, std::move(*spec), env);
+  std::vector<JobSpec> specs;
+  for (SbatchOptions& c : components) {
+    Expected<JobSpec> spec = BuildSpec(c, *src, cmdline->positionals, env);
+    if (!spec.ok()) return OptionFailure(env, spec.status());
+    specs.push_back(std::move(*spec));
+  }
+  JobSpec first = std::move(specs[0]);
+  specs.erase(specs.begin());
+  return Submit(o, std::move(first), std::move(specs), env);
 }
 
 }  // namespace sluice

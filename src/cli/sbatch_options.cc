@@ -319,7 +319,11 @@ Status ParseNodeCount(const std::string& s, int32_t* min, int32_t* max) {
     auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
     return ec == std::errc() && p == t.data() + t.size() && *v > 0;
   };
-  if (!parse(a, min)) return bad;
+  if (a.empty() && dash == 0) {
+    *min = 1;  // "-N-3": at most 3 (Slurm reads the missing minimum as one)
+  } else if (!parse(a, min)) {
+    return bad;
+  }
   *max = 0;
   if (dash != std::string::npos && (!parse(b, max) || *max < *min)) return bad;
   return Status::Ok();

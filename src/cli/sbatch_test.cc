@@ -357,6 +357,11 @@ TEST(SbatchOptions, HelpersDirectly) {
   EXPECT_EQ(mx, 2);
   EXPECT_FALSE(ParseNodeCount("", &mn, &mx).ok());
   EXPECT_FALSE(ParseNodeCount("2-", &mn, &mx).ok());
+  EXPECT_TRUE(ParseNodeCount("-3", &mn, &mx).ok());  // Slurm: a missing minimum is one
+  EXPECT_EQ(mn, 1);
+  EXPECT_EQ(mx, 3);
+  EXPECT_FALSE(ParseNodeCount("-", &mn, &mx).ok());
+  EXPECT_FALSE(ParseNodeCount("--3", &mn, &mx).ok());
   EXPECT_TRUE(ValidateSignalSpec("USR1").ok());
   EXPECT_TRUE(ValidateSignalSpec("RB:10@30").ok());
   EXPECT_FALSE(ValidateSignalSpec("X:USR1").ok());

@@ -51,14 +51,23 @@ std::string ArrayFields(const JobInfo& j) {
   return r;
 }
 
+// " HetJobId=10 HetJobOffset=1 HetJobIdSet=10-12" for a heterogeneous job's components.
+std::string HetFields(const JobInfo& j) {
+  if (j.het_job_id() == 0) return "";
+  std::string set = std::to_string(j.het_job_id());
+  if (j.het_size() > 1) set += "-" + std::to_string(j.het_job_id() + j.het_size() - 1);
+  return " HetJobId=" + std::to_string(j.het_job_id()) + " HetJobOffset=" + std::to_string(j.het_job_offset()) +
+         " HetJobIdSet=" + set;
+}
+
 std::string JobHead(const JobInfo& j, int64_t now) {
   const JobSpec& s = j.spec();
-  std::string r = "JobId=" + std::to_string(j.job_id()) + ArrayFields(j) + " JobName=" + s.name() + "\n";
+  std::string r = "JobId=" + std::to_string(j.job_id()) + ArrayFields(j) + HetFields(j) + " JobName=" + s.name() + "\n";
   r += "   UserId=" + Who(j.user(), j.uid()) + " GroupId=" + Who(j.group(), j.gid()) +
        " MCS_label=N/A\n";
   r += "   Priority=" + std::to_string(j.priority()) + " Nice=0 Account=" + OrNull(s.account()) +
        " QOS=" + (s.qos().empty() ? "normal" : s.qos()) + "\n";
-  r += "   JobState=" + JobStateName(j.state()) +
+  r += "   JobState=" + JobStateName(j) +
        " Reason=" + (j.reason().empty() ? "None" : j.reason()) + " Dependency=" + DependencyString(j) + "\n";
   r += "   Requeue=" + std::string(s.requeue() == 2 ? "0" : "1") +
        " Restarts=" + std::to_string(j.restarts()) + " BatchFlag=1 Reboot=0 ExitCode=" +

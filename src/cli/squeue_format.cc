@@ -138,8 +138,8 @@ std::string ValueB(char c, const JobInfo& job, int64_t now) {
     case 'r': return job.reason().empty() ? "None" : job.reason();
     case 'R': return ReasonList(job);
     case 'S': return Ts(JobStartOrPlanned(job));
-    case 't': return JobStateCompact(job.state());
-    case 'T': return JobStateName(job.state());
+    case 't': return JobStateCompact(job);
+    case 'T': return JobStateName(job);
     case 'u': return job.user().empty() ? std::to_string(job.uid()) : job.user();
     case 'U': return std::to_string(job.uid());
     case 'v': case 'w': case 'W': case 'Y': return "(null)";

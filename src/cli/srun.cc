@@ -71,12 +71,15 @@ std::string RandomKey() {
   return key;
 }
 
-PatternVars OutputVars(const CliEnv& env, int64_t job_id, int step_id) {
+// %x is the job's name: the enclosing job's, else this srun's own allocation's (-J, or
+// the command's name).
+PatternVars OutputVars(const SrunOptions& o, const CliEnv& env, int64_t job_id, int step_id) {
   PatternVars v;
   v.job_id = job_id;
   v.step_id = step_id;
   v.user = env.Getenv("USER");
   v.job_name = env.Getenv("SLURM_JOB_NAME");
+  if (v.job_name.empty()) v.job_name = o.alloc.spec.name().empty() ? CommandName(o) : o.alloc.spec.name();
   return v;
 }
 
@@ -284,7 +287,7 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   cfg.trace = [&](const char* event) { trace.Mark(event, env); };
   const std::string& mode = o.alloc.spec.open_mode();
   const bool append = mode.empty() ? env.Getenv("SLURM_OPEN_MODE").rfind('a', 0) == 0 : mode == "append";
-  StepOutputFiles files(o.output, o.error, OutputVars(env, job_id, rep->step_id()), cfg.nodes,
+  StepOutputFiles files(o.output, o.error, OutputVars(o, env, job_id, rep->step_id()), cfg.nodes,
                         cfg.task_nodes, append);
   if (Status st = files.Check(); !st.ok()) {
     *env.err << "srun: error: " << st.message() << "\n";
@@ -397,6 +400,14 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
     if (int rc = ExpandMultiProg(&o, env); rc != 0) return rc;
   }
   int64_t job_id = o.jobid > 0 ? o.jobid : JobIdFromEnv(env);
+  if (o.het_group >= 0) {  // a component of the heterogeneous job srun runs in
+    const std::string id = env.Getenv("SLURM_JOB_ID_HET_GROUP_" + std::to_string(o.het_group));
+    if (job_id <= 0 || (id.empty() && o.het_group > 0)) {
+      *env.err << "srun: error: --het-group=" << o.het_group << ": not in a heterogeneous job with that component\n";
+      return 1;
+    }
+    if (!id.empty()) job_id = std::atoll(id.c_str());
+  }
   if (job_id > 0) return RunStep(o, job_id, nullptr, env, signals.fd(), trace);
   if (int rc = Connect("srun", &api, env); rc != 0) return rc;
   Expected<JobSpec> spec = AllocationSpec(o, CommandName(o), env);

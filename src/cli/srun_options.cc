@@ -11,7 +11,7 @@ namespace {
 enum SrunOpt {
   kLabel = 1000, kUnbuffered, kKillOnBadExit, kWaitSecs, kDistribution, kMpi, kJobId,
   kAccepted, kRejected, kNotYet, kExact, kOverlap, kCpuBind, kGpuBind, kOutput, kError, kInput,
-  kImmediate, kMultiProg, kTaskProlog, kTaskEpilog, kQuitOnInterrupt, kThreads,
+  kImmediate, kMultiProg, kTaskProlog, kTaskEpilog, kQuitOnInterrupt, kThreads, kHetGroup,
 };
 
 // sbatch options srun/salloc do not have, or whose letters srun uses differently.
@@ -55,7 +55,7 @@ std::vector<OptionDef> BuildDefs() {
       {"error", 'e', ArgKind::kRequired, kError},
       {"input", 'i', ArgKind::kRequired, kInput},
       {"pty", 0, ArgKind::kNone, kNotYet},
-      {"het-group", 0, ArgKind::kRequired, kNotYet},
+      {"het-group", 0, ArgKind::kRequired, kHetGroup},
   };
   // sbatch lists --gpu-bind as "later": srun accepts it.
   std::erase_if(d, [](const OptionDef& o) { return o.long_name && std::string(o.long_name) == "gpu-bind"; });
@@ -172,6 +172,13 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
     }
     case kMultiProg: o->multi_prog = true; return Status::Ok();
     case kQuitOnInterrupt: o->quit_on_interrupt = true; return Status::Ok();
+    case kHetGroup: {
+      if (opt.value.find_first_of(",-") != std::string::npos) {
+        return FailedPrecondition("--het-group=" + opt.value + ": a step in several components is not supported yet");
+      }
+      ASSIGN_OR_RETURN(o->het_group, NonNegative(opt.value, "--het-group"));
+      return Status::Ok();
+    }
     case kThreads:  // Slurm's launch fan-out threads; Sluice's launch does not use them
       return NonNegative(opt.value, "--threads").status();
     case kTaskProlog: o->task_prolog = opt.value; return Status::Ok();

@@ -25,6 +25,7 @@ struct SrunOptions {
   bool unbuffered = false;
   int kill_on_bad_exit = 0;
   int wait_s = 0;                   // --wait: end the step this long after the first task ended
+  int het_group = -1;               // --het-group: the heterogeneous job's component (-1 = first)
   bool quit_on_interrupt = false;   // --quit-on-interrupt: the first Ctrl-C kills the step
   int immediate_s = -1;             // -I/--immediate[=secs] (1 without a value); -1 = wait
   bool multi_prog = false;          // --multi-prog: command[0] is the MPMD file (multi_prog.h)

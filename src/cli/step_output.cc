@@ -13,9 +13,19 @@ StepOutputFiles::StepOutputFiles(std::string out_pattern, std::string err_patter
     : out_(std::move(out_pattern)), err_(std::move(err_pattern)), vars_(std::move(vars)),
       nodes_(std::move(nodes)), task_nodes_(std::move(task_nodes)), append_(append) {}
 
+StepOutputFiles::Route StepOutputFiles::RouteFor(uint32_t rank, bool is_err) const {
+  const std::string& pattern = is_err && !err_.empty() ? err_ : out_;
+  if (pattern.empty() || pattern == "all") return Route::kSrun;
+  if (pattern == "none") return Route::kDiscard;
+  if (pattern.find_first_not_of("0123456789") == std::string::npos && pattern.size() < 10) {
+    return std::stoul(pattern) == rank ? Route::kSrun : Route::kDiscard;  // -o <task id>
+  }
+  return Route::kFile;
+}
+
 std::string StepOutputFiles::PathFor(uint32_t rank, bool is_err) const {
   const std::string& pattern = is_err && !err_.empty() ? err_ : out_;
-  if (pattern.empty()) return "";
+  if (RouteFor(rank, is_err) != Route::kFile) return "";
   PatternVars v = vars_;
   v.task_id = rank;
   if (rank < task_nodes_.size()) {
@@ -38,6 +48,7 @@ Status StepOutputFiles::Check() {
 }
 
 std::ostream* StepOutputFiles::For(uint32_t rank, bool is_err) {
+  if (RouteFor(rank, is_err) == Route::kDiscard) return &discard_;
   std::string path = PathFor(rank, is_err);
   if (path.empty()) return nullptr;
   auto it = files_.find(path);

@@ -33,6 +33,7 @@ std::string Upper(std::string s) {
 }  // namespace
 
 Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitRequest& req) {
+  if (req.het_components_size() > 0) return SubmitHet(caller, req);
   JobInfo job;
   *job.mutable_spec() = req.spec();
   if (job.spec().nice() < 0 && !IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
@@ -163,6 +164,7 @@ bool Controller::CancelMatches(const JobInfo& job, const CancelRequest& req) con
 }
 
 CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRequest& req) {
+  if (req.signal() == 0 || req.signal() == 9) job = HetFirst(job);  // the whole heterogeneous job
   int64_t id = job->job_id();
   Status own = CheckOwner(c, job);
   if (!own.ok()) return Result(id, own);
@@ -172,6 +174,11 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
   if (req.signal() != 0 && req.signal() != 9) {
     if (job->state() == JOB_PENDING) return Result(id, FailedPrecondition(kMsgJobPending));
     DeliverSignal(*job, req.signal(), req.batch_only(), req.full());
+    if (!req.batch_only() && (req.signal() == SIGSTOP || req.signal() == SIGCONT) &&
+        job->stopped() != (req.signal() == SIGSTOP)) {
+      job->set_stopped(req.signal() == SIGSTOP);  // Slurm's STOPPED state, as squeue shows it
+      MarkJob(id);
+    }
     return Result(id, Status::Ok());
   }
   job->set_cancelled_by(c.uid);  // sacct: "CANCELLED by <uid>"
@@ -229,6 +236,7 @@ CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
   for (auto& [id, job] : jobs_.jobs()) {
     if (IsTerminal(job.state()) || !CancelMatches(job, req)) continue;
     if (!op && job.uid() != caller.uid) continue;
+    if (job.het_job_offset() > 0 && (req.signal() == 0 || req.signal() == 9)) continue;  // with its first
     *reply.add_results() = CancelOne(caller, &job, req);
   }
   return reply;
@@ -416,6 +424,7 @@ Status Controller::Release(const Caller& c, JobInfo* job) {
 }
 
 Status Controller::Requeue(const Caller& c, JobInfo* job, bool hold) {
+  job = HetFirst(job);
   if (job->spec().requeue() == 2 || job->spec().interactive()) {
     return FailedPrecondition(kMsgDisabled);
   }

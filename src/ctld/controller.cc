@@ -78,6 +78,7 @@ Status Controller::Load(bool clean_start) {
 }
 
 Status Controller::Commit(bool send_outbox) {
+  SyncHetGroups();
   storage::WriteBatch batch;
   for (int64_t id : dirty_jobs_) {
     if (const JobInfo* j = jobs_.Find(id)) batch.PutJob(*j);
@@ -217,6 +218,7 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
   job->clear_preempted_by();
   job->clear_preempt_mode();
   job->clear_cancelled_by();
+  job->set_stopped(false);
   job->set_eligible_time(Now());  // fresh priority age: no fixed requeue delay either
   if (job->hold_on_requeue()) HoldRequeued(job);
   MarkJob(job->job_id());
@@ -224,7 +226,7 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
 }
 
 void Controller::StartCancel(JobInfo* job, JobState state) {
-  if (job->spec().interactive()) {  // no batch supervisor to report the end
+  if (NoBatchScript(*job)) {  // no batch supervisor to report the end
     SendSignal(*job, SIGNAL_CANCEL, 0, true);  // the agents end its steps
     FinishJob(job, state, 0, 0);
     job->set_reason("None");

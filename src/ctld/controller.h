@@ -217,6 +217,15 @@ class Controller {
   // Scheduling (scheduler_loop.cc).
   void StartJob(JobInfo* job, const sched::Decision& d);
   void LaunchOn(const JobInfo& job, int node_index);
+  void LaunchHetWhenComplete(int64_t het_job_id);
+
+  // Heterogeneous jobs (het_job_ops.cc): submitted as one, then kept in step: when one
+  // component ends, is requeued or cancelled, so are the others (SyncHetGroups, before
+  // every commit). User operations on a component act on the whole job (HetFirst).
+  Expected<SubmitReply> SubmitHet(const Caller& caller, const SubmitRequest& req);
+  void SyncHetGroups();
+  void SyncHetGroup(int64_t het_job_id);
+  JobInfo* HetFirst(JobInfo* job);
 
   // Arrays and dependencies (array_dep_ops.cc).
   enum class DepResult { kWait, kReady, kNever };

@@ -84,7 +84,7 @@ void Controller::ReconcileReports(NodeRuntime* n, const RegisterNodeRequest& req
   for (int64_t id : held) {
     if (reported.count(id) || launching_.count(id)) continue;
     JobInfo* job = jobs_.Find(id);
-    if (!job || !IsBatchHost(*job, name) || job->spec().interactive()) continue;
+    if (!job || !IsBatchHost(*job, name) || NoBatchScript(*job)) continue;
     // Started by an earlier controller instance moments ago: its LaunchJob may still be
     // on its way (and would start the job after this registration). Launch again: the
     // agent runs a (job, restart) once, so exactly one copy runs either way.
@@ -266,6 +266,7 @@ void Controller::CheckTimeLimits() {
   int64_t now = Now();
   for (auto& [id, job] : jobs_.jobs()) {
     if (job.state() != JOB_RUNNING || job.completing() || job.time_limit_min() <= 0) continue;
+    if (job.het_job_offset() > 0) continue;  // ends with its heterogeneous job's first component
     int64_t deadline = job.start_time() + job.time_limit_min() * 60;
     if (!job.spec().interactive()) deadline += config_.kill_wait_s + options_.timeout_grace_s;
     if (now <= deadline || backstop_sent_.count(id)) continue;

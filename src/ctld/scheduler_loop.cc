@@ -164,12 +164,35 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
   nodes_.Allocate(*job, spec.exclusive());
   MarkJob(job->job_id());
   // The batch script runs on the batch host only (alloc[0]); steps (srun) use the
-  // other nodes. Interactive allocations (salloc, srun) have no script at all.
-  if (!job->spec().interactive() && job->alloc_size() > 0) LaunchOn(*job, 0);
+  // other nodes. Interactive allocations (salloc, srun) have no script at all; a
+  // heterogeneous job's script starts once all its components have their nodes.
+  if (job->het_job_id() != 0) {
+    LaunchHetWhenComplete(job->het_job_id());
+  } else if (!job->spec().interactive() && job->alloc_size() > 0) {
+    LaunchOn(*job, 0);
+  }
+}
+
+void Controller::LaunchHetWhenComplete(int64_t het_job_id) {
+  const JobInfo* first = jobs_.Find(het_job_id);
+  if (!first || first->state() != JOB_RUNNING || first->alloc_size() == 0) return;
+  for (int k = 1; k < first->het_size(); ++k) {
+    const JobInfo* c = jobs_.Find(het_job_id + k);
+    if (!c || c->state() != JOB_RUNNING) return;
+  }
+  LaunchOn(*first, 0);
 }
 
 void Controller::LaunchOn(const JobInfo& job, int node_index) {
   LaunchJobRequest req = BuildLaunch(config_, job, node_index);
+  for (int k = 0; k < job.het_size(); ++k) {  // SLURM_*_HET_GROUP_<k> (stepd/batch_env.cc)
+    const JobInfo* c = jobs_.Find(job.het_job_id() + k);
+    if (!c) continue;
+    JobInfo* copy = req.mutable_launch()->add_het_components();
+    *copy = *c;
+    copy->mutable_spec()->clear_script();
+    copy->mutable_spec()->clear_env();
+  }
   AgentAddress to = AddressOf(job.alloc(node_index).node());
   if (const NodeRuntime* n = nodes_.Find(to.node)) req.set_session(n->session);
   int64_t id = job.job_id();

@@ -278,6 +278,8 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   r.reservation = spec.reservation();
   r.max_switches = spec.max_switches();
   r.switches_wait_s = spec.switches_wait_s() > 0 ? spec.switches_wait_s() : kDefaultSwitchWaitS;
+  r.het_job_id = job.het_job_id();
+  r.het_size = job.het_size();
   return r;
 }
 

@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   up->add_option("--state-dir", opts.state_dir, "state directory");
   up->add_option("--slurmd-timeout", opts.slurmd_timeout_s, "seconds before a silent node is DOWN");
   up->add_flag("--munge", opts.munge, "AuthType=auth/munge with a private munged (fresh key)");
+  up->add_option("--config-line", opts.extra_config_lines,
+                 "a slurm.conf line added to the cluster's config (repeatable), e.g. PriorityType=priority/multifactor");
   up->add_flag("--isolated", opts.isolated,
                "each node in its own network, UTS and mount namespaces (root): own hostname and "
                "address, node names resolve");

@@ -7,6 +7,8 @@
 // made; conservative: the first bf_max_job_test such jobs, 0 = all). Reservation starts
 // are rounded up to bf_resolution_s and must lie within bf_window_s. Advance reservations
 // (reservations.h) give each reservation its own lane (timeline) of what its jobs may use.
+// The components of a heterogeneous job are decided together when the first of them comes
+// up (DecideGroup): all start now, or all get a reservation at one common start, or none.
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -54,6 +56,91 @@ class BackfillPass {
       lanes_.emplace_back(snapshot, now);
       free_lane_ = &lanes_.back();
     }
+  }
+
+  // The components of one heterogeneous job (in pending order), decided at once.
+  std::vector<Decision> DecideGroup(const std::vector<const JobRequest*>& members) {
+    std::vector<Decision> out(members.size());
+    for (size_t k = 0; k < members.size(); ++k) out[k].job_id = members[k]->job_id;
+    auto all = [&](Outcome outcome, const std::string& reason) {
+      for (Decision& d : out) {
+        d.outcome = outcome;
+        d.reason = reason;
+      }
+      return out;
+    };
+    const JobRequest& first = *members[0];
+    Lane* lane = &lanes_[0];
+    int64_t t0 = now_;
+    int64_t latest = latest_start_;
+    if (!first.reservation.empty()) {
+      auto it = lane_of_.find(first.reservation);
+      if (it == lane_of_.end()) return all(Outcome::kPending, kReasonResvDeleted);
+      lane = &lanes_[it->second];
+      t0 = std::max(now_, lane->resv->start);
+      latest = std::min(latest_start_, lane->resv->end - 1);
+    }
+    std::vector<Shape*> shapes;
+    for (const JobRequest* m : members) {
+      Shape& shape = lane->shapes.Get(*m);
+      if (shape.never) return all(Outcome::kNever, shape.never_reason);
+      if (m->reservation != first.reservation) return all(Outcome::kNever, kReasonBadConstraints);
+      shapes.push_back(&shape);
+    }
+    if (static_cast<int>(members.size()) != first.het_size) return all(Outcome::kPending, kReasonResources);
+    for (const JobRequest* m : members) {
+      if (std::string why = limits_.Check(*m); !why.empty()) return all(Outcome::kPending, why);
+    }
+    if (blocked_) return all(Outcome::kPending, kReasonPriority);
+    auto duration = [&](size_t k) { return members[k]->time_limit_s > 0 ? members[k]->time_limit_s : window_; };
+    std::vector<Placement> places(members.size());
+    if (t0 == now_) {
+      Timeline trial = lane->timeline;  // a what-if copy: the group fits as a whole or not at all
+      size_t k = 0;
+      for (; k < members.size() && trial.FitNow(shapes[k]->need, shapes[k]->filter, duration(k), &places[k]); ++k)
+        trial.Reserve(places[k]);
+      if (k == members.size()) {
+        for (k = 0; k < members.size(); ++k) {
+          ReserveEverywhere(places[k]);
+          limits_.Start(*members[k]);
+          out[k].outcome = Outcome::kStartNow;
+          out[k].alloc = StartShares(*members[k], places[k]);
+        }
+        return out;
+      }
+    }
+    if (fifo_) {
+      blocked_ = true;
+      return all(Outcome::kPending, kReasonResources);
+    }
+    if (reservations_ >= max_reservations_ || tests_ >= max_tests_) return all(Outcome::kPending, kReasonPriority);
+    ++tests_;
+    all(Outcome::kPending, kReasonResources);
+    // The earliest start every component can share: raise it to the latest of their own
+    // earliest starts until one start fits them all (bounded rounds).
+    int64_t start = t0;
+    for (int round = 0; round < 16; ++round) {
+      Timeline trial = lane->timeline;
+      bool common = true;
+      for (size_t k = 0; k < members.size() && common; ++k) {
+        if (!trial.FindStart(shapes[k]->need, shapes[k]->filter, start, duration(k), config_.bf_resolution_s,
+                             latest, &places[k])) {
+          return out;
+        }
+        common = places[k].start == start;
+        if (common) trial.Reserve(places[k]);
+        start = places[k].start;
+      }
+      if (!common) continue;
+      for (size_t k = 0; k < members.size(); ++k) {
+        ReserveEverywhere(places[k]);
+        out[k].planned_start = start;
+        out[k].planned_alloc = PlannedShares(*members[k], places[k]);
+      }
+      ++reservations_;
+      return out;
+    }
+    return out;
   }
 
   Decision Decide(const JobRequest& job) {
@@ -239,7 +326,23 @@ class BackfillScheduler : public Scheduler {
     BackfillPass pass(config_, snapshot, now);
     Plan plan;
     plan.decisions.reserve(pending.size());
-    for (const JobRequest& job : pending) plan.decisions.push_back(pass.Decide(job));
+    std::map<int64_t, std::vector<const JobRequest*>> groups;  // heterogeneous jobs' components
+    for (const JobRequest& job : pending) {
+      if (job.het_job_id != 0) groups[job.het_job_id].push_back(&job);
+    }
+    std::map<int64_t, Decision> decided;  // components decided with the first of their group
+    for (const JobRequest& job : pending) {
+      if (job.het_job_id == 0) {
+        plan.decisions.push_back(pass.Decide(job));
+        continue;
+      }
+      auto it = decided.find(job.job_id);
+      if (it == decided.end()) {
+        for (Decision& d : pass.DecideGroup(groups[job.het_job_id])) decided[d.job_id] = std::move(d);
+        it = decided.find(job.job_id);
+      }
+      plan.decisions.push_back(std::move(it->second));
+    }
     return plan;
   }
 

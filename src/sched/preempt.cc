@@ -206,7 +206,7 @@ void PlanPreemptions(const ClusterSnapshot& snapshot, const std::vector<JobReque
       ApplyAllocation(&work, d.alloc, job.exclusive);
       continue;
     }
-    if (d.outcome != Outcome::kPending ||
+    if (d.outcome != Outcome::kPending || job.het_job_id != 0 ||
         (d.reason != kReasonResources && d.reason != kReasonPriority)) {
       continue;
     }

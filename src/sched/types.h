@@ -128,6 +128,11 @@ struct JobRequest {
   // Preemption (sched/preempt.h): the partition's PriorityTier and the job's QOS.
   int priority_tier = 0;
   std::string qos;
+  // A component of a heterogeneous job (sbatch hetjob): the components share het_job_id
+  // (the first component's id), there are het_size of them, and they start together or
+  // not at all (never preemptors). 0 = an ordinary job.
+  int64_t het_job_id = 0;
+  int het_size = 0;
 };
 
 enum class Outcome {

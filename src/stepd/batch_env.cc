@@ -157,6 +157,31 @@ void SetTaskAndSiteVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvLis
   if (!env->Has("TMPDIR")) env->Set("TMPDIR", "/tmp");
 }
 
+// A heterogeneous job: SLURM_HET_SIZE and each component's allocation as
+// SLURM_<VAR>_HET_GROUP_<k> (the unsuffixed variables are the first component's).
+void SetHetVars(const BatchLaunch& l, EnvList* env) {
+  if (l.het_components_size() < 2) return;
+  env->Set("SLURM_HET_SIZE", std::to_string(l.het_components_size()));
+  for (const JobInfo& c : l.het_components()) {
+    const std::string k = "_HET_GROUP_" + std::to_string(c.het_job_offset());
+    std::string nodelist;
+    std::vector<int64_t> cpus, tasks;
+    for (const NodeAlloc* a : SortedAlloc(c, &nodelist)) {
+      cpus.push_back(std::max(1, a->cpu_ids_size()));
+      tasks.push_back(std::max(1, a->ntasks()));
+    }
+    env->Set("SLURM_JOB_ID" + k, std::to_string(c.job_id()));
+    env->Set("SLURM_JOB_NODELIST" + k, nodelist);
+    env->Set("SLURM_JOB_NUM_NODES" + k, std::to_string(c.alloc_size()));
+    env->Set("SLURM_JOB_CPUS_PER_NODE" + k, FormatRepeatedCounts(cpus));
+    env->Set("SLURM_TASKS_PER_NODE" + k, FormatRepeatedCounts(tasks));
+    env->Set("SLURM_JOB_PARTITION" + k, c.spec().partition());
+    env->Set("SLURM_JOB_ACCOUNT" + k, c.spec().account());
+    if (c.spec().ntasks_set()) env->Set("SLURM_NTASKS" + k, std::to_string(c.num_tasks()));
+    if (c.spec().cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK" + k, std::to_string(c.spec().cpus_per_task()));
+  }
+}
+
 }  // namespace
 
 void SetRelaySocketVar(const std::string& socket, EnvList* env) {
@@ -192,6 +217,7 @@ std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnv
   SetGpuVars(launch, &env);
   SetMemoryVars(launch, &env);
   SetTaskAndSiteVars(launch, ctx, &env);
+  SetHetVars(launch, &env);
   return env.Take();
 }
 

@@ -147,6 +147,30 @@ TEST_F(SrunSignals, VerboseLaunchLinesAndStepAbortedOnCancel) {
   EXPECT_EQ(text.find("Job step aborted", text.find("Job step aborted") + 1), std::string::npos) << text;
 }
 
+// scancel --signal=STOP stops the job's steps and shows the job STOPPED (Slurm's state)
+// until --signal=CONT; the tasks are really stopped meanwhile.
+TEST_F(SrunSignals, StopAndContShowTheJobStoppedThenRunning) {
+  const int64_t id = Submit({"-o", "/dev/null", "--wrap",
+                             BinDir() + "/srun bash -c 'while :; do date +%s%N >> ticks; sleep 0.05; done'"});
+  const std::string job = std::to_string(id);
+  const std::string ticks = work_dir() + "/ticks";
+  for (int i = 0; i < 400 && !std::filesystem::exists(ticks); ++i) usleep(50'000);
+  ASSERT_TRUE(std::filesystem::exists(ticks));
+  ASSERT_EQ(Run({"scancel", "--signal=STOP", job}).exit_code, 0);
+  EXPECT_EQ(Run({"squeue", "-h", "-j", job, "-o", "%T %t"}).out, "STOPPED ST\n");
+  EXPECT_NE(Run({"scontrol", "show", "job", job}).out.find("JobState=STOPPED "), std::string::npos);
+  usleep(300'000);
+  const size_t frozen = ReadFile(ticks).size();
+  usleep(500'000);
+  EXPECT_EQ(ReadFile(ticks).size(), frozen);  // no tick while stopped
+  ASSERT_EQ(Run({"scancel", "--signal=CONT", job}).exit_code, 0);
+  EXPECT_EQ(Run({"squeue", "-h", "-j", job, "-o", "%T"}).out, "RUNNING\n");
+  usleep(500'000);
+  EXPECT_GT(ReadFile(ticks).size(), frozen);
+  Run({"scancel", job});
+  EXPECT_EQ(WaitDone(id), "CANCELLED");
+}
+
 TEST_F(SrunSignals, KillOnBadExitEndsTheStep) {
   auto start = std::chrono::steady_clock::now();
   auto r = Run({"srun", "-n2", "--kill-on-bad-exit=1", "bash", "-c",
