@@ -15,7 +15,7 @@ namespace sluice {
 namespace {
 
 enum Opt { kNoHeader = 1, kJobs, kLong, kNorm, kFormat, kUser, kPartition, kWeights, kVersion,
-           kHelp, kIgnored, kUsage };
+           kHelp, kIgnored, kUsage, kVerbose };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
@@ -25,7 +25,7 @@ const std::vector<OptionDef>& Defs() {
       {"partition", 'p', ArgKind::kRequired, kPartition},
       {"weights", 'w', ArgKind::kNone, kWeights},   {"version", 'V', ArgKind::kNone, kVersion},
       {"help", 0, ArgKind::kNone, kHelp},           {"usage", 0, ArgKind::kNone, kUsage},
-      {"verbose", 'v', ArgKind::kNone, kIgnored},   {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"verbose", 'v', ArgKind::kNone, kVerbose},   {"clusters", 'M', ArgKind::kRequired, kIgnored},
       {"local", 0, ArgKind::kNone, kIgnored},       {"federation", 0, ArgKind::kNone, kIgnored},
       {"sort", 'S', ArgKind::kRequired, kIgnored},
   };
@@ -34,7 +34,8 @@ const std::vector<OptionDef>& Defs() {
 
 struct SprioOptions {
   bool header = true, long_fmt = false, norm = false, weights = false, help = false, usage = false,
-       version = false;
+       version = false, job_flag = false;
+  int verbose = 0;
   std::string format;
   std::set<int64_t> jobs;
   std::set<std::string> users, partitions;
@@ -46,6 +47,7 @@ Status ApplyOption(const ParsedOption& o, SprioOptions* s) {
     case kLong: s->long_fmt = true; break;
     case kNorm: s->norm = true; break;
     case kWeights: s->weights = true; break;
+    case kVerbose: ++s->verbose; break;
     case kVersion: s->version = true; break;
     case kHelp: s->help = true; break;
     case kUsage: s->usage = true; break;
@@ -53,6 +55,7 @@ Status ApplyOption(const ParsedOption& o, SprioOptions* s) {
     case kUser: for (auto& u : SplitList(o.value)) s->users.insert(u); break;
     case kPartition: for (auto& p : SplitList(o.value)) s->partitions.insert(p); break;
     case kJobs: {
+      s->job_flag = true;
       if (!o.has_value) break;
       ASSIGN_OR_RETURN(auto ids, ParseJobIdList(o.value));
       s->jobs.insert(ids.begin(), ids.end());
@@ -131,6 +134,7 @@ std::string Cell(const std::string& key, const JobPriority& j) {
 std::string WeightCell(const std::string& key, const GetPrioritiesReply& w) {
   switch (key.empty() ? ' ' : key[0]) {
     case 'i': return "Weights";
+    case 'S': case 's': return "1";  // the site factor is added unweighted
     case 'A': case 'a': return std::to_string(w.weight_age());
     case 'F': case 'f': return std::to_string(w.weight_fairshare());
     case 'J': case 'j': return std::to_string(w.weight_job_size());
@@ -149,7 +153,22 @@ bool Wanted(const JobPriority& j, const SprioOptions& s) {
   return s.partitions.empty() || s.partitions.count(j.partition());
 }
 
+// -v: the options as sprio understood them, in Slurm's layout.
+std::string VerboseReport(const SprioOptions& s) {
+  auto list = [](const auto& items) {
+    std::string out;
+    for (const auto& i : items) out += (out.empty() ? "" : ",") + fmt::format("{}", i);
+    return out.empty() ? std::string("(null)") : out;
+  };
+  const std::string rule = "-----------------------------\n";
+  return rule + fmt::format("format     = {}\n", s.format.empty() ? "(null)" : s.format) +
+         fmt::format("job_flag   = {}\n", s.job_flag ? 1 : 0) + fmt::format("jobs       = {}\n", list(s.jobs)) +
+         fmt::format("partition  = {}\n", list(s.partitions)) + fmt::format("users      = {}\n", list(s.users)) +
+         fmt::format("verbose    = {}\n", s.verbose) + rule;
+}
+
 int Show(const SprioOptions& s, CliEnv& env) {
+  if (s.verbose > 0) *env.out << VerboseReport(s);
   Expected<ClientApiInterface*> api = env.connect();
   GetPrioritiesRequest req;
   for (int64_t id : s.jobs) req.add_job_ids(id);

@@ -84,6 +84,20 @@ TEST_F(SprioTest, FormatOptionAndWeightsRow) {
   EXPECT_EQ(t.out.str(), "JOBID|NICE|AGE\nWeigh||1000\n   14|0|0\n");
 }
 
+// The layout Slurm's testsuite checks: the weights row names SITE's weight (1), and -v
+// first lists the options as understood.
+TEST_F(SprioTest, WeightsRowAndVerboseReport) {
+  EXPECT_EQ(Run({"--weights"}), 0);
+  EXPECT_NE(t.out.str().find("        Weights                               1\n"), std::string::npos) << t.out.str();
+  t.out.str("");
+  EXPECT_EQ(Run({"--verbose", "-j", "14"}), 0);
+  EXPECT_EQ(t.out.str().rfind("-----------------------------\nformat     = (null)\njob_flag   = 1\n"
+                              "jobs       = 14\npartition  = (null)\nusers      = (null)\nverbose    = 1\n", 0),
+            0u)
+      << t.out.str();
+  EXPECT_NE(t.out.str().find("             14 gpu"), std::string::npos) << t.out.str();
+}
+
 TEST_F(SprioTest, BasicPluginAndErrors) {
   t.api.priorities.set_multifactor(false);
   EXPECT_EQ(Run({}), 1);

@@ -72,7 +72,7 @@ std::string RandomKey() {
 }
 
 // %x is the job's name: the enclosing job's, else this srun's own allocation's (-J, or
-// the command's name).
+// the command's name); %A/%a the enclosing array task's.
 PatternVars OutputVars(const SrunOptions& o, const CliEnv& env, int64_t job_id, int step_id) {
   PatternVars v;
   v.job_id = job_id;
@@ -80,6 +80,10 @@ PatternVars OutputVars(const SrunOptions& o, const CliEnv& env, int64_t job_id, 
   v.user = env.Getenv("USER");
   v.job_name = env.Getenv("SLURM_JOB_NAME");
   if (v.job_name.empty()) v.job_name = o.alloc.spec.name().empty() ? CommandName(o) : o.alloc.spec.name();
+  if (const std::string a = env.Getenv("SLURM_ARRAY_JOB_ID"); !a.empty()) {  // %A, %a in an array task
+    v.array_job_id = std::atoll(a.c_str());
+    v.array_task_id = std::atoll(env.Getenv("SLURM_ARRAY_TASK_ID").c_str());
+  }
   return v;
 }
 

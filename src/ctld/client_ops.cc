@@ -32,10 +32,9 @@ std::string Upper(std::string s) {
 
 }  // namespace
 
-Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitRequest& req) {
-  if (req.het_components_size() > 0) return SubmitHet(caller, req);
+Expected<JobInfo> Controller::NewJob(const Caller& caller, const JobSpec& spec) {
   JobInfo job;
-  *job.mutable_spec() = req.spec();
+  *job.mutable_spec() = spec;
   if (job.spec().nice() < 0 && !IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
   RETURN_IF_ERROR(NormalizeJob(config_, &job));
   job.set_uid(caller.uid);
@@ -44,6 +43,12 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
   job.set_group(options_.group_name(caller.gid));
   FillDefaultAccount(&job);
   RETURN_IF_ERROR(CheckSubmitAccess(&job));
+  return job;
+}
+
+Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitRequest& req) {
+  if (req.het_components_size() > 0) return SubmitHet(caller, req);
+  ASSIGN_OR_RETURN(JobInfo job, NewJob(caller, req.spec()));
   job.set_job_id(next_job_id_);
   ASSIGN_OR_RETURN(std::vector<int64_t> tasks, ParseArrayAndDeps(&job));
   RETURN_IF_ERROR(CheckAssocSubmit(&job, tasks.empty() ? 1 : static_cast<int64_t>(tasks.size())));

@@ -223,6 +223,8 @@ class Controller {
   // component ends, is requeued or cancelled, so are the others (SyncHetGroups, before
   // every commit). User operations on a component act on the whole job (HetFirst).
   Expected<SubmitReply> SubmitHet(const Caller& caller, const SubmitRequest& req);
+  // A submitted spec as a job of `caller`: checked, normalised, with its account (no id).
+  Expected<JobInfo> NewJob(const Caller& caller, const JobSpec& spec);
   void SyncHetGroups();
   void SyncHetGroup(int64_t het_job_id);
   JobInfo* HetFirst(JobInfo* job);

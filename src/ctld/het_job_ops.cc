@@ -25,19 +25,9 @@ Expected<SubmitReply> Controller::SubmitHet(const Caller& caller, const SubmitRe
   std::vector<sched::JobRequest> requests;
   const int64_t first = next_job_id_;
   for (int k = 0; k < n; ++k) {
-    JobInfo job;
-    *job.mutable_spec() = k == 0 ? req.spec() : req.het_components(k - 1);
-    if (!job.spec().array_spec().empty()) {
-      return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
-    }
-    if (job.spec().nice() < 0 && !IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
-    RETURN_IF_ERROR(NormalizeJob(config_, &job));
-    job.set_uid(caller.uid);
-    job.set_gid(caller.gid);
-    job.set_user(options_.user_name(caller.uid));
-    job.set_group(options_.group_name(caller.gid));
-    FillDefaultAccount(&job);
-    RETURN_IF_ERROR(CheckSubmitAccess(&job));
+    const JobSpec& spec = k == 0 ? req.spec() : req.het_components(k - 1);
+    if (!spec.array_spec().empty()) return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
+    ASSIGN_OR_RETURN(JobInfo job, NewJob(caller, spec));
     job.set_job_id(first + k);
     job.set_het_job_id(first);
     job.set_het_job_offset(k);
@@ -67,7 +57,7 @@ Expected<SubmitReply> Controller::SubmitHet(const Caller& caller, const SubmitRe
     job.set_submit_time(now);
     job.set_eligible_time(std::max(now, jobs[0].spec().begin_time()));
     job.set_priority(held ? 0 : 1);
-    job.set_reason(held ? "JobHeldUser" : "None");
+    job.set_reason(held ? "JobHeldUser" : jobs[0].spec().begin_time() > now ? "BeginTime" : "None");
     requests[k].priority = job.priority();
     requests[k].submit_time = now;
     InsertSubmitted(std::move(job), std::move(requests[k]), {});

@@ -10,6 +10,7 @@ namespace {
 using testing::MakeCluster;
 using testing::MakeJob;
 using testing::NodeNames;
+using testing::Timed;
 using Names = std::vector<std::string>;
 using Policy = SchedulerConfig::Policy;
 constexpr int64_t kNow = 1000;
@@ -22,23 +23,8 @@ SchedulerConfig Config(Policy policy, int64_t resolution = 1, int64_t window = 8
   return config;
 }
 
-JobRequest Timed(JobRequest job, int64_t limit) {
-  job.time_limit_s = limit;
-  return job;
-}
 
-// node1 fully busy until kNow + 100; node2 idle (both 8 CPUs, 4 GPUs).
-ClusterSnapshot BusyFirstNode() {
-  ClusterSnapshot s = MakeCluster(2);
-  s.nodes[0].cpu_used.assign(8, true);
-  s.nodes[0].running_jobs = 1;
-  RunningJob r;
-  r.job_id = 1;
-  r.end_time = kNow + 100;
-  r.alloc.push_back({"node1", {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1});
-  s.running.push_back(r);
-  return s;
-}
+ClusterSnapshot BusyFirstNode() { return testing::BusyFirstNode(kNow + 100); }
 
 // A needs both nodes; B is short enough to finish before A's reservation; C is not;
 // D has no time limit.

@@ -11,6 +11,7 @@ namespace {
 using testing::MakeCluster;
 using testing::MakeJob;
 using testing::NodeNames;
+using testing::Timed;
 constexpr int64_t kNow = 1000;
 
 JobRequest Component(int64_t id, int64_t het_job_id, int het_size, int cpus, int64_t limit) {
@@ -28,23 +29,8 @@ std::unique_ptr<Scheduler> Easy() {
   return MakeScheduler(config);
 }
 
-JobRequest Timed(JobRequest job, int64_t limit) {
-  job.time_limit_s = limit;
-  return job;
-}
 
-// node1 fully busy until kNow + 100; node2 idle (8 CPUs each).
-ClusterSnapshot BusyFirstNode() {
-  ClusterSnapshot s = MakeCluster(2);
-  s.nodes[0].cpu_used.assign(8, true);
-  s.nodes[0].running_jobs = 1;
-  RunningJob r;
-  r.job_id = 1;
-  r.end_time = kNow + 100;
-  r.alloc.push_back({"node1", {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1});
-  s.running.push_back(r);
-  return s;
-}
+ClusterSnapshot BusyFirstNode() { return testing::BusyFirstNode(kNow + 100); }
 
 TEST(HetJobPlan, ComponentsStartTogetherOnDisjointResources) {
   Plan plan = Easy()->Schedule(

@@ -40,6 +40,24 @@ inline JobRequest MakeJob(int64_t id, int num_nodes = 1, int cpus = 1, int64_t m
   return job;
 }
 
+inline JobRequest Timed(JobRequest job, int64_t limit) {
+  job.time_limit_s = limit;
+  return job;
+}
+
+// MakeCluster(2) with node1's 8 CPUs held by running job 1 until `busy_until`.
+inline ClusterSnapshot BusyFirstNode(int64_t busy_until) {
+  ClusterSnapshot s = MakeCluster(2);
+  s.nodes[0].cpu_used.assign(8, true);
+  s.nodes[0].running_jobs = 1;
+  RunningJob r;
+  r.job_id = 1;
+  r.end_time = busy_until;
+  r.alloc.push_back({"node1", {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1});
+  s.running.push_back(r);
+  return s;
+}
+
 inline std::vector<std::string> NodeNames(const std::vector<NodeShare>& alloc) {
   std::vector<std::string> names;
   for (const NodeShare& share : alloc) names.push_back(share.node);
