@@ -439,14 +439,18 @@ Status Controller::Requeue(const Caller& c, JobInfo* job, bool hold) {
   }
   job->set_hold_on_requeue(hold);
   if (job->state() == JOB_RUNNING) {
-    job->set_requeue_on_end(true);
-    jobs_.SetState(job, JOB_COMPLETING);
-    SendSignal(*job, SIGNAL_CANCEL, 0, true);
-    MarkJob(job->job_id());
+    BeginRequeue(job);
     return Status::Ok();
   }
   RequeueNow(job, "None");
   return Status::Ok();
+}
+
+void Controller::BeginRequeue(JobInfo* job) {
+  job->set_requeue_on_end(true);
+  jobs_.SetState(job, JOB_COMPLETING);
+  SendSignal(*job, SIGNAL_CANCEL, 0, true);
+  MarkJob(job->job_id());
 }
 
 GetConfigReply Controller::GetConfig() const {

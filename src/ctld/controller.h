@@ -190,6 +190,9 @@ class Controller {
   // Job state transitions (controller.cc).
   void FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal);
   void ReleaseResources(JobInfo* job);
+  // A running job's requeue: its processes get SIGTERM/KillWait/SIGKILL, it is COMPLETING
+  // and goes back to the queue once its nodes report its end.
+  void BeginRequeue(JobInfo* job);
   void RequeueNow(JobInfo* job, const std::string& reason);
   void StartCancel(JobInfo* job, JobState state);
   void LoseJob(JobInfo* job, const std::string& lost_node);  // a node of it is gone

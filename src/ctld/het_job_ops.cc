@@ -97,10 +97,7 @@ void Controller::SyncHetGroup(int64_t het_job_id) {
   if (first_active) {
     for (JobInfo* c : rest) {
       if (c->state() == JOB_PENDING) {  // requeued on its own: so is the whole job
-        first->set_requeue_on_end(true);
-        jobs_.SetState(first, JOB_COMPLETING);
-        SendSignal(*first, SIGNAL_CANCEL, 0, true);
-        MarkJob(first->job_id());
+        BeginRequeue(first);
         break;
       }
       if (IsTerminal(c->state())) {

@@ -146,9 +146,7 @@ void Controller::KillPreempted(JobInfo* job) {
   job->set_preempt_kill_time(0);
   MarkJob(job->job_id());
   if (static_cast<PreemptMode>(job->preempt_mode()) == PreemptMode::kRequeue) {
-    job->set_requeue_on_end(true);  // as scontrol requeue: requeued when its end is reported
-    jobs_.SetState(job, JOB_COMPLETING);
-    SendSignal(*job, SIGNAL_CANCEL, 0, true);
+    BeginRequeue(job);  // as scontrol requeue: requeued when its end is reported
     return;
   }
   StartCancel(job, JOB_PREEMPTED);
