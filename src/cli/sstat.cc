@@ -318,8 +318,14 @@ int RunSstat(const std::vector<std::string>& args, CliEnv& env) {
       req.set_step_id(step);
       Expected<StepUsageReply> u = step < 0 ? Expected<StepUsageReply>(NotFound("")) : (*api)->StepUsage(req);
       if (!u.ok()) {
-        bool missing = u.status().code() == Code::kNotFound || u.status().code() == Code::kFailedPrecondition;
-        fail(missing ? fmt::format("StepId={} not found running.", job_step) : u.status().message());
+        const Code code = u.status().code();
+        if (code != Code::kNotFound && code != Code::kFailedPrecondition) {
+          fail(u.status().message());
+        } else if (!n.step_id) {  // the job or its step ended since GetSteps listed it
+          fail(fmt::format("No steps running for job {}", n.job_id));
+        } else {
+          fail(fmt::format("StepId={} not found running.", job_step));
+        }
         continue;
       }
       for (const std::string& e : u->errors()) fail("problem getting usage from " + e);

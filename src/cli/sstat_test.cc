@@ -94,6 +94,27 @@ TEST(Sstat, RefusesWhatItCannotReport) {
   EXPECT_EQ(d.out.str(), "JobID|MaxRSS\n");
 }
 
+// A job that ended between listing its steps and asking their usage has no steps
+// running; a named step of it is not found running.
+TEST(Sstat, AJobThatEndedMeanwhileHasNoStepsRunning) {
+  TestCli t;
+  StepInfo* s = t.api.steps.add_steps();
+  s->set_job_id(12);
+  s->set_step_id(0);
+  struct EndedApi : FakeApi {
+    Expected<StepUsageReply> StepUsage(const StepUsageRequest&) override {
+      return FailedPrecondition("job 12 is not running");
+    }
+  } ended;
+  ended.steps = t.api.steps;
+  t.env.connect = [&]() -> Expected<ClientApiInterface*> { return &ended; };
+  EXPECT_EQ(RunSstat({"-j", "12"}, t.env), 1);
+  EXPECT_EQ(t.err.str(), "sstat: error: No steps running for job 12\n");
+  t.err.str("");
+  EXPECT_EQ(RunSstat({"-j", "12.0"}, t.env), 1);
+  EXPECT_EQ(t.err.str(), "sstat: error: StepId=12.0 not found running.\n");
+}
+
 // Without a step: the lowest-numbered running step, or every one with -a.
 TEST(Sstat, PicksTheLowestStepUnlessAllSteps) {
   for (bool all : {false, true}) {
