@@ -111,6 +111,13 @@ std::string DisplayJobId(const JobInfo& job) {
   return std::to_string(job.array_job_id()) + "_" + task;
 }
 
+std::string HetJobIdSet(const JobInfo& job) {
+  if (job.het_job_id() == 0) return "";
+  std::string set = std::to_string(job.het_job_id());
+  if (job.het_size() > 1) set += "-" + std::to_string(job.het_job_id() + job.het_size() - 1);
+  return set;
+}
+
 std::vector<JobInfo> CompressPendingTasks(const std::vector<JobInfo>& jobs) {
   std::map<int64_t, std::vector<int64_t>> pending;  // array id -> pending task ids
   for (const JobInfo& j : jobs) {

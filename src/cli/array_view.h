@@ -38,6 +38,8 @@ ResolvedIds ResolveSelectors(const std::vector<JobSelector>& sels, ClientApiInte
                              std::vector<std::string>* missing);
 
 std::string DisplayJobId(const JobInfo& job);
+// A heterogeneous job's component ids, "10-12" ("" for other jobs).
+std::string HetJobIdSet(const JobInfo& job);
 std::vector<JobInfo> CompressPendingTasks(const std::vector<JobInfo>& jobs);
 std::string DependencyString(const JobInfo& job);
 

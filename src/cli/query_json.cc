@@ -1,7 +1,5 @@
 #include "cli/query_json.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -136,7 +134,7 @@ json JobJson(const JobInfo& j, const std::string& cluster) {
   o["node_count"] = j.num_nodes();
   o["tasks"] = j.num_tasks();
   o["het_job_id"] = j.het_job_id();
-  o["het_job_id_set"] = j.het_size() > 1 ? fmt::format("{}-{}", j.het_job_id(), j.het_job_id() + j.het_size() - 1) : "";
+  o["het_job_id_set"] = HetJobIdSet(j);
   o["het_job_offset"] = j.het_job_offset();
   o["partition"] = s.partition();
   o["prefer"] = "";

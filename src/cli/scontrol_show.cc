@@ -54,10 +54,8 @@ std::string ArrayFields(const JobInfo& j) {
 // " HetJobId=10 HetJobOffset=1 HetJobIdSet=10-12" for a heterogeneous job's components.
 std::string HetFields(const JobInfo& j) {
   if (j.het_job_id() == 0) return "";
-  std::string set = std::to_string(j.het_job_id());
-  if (j.het_size() > 1) set += "-" + std::to_string(j.het_job_id() + j.het_size() - 1);
   return " HetJobId=" + std::to_string(j.het_job_id()) + " HetJobOffset=" + std::to_string(j.het_job_offset()) +
-         " HetJobIdSet=" + set;
+         " HetJobIdSet=" + HetJobIdSet(j);
 }
 
 std::string JobHead(const JobInfo& j, int64_t now) {

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/text_util.h"
+
 namespace sluice {
 
 StepOutputFiles::StepOutputFiles(std::string out_pattern, std::string err_pattern, PatternVars vars,
@@ -17,7 +19,7 @@ StepOutputFiles::Route StepOutputFiles::RouteFor(uint32_t rank, bool is_err) con
   const std::string& pattern = is_err && !err_.empty() ? err_ : out_;
   if (pattern.empty() || pattern == "all") return Route::kSrun;
   if (pattern == "none") return Route::kDiscard;
-  if (pattern.find_first_not_of("0123456789") == std::string::npos && pattern.size() < 10) {
+  if (IsAllDigits(pattern) && pattern.size() < 10) {
     return std::stoul(pattern) == rank ? Route::kSrun : Route::kDiscard;  // -o <task id>
   }
   return Route::kFile;

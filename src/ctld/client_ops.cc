@@ -30,6 +30,9 @@ std::string Upper(std::string s) {
   return s;
 }
 
+// A CancelRequest that ends jobs (no signal, or KILL) rather than signalling them.
+bool EndsJobs(const CancelRequest& req) { return req.signal() == 0 || req.signal() == 9; }
+
 }  // namespace
 
 Expected<JobInfo> Controller::NewJob(const Caller& caller, const JobSpec& spec) {
@@ -169,14 +172,14 @@ bool Controller::CancelMatches(const JobInfo& job, const CancelRequest& req) con
 }
 
 CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRequest& req) {
-  if (req.signal() == 0 || req.signal() == 9) job = HetFirst(job);  // the whole heterogeneous job
+  if (EndsJobs(req)) job = HetFirst(job);  // the whole heterogeneous job
   int64_t id = job->job_id();
   Status own = CheckOwner(c, job);
   if (!own.ok()) return Result(id, own);
   if (IsTerminal(job->state()) || job->state() == JOB_COMPLETING) {
     return Result(id, FailedPrecondition(kMsgAlreadyDone));
   }
-  if (req.signal() != 0 && req.signal() != 9) {
+  if (!EndsJobs(req)) {
     if (job->state() == JOB_PENDING) return Result(id, FailedPrecondition(kMsgJobPending));
     DeliverSignal(*job, req.signal(), req.batch_only(), req.full());
     if (!req.batch_only() && (req.signal() == SIGSTOP || req.signal() == SIGCONT) &&
@@ -188,10 +191,7 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
   }
   job->set_cancelled_by(c.uid);  // sacct: "CANCELLED by <uid>"
   if (job->state() == JOB_PENDING) {
-    jobs_.SetState(job, JOB_CANCELLED);
-    job->set_end_time(Now());
-    job->set_reason("None");
-    MarkJob(id);
+    EndPending(job, JOB_CANCELLED);
   } else {
     StartCancel(job, JOB_CANCELLED);
   }
@@ -241,7 +241,7 @@ CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
   for (auto& [id, job] : jobs_.jobs()) {
     if (IsTerminal(job.state()) || !CancelMatches(job, req)) continue;
     if (!op && job.uid() != caller.uid) continue;
-    if (job.het_job_offset() > 0 && (req.signal() == 0 || req.signal() == 9)) continue;  // with its first
+    if (job.het_job_offset() > 0 && EndsJobs(req)) continue;  // ended with its first component
     *reply.add_results() = CancelOne(caller, &job, req);
   }
   return reply;
@@ -444,6 +444,13 @@ Status Controller::Requeue(const Caller& c, JobInfo* job, bool hold) {
   }
   RequeueNow(job, "None");
   return Status::Ok();
+}
+
+void Controller::EndPending(JobInfo* job, JobState state) {
+  jobs_.SetState(job, state);
+  job->set_end_time(Now());
+  job->set_reason("None");
+  MarkJob(job->job_id());
 }
 
 void Controller::BeginRequeue(JobInfo* job) {

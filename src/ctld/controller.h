@@ -193,6 +193,8 @@ class Controller {
   // A running job's requeue: its processes get SIGTERM/KillWait/SIGKILL, it is COMPLETING
   // and goes back to the queue once its nodes report its end.
   void BeginRequeue(JobInfo* job);
+  // A pending job that will never run: `state` (terminal) from now.
+  void EndPending(JobInfo* job, JobState state);
   void RequeueNow(JobInfo* job, const std::string& reason);
   void StartCancel(JobInfo* job, JobState state);
   void LoseJob(JobInfo* job, const std::string& lost_node);  // a node of it is gone

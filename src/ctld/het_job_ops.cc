@@ -107,11 +107,7 @@ void Controller::SyncHetGroup(int64_t het_job_id) {
     }
   } else if (first->state() == JOB_PENDING) {
     for (JobInfo* c : rest) {
-      if (IsTerminal(c->state()) && !IsTerminal(first->state())) {  // cancelled while pending
-        jobs_.SetState(first, c->state());
-        first->set_end_time(Now());
-        MarkJob(first->job_id());
-      }
+      if (IsTerminal(c->state()) && !IsTerminal(first->state())) EndPending(first, c->state());  // cancelled while pending
     }
   }
   const bool requeueing = first->state() == JOB_PENDING || (Ending(*first) && first->requeue_on_end());
@@ -125,10 +121,7 @@ void Controller::SyncHetGroup(int64_t het_job_id) {
         FinishJob(c, first->state(), first->exit_code(), first->term_signal());
       }
     } else if (c->state() == JOB_PENDING && IsTerminal(first->state())) {
-      jobs_.SetState(c, first->state());
-      c->set_end_time(Now());
-      c->set_reason("None");
-      MarkJob(c->job_id());
+      EndPending(c, first->state());
     }
   }
 }

@@ -5,17 +5,17 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
+
+#include "node_common/job_dir.h"
 
 namespace sluice {
 namespace {
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+// The file's text, "" when it cannot be read (the process ended, /proc/<pid>/io denied).
+std::string ReadOrEmpty(const std::string& path) {
+  Expected<std::string> text = ReadSmallFile(path);
+  return text.ok() ? *text : std::string();
 }
 
 void AddIo(const std::string& io, ProcessUsage* u) {
@@ -59,9 +59,9 @@ std::map<pid_t, ProcessUsage> SampleProcessGroups(const std::vector<pid_t>& grou
     const std::string dir = proc_root + "/" + e->d_name;
     pid_t group = 0;
     ProcessUsage u;
-    if (!ParseProcStat(ReadWhole(dir + "/stat"), ticks, page_kb, &group, &u)) continue;
+    if (!ParseProcStat(ReadOrEmpty(dir + "/stat"), ticks, page_kb, &group, &u)) continue;
     if (std::find(groups.begin(), groups.end(), group) == groups.end()) continue;
-    AddIo(ReadWhole(dir + "/io"), &u);
+    AddIo(ReadOrEmpty(dir + "/io"), &u);
     ProcessUsage& sum = out[group];
     sum.rss_kb += u.rss_kb;
     sum.vsize_kb += u.vsize_kb;

@@ -5,9 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 namespace sluice {
@@ -33,7 +31,7 @@ TEST(ProcUsage, ParsesAStatLineWhoseNameHasSpacesAndParens) {
 
 // A child leading its own process group that touches 64 MiB: its group's RSS counts it, and a
 // group that is not asked for is absent.
-TEST(ProcUsage, SumsTheProcessesOfASession) {
+TEST(ProcUsage, SumsTheProcessesOfAGroup) {
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
   pid_t child = ::fork();

@@ -38,6 +38,9 @@ bool IsStepSupervisor(pid_t pid, const std::string& dir, bool own_child) {
   return own_child && cmdline->find(std::string_view("\0--wait\0", 8)) != std::string::npos;
 }
 
+// A step's directory under the spool: "step.<job>.<step>".
+std::string StepDirName(int64_t job_id, int32_t step_id) { return fmt::format("step.{}.{}", job_id, step_id); }
+
 Status ValidateStep(const StepLaunch& l, const std::string& node) {
   if (l.job_id() <= 0 || l.step_id() < 0) return InvalidArgument("step launch has no job/step id");
   if (l.argv_size() == 0) return InvalidArgument("step launch has no command");
@@ -63,7 +66,7 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_ctld_port(options_.ctld_port);
     launch.set_relay_socket(options_.relay_socket);
     launch.set_fence_lease(options_.fence_lease);
-    std::string dir = fmt::format("{}/step.{}.{}", jobs_->spool(), launch.job_id(), launch.step_id());
+    std::string dir = jobs_->spool() + "/" + StepDirName(launch.job_id(), launch.step_id());
     std::lock_guard<std::mutex> lock(mu_);
     if (given_up_steps_.Contains({launch.job_id(), launch.step_id()})) {
       st = FailedPrecondition(fmt::format("step {}.{} was given up by the controller",
@@ -101,7 +104,7 @@ AgentStepUsageReply Agent::StepUsage(int64_t job_id, int32_t step_id) {
     reply.set_error(fmt::format("step {}.{} is not running here", job_id, step_id));
     return reply;
   }
-  JobDir dir(fmt::format("{}/step.{}.{}", jobs_->spool(), job_id, step_id));
+  JobDir dir(jobs_->spool() + "/" + StepDirName(job_id, step_id));
   auto text = ReadSmallFile(dir.TasksFile());
   std::vector<std::pair<int, pid_t>> tasks;  // rank, pid (= its group)
   std::istringstream in(text.ok() ? *text : std::string());
@@ -130,7 +133,7 @@ int Agent::ForEachStep(int64_t job_id, int32_t step_id, const std::function<bool
   std::lock_guard<std::mutex> lock(mu_);
   int n = 0;
   auto [begin, end] = steps_.equal_range(job_id);
-  const std::string suffix = fmt::format("/step.{}.{}", job_id, step_id);
+  const std::string suffix = "/" + StepDirName(job_id, step_id);
   for (auto it = begin; it != end;) {
     const std::string& dir = it->second.dir;
     if (step_id >= 0 && (dir.size() < suffix.size() ||

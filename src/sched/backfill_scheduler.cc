@@ -70,16 +70,8 @@ class BackfillPass {
       return out;
     };
     const JobRequest& first = *members[0];
-    Lane* lane = &lanes_[0];
-    int64_t t0 = now_;
-    int64_t latest = latest_start_;
-    if (!first.reservation.empty()) {
-      auto it = lane_of_.find(first.reservation);
-      if (it == lane_of_.end()) return all(Outcome::kPending, kReasonResvDeleted);
-      lane = &lanes_[it->second];
-      t0 = std::max(now_, lane->resv->start);
-      latest = std::min(latest_start_, lane->resv->end - 1);
-    }
+    const auto [lane, t0, latest] = WindowFor(first.reservation);
+    if (lane == nullptr) return all(Outcome::kPending, kReasonResvDeleted);
     std::vector<Shape*> shapes;
     for (const JobRequest* m : members) {
       Shape& shape = lane->shapes.Get(*m);
@@ -92,7 +84,7 @@ class BackfillPass {
       if (std::string why = limits_.Check(*m); !why.empty()) return all(Outcome::kPending, why);
     }
     if (blocked_) return all(Outcome::kPending, kReasonPriority);
-    auto duration = [&](size_t k) { return members[k]->time_limit_s > 0 ? members[k]->time_limit_s : window_; };
+    auto duration = [&](size_t k) { return Duration(*members[k]); };
     std::vector<Placement> places(members.size());
     if (t0 == now_) {
       Timeline trial = lane->timeline;  // a what-if copy: the group fits as a whole or not at all
@@ -146,20 +138,12 @@ class BackfillPass {
   Decision Decide(const JobRequest& job) {
     Decision decision;
     decision.job_id = job.job_id;
-    Lane* lane = &lanes_[0];
-    int64_t t0 = now_;
-    int64_t latest = latest_start_;
-    if (!job.reservation.empty()) {
-      auto it = lane_of_.find(job.reservation);
-      if (it == lane_of_.end()) {
-        Shape& shape = lanes_[0].shapes.Get(job);
-        decision.outcome = shape.never ? Outcome::kNever : Outcome::kPending;
-        decision.reason = shape.never ? shape.never_reason : kReasonResvDeleted;
-        return decision;
-      }
-      lane = &lanes_[it->second];
-      t0 = std::max(now_, lane->resv->start);
-      latest = std::min(latest_start_, lane->resv->end - 1);
+    const auto [lane, t0, latest] = WindowFor(job.reservation);
+    if (lane == nullptr) {
+      Shape& shape = lanes_[0].shapes.Get(job);
+      decision.outcome = shape.never ? Outcome::kNever : Outcome::kPending;
+      decision.reason = shape.never ? shape.never_reason : kReasonResvDeleted;
+      return decision;
     }
     Shape& shape = lane->shapes.Get(job);
     if (shape.never) {
@@ -176,7 +160,7 @@ class BackfillPass {
       decision.reason = kReasonPriority;
       return decision;
     }
-    const int64_t duration = job.time_limit_s > 0 ? job.time_limit_s : window_;
+    const int64_t duration = Duration(job);
     Placement placement;
     if (t0 == now_ && duration < shape.fit_now_fails_from) {
       if (lane->timeline.FitNow(shape.need, shape.filter, duration, &placement)) {
@@ -267,6 +251,24 @@ class BackfillPass {
     ShapeTable shapes;
     const ReservationWindow* resv = nullptr;
   };
+
+  // Where and when a job may be placed: its reservation's lane and window, or lane 0 from
+  // now (lane nullptr: it names a reservation that no longer exists).
+  struct Window {
+    Lane* lane = nullptr;
+    int64_t t0 = 0;
+    int64_t latest = 0;
+  };
+  Window WindowFor(const std::string& reservation) {
+    if (reservation.empty()) return {&lanes_[0], now_, latest_start_};
+    auto it = lane_of_.find(reservation);
+    if (it == lane_of_.end()) return {nullptr, now_, latest_start_};
+    Lane* lane = &lanes_[it->second];
+    return {lane, std::max(now_, lane->resv->start), std::min(latest_start_, lane->resv->end - 1)};
+  }
+
+  // How long the plan holds a job's resources: its time limit, else the whole window.
+  int64_t Duration(const JobRequest& job) const { return job.time_limit_s > 0 ? job.time_limit_s : window_; }
 
   void ReserveEverywhere(const Placement& placement) {
     for (Lane& lane : lanes_) lane.timeline.Reserve(placement);

@@ -45,20 +45,26 @@ std::vector<const NodeAlloc*> SortedAlloc(const JobInfo& job, std::string* nodel
   return out;
 }
 
+// CPUs and tasks of each node in `nodes` (at least one each), for SLURM_JOB_CPUS_PER_NODE
+// and SLURM_TASKS_PER_NODE.
+void CountPerNode(const std::vector<const NodeAlloc*>& nodes, std::vector<int64_t>* cpus,
+                  std::vector<int64_t>* tasks) {
+  for (const NodeAlloc* a : nodes) {
+    cpus->push_back(std::max(1, a->cpu_ids_size()));
+    tasks->push_back(std::max(1, a->ntasks()));
+  }
+}
+
 void SetNodeVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env) {
   const JobInfo& job = l.job();
   std::string nodelist;
   std::vector<const NodeAlloc*> nodes = SortedAlloc(job, &nodelist);
-  if (nodes.empty()) nodelist = ctx.node_name;
-  std::vector<int64_t> cpus, tasks;
-  for (const NodeAlloc* a : nodes) {
-    cpus.push_back(std::max(1, a->cpu_ids_size()));
-    tasks.push_back(std::max(1, a->ntasks()));
-  }
   if (nodes.empty()) {
-    cpus.push_back(std::max(1, l.local().cpu_ids_size()));
-    tasks.push_back(std::max(1, l.local().ntasks()));
+    nodelist = ctx.node_name;
+    nodes.push_back(&l.local());
   }
+  std::vector<int64_t> cpus, tasks;
+  CountPerNode(nodes, &cpus, &tasks);
   std::string nnodes = std::to_string(std::max<size_t>(1, nodes.size()));
   env->Set("SLURM_JOB_NODELIST", nodelist);
   env->Set("SLURM_NODELIST", nodelist);
@@ -166,10 +172,7 @@ void SetHetVars(const BatchLaunch& l, EnvList* env) {
     const std::string k = "_HET_GROUP_" + std::to_string(c.het_job_offset());
     std::string nodelist;
     std::vector<int64_t> cpus, tasks;
-    for (const NodeAlloc* a : SortedAlloc(c, &nodelist)) {
-      cpus.push_back(std::max(1, a->cpu_ids_size()));
-      tasks.push_back(std::max(1, a->ntasks()));
-    }
+    CountPerNode(SortedAlloc(c, &nodelist), &cpus, &tasks);
     env->Set("SLURM_JOB_ID" + k, std::to_string(c.job_id()));
     env->Set("SLURM_JOB_NODELIST" + k, nodelist);
     env->Set("SLURM_JOB_NUM_NODES" + k, std::to_string(c.alloc_size()));
