@@ -3,9 +3,17 @@
 // each with a ~1.4 KB environment and a small batch script) on 4 nodes, no running job.
 // Rows: every job, `squeue -j ID`, `squeue -u USER`, `squeue -t R`, and the old reply
 // (every job whole, script and environment included) that every squeue got before the
-// controller did the filtering. Results and the command to reproduce: bench/RESULTS.md.
+// controller did the filtering. The controller keeps its state in a SqliteStateStore in
+// a temporary directory, as the daemon does (scripts and environments live there, not in
+// the job records); `ctld_KB_per_job` is the growth of the process's resident memory per
+// pending job while the queue was submitted and committed (job records, the scheduler's
+// requests, indexes, and SQLite's page cache, which is bounded).
+// Results and the command to reproduce: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
+#include <stdlib.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -13,6 +21,7 @@
 #include "ctld/controller.h"
 #include "ctld/test_fakes.h"
 #include "sched/scheduler.h"
+#include "storage/sqlite_state_store.h"
 
 namespace sluice::ctld {
 namespace {
@@ -48,19 +57,38 @@ std::vector<std::string> Environment(int job) {
   return env;
 }
 
+// Resident set size of this process, in KB (VmRSS of /proc/self/status).
+int64_t RssKb() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  int64_t kb = 0;
+  while (in >> key) {
+    if (key == "VmRSS:" && in >> kb) return kb;
+    in.ignore(1 << 12, '\n');
+  }
+  return 0;
+}
+
 struct Queue {
   ManualClock clock{1'700'000'000};
   testing::FakeAgentLink link;
+  std::string dir;
+  std::unique_ptr<storage::StateStore> store;
   std::unique_ptr<Controller> ctl;
+  double kb_per_job = 0;
 
   Queue() {
+    char tmpl[] = "/tmp/sluice-bench-query-XXXXXX";
+    dir = mkdtemp(tmpl);
+    store = std::move(storage::SqliteStateStore::Open(dir + "/state.db")).value();
+    const int64_t rss_before = RssKb();
     ControllerOptions o;
     o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
     o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
     SchedDeps deps{nullptr, [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
                      return sched::CheckFeasible(s, j);
                    }};
-    ctl = std::make_unique<Controller>(Cluster(), &clock, nullptr, &link, deps, o);
+    ctl = std::make_unique<Controller>(Cluster(), &clock, store.get(), &link, deps, o);
     for (const NodeConfig& n : Cluster().nodes) {
       RegisterNodeRequest r;
       r.set_node(n.name);
@@ -77,14 +105,17 @@ struct Queue {
       for (std::string& v : Environment(i)) spec->add_env(std::move(v));
       uint32_t uid = kFirstUid + i % kUsers;
       if (!ctl->Submit({uid, uid}, r).ok()) std::abort();
+      if (i % 1000 == 999 && !ctl->Commit().ok()) std::abort();  // as the daemon's drains
     }
-    (void)ctl->Commit();
+    if (!ctl->Commit().ok()) std::abort();
+    kb_per_job = static_cast<double>(RssKb() - rss_before) / kJobs;
   }
+  ~Queue() { std::filesystem::remove_all(dir); }
 };
 
 Queue& TheQueue() {
-  static Queue* q = new Queue();
-  return *q;
+  static Queue q;
+  return q;
 }
 
 void Query(benchmark::State& state, const GetJobsRequest& req) {
@@ -100,6 +131,7 @@ void Query(benchmark::State& state, const GetJobsRequest& req) {
   }
   state.counters["jobs"] = static_cast<double>(jobs);
   state.counters["reply_MB"] = static_cast<double>(bytes) / 1e6;
+  state.counters["ctld_KB_per_job"] = q.kb_per_job;
 }
 
 void BM_AllJobsWithScriptEnv(benchmark::State& state) {  // the old reply to every query

@@ -22,7 +22,7 @@
 #include "fuzz_records.h"
 #include "node.pb.h"
 #include "sched/scheduler.h"
-#include "storage/state_store.h"
+#include "storage/sqlite_state_store.h"
 
 namespace {
 
@@ -60,7 +60,7 @@ bool Parse(const Record& r, M* m) {
 class Cluster {
  public:
   Cluster()
-      : store_(std::move(storage::StateStore::Open(":memory:")).value()),
+      : store_(std::move(storage::SqliteStateStore::Open(":memory:")).value()),
         scheduler_(sched::MakeScheduler(*SchedulerConfigFrom(FuzzConfig()))),
         ctl_(FuzzConfig(), &clock_, store_.get(), &link_,
              SchedDeps{scheduler_.get(),

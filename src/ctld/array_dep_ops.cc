@@ -72,6 +72,7 @@ void Controller::InsertSubmitted(JobInfo job, sched::JobRequest request,
     job.set_reason("Dependency");
     job.set_eligible_time(0);
   }
+  scripts_.Take(first, job.mutable_spec(), static_cast<int>(n));  // stored once for all tasks
   for (size_t i = 0; i < n; ++i) {
     JobInfo t = job;
     t.set_job_id(first + static_cast<int64_t>(i));

@@ -7,6 +7,7 @@
 #include "common/array_spec.h"
 #include "common/dependency_spec.h"
 #include "ctld/controller.h"
+#include "storage/sqlite_state_store.h"
 #include "ctld/test_fakes.h"
 
 namespace sluice::ctld {
@@ -56,7 +57,7 @@ class ArrayDepTest : public ::testing::Test {
   void Reopen() {
     ctl_.reset();
     store_.reset();
-    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
+    store_ = std::move(storage::SqliteStateStore::Open(dir_ + "/state.db")).value();
     ControllerOptions o;
     o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
     o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };

@@ -52,10 +52,10 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
   ScopeBuilder scopes(&in);
   // Decayed usage minutes per account subtree (GrpTRESMins).
   std::map<std::string, std::pair<double, double>> subtree_min;
-  for (const auto& [k, m] : tres_min_) {
+  for (const auto& [k, u] : usage_.rows()) {
     for (const auto& a : assoc_db_.Lineage(k.first)) {
-      subtree_min[a].first += m.first;
-      subtree_min[a].second += m.second;
+      subtree_min[a].first += u.cpu_min;
+      subtree_min[a].second += u.gpu_min;
     }
   }
   auto scopes_of = [&](const JobInfo& job) {
@@ -75,8 +75,10 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
         s.grp_jobs = own.has_grp_jobs() ? own.grp_jobs() : -1;
         s.grp_tres = Tres(own.grp_tres());
         s.grp_tres_mins = Tres(own.grp_tres_mins());
-        auto it = tres_min_.find({account, user});
-        if (it != tres_min_.end()) std::tie(s.used_cpu_min, s.used_gpu_min) = it->second;
+        if (const sched::AssocUsage* u = usage_.Find({account, user})) {
+          s.used_cpu_min = u->cpu_min;
+          s.used_gpu_min = u->gpu_min;
+        }
         return s;
       }));
     }

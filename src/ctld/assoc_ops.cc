@@ -86,12 +86,11 @@ Status Controller::LoadAssociations() {
     if (r.kind != "usage") continue;
     AssocUsageState st;
     if (!st.ParseFromString(r.data)) return Internal("state store: usage record is corrupt");
-    usage_time_ = st.time();
+    std::map<sched::UsageKey, sched::AssocUsage> rows;
     for (const auto& row : st.rows()) {
-      AssocKey k{row.account(), row.user()};
-      usage_[k] = row.usage();
-      tres_min_[k] = {row.cpu_min(), row.gpu_min()};
+      rows[{row.account(), row.user()}] = {row.usage(), row.cpu_min(), row.gpu_min()};
     }
+    usage_.Restore(st.time(), std::move(rows));
   }
   SyncQosPreemptRules();
   return Status::Ok();
@@ -103,17 +102,14 @@ void Controller::SaveUsage(bool force) {
   if (!force && usage_saved_ms_ >= 0 && now_ms - usage_saved_ms_ < kUsageSaveEveryMs) return;
   usage_saved_ms_ = now_ms;
   AssocUsageState st;
-  st.set_time(usage_time_);
-  for (const auto& [k, u] : usage_) {
+  st.set_time(usage_.time());
+  for (const auto& [k, u] : usage_.rows()) {
     AssocUsageRow* row = st.add_rows();
     row->set_account(k.first);
     row->set_user(k.second);
-    row->set_usage(u);
-    auto it = tres_min_.find(k);
-    if (it != tres_min_.end()) {
-      row->set_cpu_min(it->second.first);
-      row->set_gpu_min(it->second.second);
-    }
+    row->set_usage(u.billing);
+    row->set_cpu_min(u.cpu_min);
+    row->set_gpu_min(u.gpu_min);
   }
   storage::AssocRecord rec{"usage", "state", ""};
   st.SerializeToString(&rec.data);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ctld/controller.h"
+#include "storage/sqlite_state_store.h"
 #include "ctld/test_fakes.h"
 
 namespace sluice::ctld {
@@ -52,7 +53,7 @@ class AssocOpsTest : public ::testing::Test {
   void Open() {  // (re)start on the same store
     ctl_.reset();
     store_.reset();
-    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
+    store_ = std::move(storage::SqliteStateStore::Open(dir_ + "/state.db")).value();
     ControllerOptions o;
     o.user_name = [](uint32_t uid) { return uid == 0 ? std::string("root") : "u" + std::to_string(uid); };
     o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };

@@ -119,16 +119,22 @@ std::string Controller::TestOnlyMessage(const JobInfo& job) {
                      CompressHostlistSorted(names), job.spec().partition());
 }
 
-Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) {
+Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
   GetJobsReply reply;
   reply.set_now(Now());
-  auto add = [&](int64_t id, const JobInfo& job) {
+  Status failed;
+  auto add = [&](const JobInfo& job) {
     if (!MatchesJobQuery(job, req)) return;
-    if (req.with_script_env()) {
-      *reply.add_jobs() = job;
-    } else {
-      jobs_.CopyWithoutScriptEnv(id, reply.add_jobs());
+    JobInfo* out = reply.add_jobs();
+    *out = job;
+    if (!req.with_script_env()) return;
+    Expected<JobScript> s = scripts_.Get(job);
+    if (!s.ok()) {
+      failed = s.status();
+      return;
     }
+    out->mutable_spec()->set_script(s->script());
+    *out->mutable_spec()->mutable_env() = s->env();
   };
   if (!req.job_ids().empty()) {
     // Not found only when no id names a job; the filters may then leave none.
@@ -137,17 +143,16 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) {
     for (int64_t id : ExpandJobIds(ids, false)) {
       if (const JobInfo* j = jobs_.Find(id)) {
         any = true;
-        add(id, *j);
+        add(*j);
       }
     }
     if (!any) return NotFound(kMsgInvalidJobId);
-    return reply;
-  }
-  if (std::optional<std::vector<int64_t>> ids = JobQueryCandidates(jobs_, req)) {
-    for (int64_t id : *ids) add(id, *jobs_.Find(id));
+  } else if (std::optional<std::vector<int64_t>> ids = JobQueryCandidates(jobs_, req)) {
+    for (int64_t id : *ids) add(*jobs_.Find(id));
   } else {
-    for (const auto& [id, job] : jobs_.jobs()) add(id, job);
+    for (const auto& [id, job] : jobs_.jobs()) add(job);
   }
+  if (!failed.ok()) return failed;
   return reply;
 }
 

@@ -57,10 +57,13 @@ Status Controller::Load(bool clean_start) {
     if (NodeRuntime* n = nodes_.Find(rec.name)) n->admin = rec;
   }
   for (auto& job : st.jobs) {
+    bool moved_script = scripts_.Adopt(&job);  // a record of an older version held it
     if (clean_start) {
+      scripts_.Release(job);
       archive_jobs_.push_back(job.job_id());
       continue;
     }
+    if (moved_script) MarkJob(job.job_id());
     auto req = BuildRequest(config_, job);
     if (req.ok()) {
       jobs_.SetRequest(job.job_id(), std::move(req).value());
@@ -80,6 +83,7 @@ Status Controller::Load(bool clean_start) {
 Status Controller::Commit(bool send_outbox) {
   SyncHetGroups();
   storage::WriteBatch batch;
+  scripts_.AddTo(&batch);
   for (int64_t id : dirty_jobs_) {
     if (const JobInfo* j = jobs_.Find(id)) batch.PutJob(*j);
   }
@@ -94,6 +98,7 @@ Status Controller::Commit(bool send_outbox) {
     if (!st.ok()) return st;
     if (options_.fault_hook) options_.fault_hook("committed");
   }
+  scripts_.Committed();
   if (acct_) {
     for (int64_t id : dirty_jobs_) {
       if (const JobInfo* j = jobs_.Find(id)) AcctJobCommitted(*j);
@@ -149,7 +154,6 @@ void Controller::SendJobEndTo(const std::string& node, const JobInfo& job) {
   req.set_job_id(job.job_id());
   req.set_kind(SIGNAL_KILL_STALE);
   *req.mutable_job() = job;
-  req.mutable_job()->mutable_spec()->clear_script();
   SendSignalRequest(node, std::move(req));
 }
 

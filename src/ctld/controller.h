@@ -29,6 +29,7 @@
 #include "ctld/reservation_spec.h"
 #include "ctld/agent_link.h"
 #include "ctld/ctld_stats.h"
+#include "ctld/job_scripts.h"
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
 #include "ctld/step_launch.h"
@@ -36,6 +37,7 @@
 #include "node.pb.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
+#include "sched/usage_ledger.h"
 #include "storage/state_store.h"
 
 namespace sluice::ctld {
@@ -95,9 +97,8 @@ class Controller {
   // ---- client API (client_ops.cc) ----
   Expected<SubmitReply> Submit(const Caller& caller, const SubmitRequest& req);
   // The jobs `req` names and its filters pass (job_query.h), without their script and
-  // environment unless asked. Not const: each job's script and environment are moved
-  // aside while it is copied (JobTable::CopyWithoutScriptEnv); nothing else changes.
-  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req);
+  // environment unless asked (then read from the store: JobScripts).
+  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req) const;
   CancelReply Cancel(const Caller& caller, const CancelRequest& req);
   Expected<GetNodesReply> GetNodes(const GetNodesRequest& req) const;
   GetPartitionsReply GetPartitions() const;
@@ -258,6 +259,7 @@ class Controller {
   SchedDeps sched_;
   ControllerOptions options_;
   JobTable jobs_;
+  JobScripts scripts_{store_};
   NodeTable nodes_;
   int64_t next_job_id_ = 1;
   int64_t start_ms_ = 0;
@@ -286,8 +288,7 @@ class Controller {
   // Pending requests ordered for the scheduler: partition PriorityTier, then priority
   // (both descending), then job id.
   void OrderPending(std::vector<sched::JobRequest>* pending) const;
-  std::map<AssocKey, double> usage_;
-  int64_t usage_time_ = 0;                       // when usage_ was last decayed/charged
+  sched::UsageLedger usage_;                     // fair-share usage, decayed
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 
  public:
@@ -378,7 +379,6 @@ class Controller {
   AssocDb assoc_db_;
   EnforceFlags enforce_;
   int64_t usage_saved_ms_ = -1;
-  std::map<AssocKey, std::pair<double, double>> tres_min_;  // decayed cpu / gpu minutes
 
  public:
   // ---- PrivateData (private_data_ops.cc, private_data.h) ----

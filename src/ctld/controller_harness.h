@@ -1,6 +1,7 @@
-// Test-only: a Controller on a temporary SQLite store with a fake agent link and a
-// first-fit scheduler, for the controller's unit tests. StartController() is a restart
-// (a new instance on the same store; nodes must register again).
+// Test-only: a Controller on an in-memory state store with a fake agent link and a
+// first-fit scheduler, for the controller's unit tests (no SQLite, no gRPC).
+// StartController() is a restart (a new instance on the same store; nodes must register
+// again).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 
 #include "ctld/controller.h"
 #include "ctld/test_fakes.h"
+#include "storage/memory_state_store.h"
 
 namespace sluice::ctld::testing {
 
@@ -56,14 +58,11 @@ class ControllerHarness : public ::testing::Test {
   }
   void TearDown() override {
     ctl_.reset();
-    store_.reset();
     std::filesystem::remove_all(dir_);
   }
   void StartController() {
     ctl_.reset();
-    store_.reset();
-    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
-    ctl_ = std::make_unique<Controller>(MakeConfig(), &clock_, store_.get(), &link_,
+    ctl_ = std::make_unique<Controller>(MakeConfig(), &clock_, &store_, &link_,
                                         SchedDeps{&sched_, FakeFeasible}, MakeOptions());
     ASSERT_TRUE(ctl_->Load(false).ok());
   }
@@ -94,7 +93,7 @@ class ControllerHarness : public ::testing::Test {
   ManualClock clock_;
   FakeAgentLink link_;
   FirstFitScheduler sched_;
-  std::unique_ptr<storage::StateStore> store_;
+  storage::MemoryStateStore store_;
   std::unique_ptr<Controller> ctl_;
 };
 

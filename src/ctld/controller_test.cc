@@ -1,4 +1,5 @@
 #include "ctld/controller.h"
+#include "storage/sqlite_state_store.h"
 
 #include <gtest/gtest.h>
 
@@ -62,7 +63,7 @@ class ControllerTest : public ::testing::Test {
   void Reopen(bool clean = false) {
     ctl_.reset();
     store_.reset();
-    store_ = std::move(storage::StateStore::Open(dir_ + "/state.db")).value();
+    store_ = std::move(storage::SqliteStateStore::Open(dir_ + "/state.db")).value();
     ControllerOptions o;
     o.admin_uid = 0;
     o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };

@@ -23,7 +23,7 @@
 #include "rpc/munge_auth.h"
 #include "rpc/rpc_stats.h"
 #include "sched/scheduler.h"
-#include "storage/state_store.h"
+#include "storage/sqlite_state_store.h"
 
 namespace sluice::ctld {
 namespace {
@@ -107,7 +107,7 @@ int RunDaemon(const DaemonOptions& options) {
   RealClock clock;
   IdentServer ident_server(ident, *key, &clock);
   if (Status st = ident_server.Start(); !st.ok()) return Fail(st.message());
-  auto store = storage::StateStore::Open(state_dir + "/sluicectld.db");
+  auto store = storage::SqliteStateStore::Open(state_dir + "/sluicectld.db");
   if (!store.ok()) return Fail(store.status().message());
 
   auto sched_config = SchedulerConfigFrom(cfg);

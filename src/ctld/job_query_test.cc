@@ -85,22 +85,6 @@ TEST(JobTableIndex, InsertReplaceSetStateErase) {
   EXPECT_TRUE(t.UidsNamed("nobody").empty());
 }
 
-TEST(JobTableIndex, CopyWithoutScriptEnvLeavesTheJobWhole) {
-  JobTable t;
-  JobInfo j = MakeJob(1, JOB_PENDING, kAlice, "alice");
-  j.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
-  j.mutable_spec()->add_env("A=1");
-  j.mutable_spec()->set_work_dir("/tmp");
-  t.Insert(j);
-  JobInfo out;
-  t.CopyWithoutScriptEnv(1, &out);
-  EXPECT_TRUE(out.spec().script().empty());
-  EXPECT_EQ(out.spec().env_size(), 0);
-  EXPECT_EQ(out.spec().work_dir(), "/tmp");
-  EXPECT_EQ(out.user(), "alice");
-  EXPECT_EQ(t.Find(1)->SerializeAsString(), j.SerializeAsString());
-}
-
 class JobQueryTest : public testing::ControllerHarness {
  protected:
   Config MakeConfig() const override {
@@ -287,9 +271,14 @@ TEST_F(JobQueryTest, ScriptAndEnvOnlyWhenAsked) {
   ASSERT_EQ(full->jobs_size(), 1);
   EXPECT_EQ(full->jobs(0).spec().script(), "#!/bin/sh\ntrue\n");
   EXPECT_EQ(full->jobs(0).spec().env_size(), 2);
-  // The controller's own record keeps them.
-  EXPECT_EQ(Job(id).spec().script(), "#!/bin/sh\ntrue\n");
-  EXPECT_EQ(Job(id).spec().env_size(), 2);
+  // The controller's record holds neither: they are in the state store, once.
+  EXPECT_TRUE(Job(id).spec().script().empty());
+  EXPECT_EQ(Job(id).spec().env_size(), 0);
+  auto stored = store_.LoadScript(id);
+  ASSERT_TRUE(stored.ok());
+  ASSERT_TRUE(stored->has_value());
+  EXPECT_EQ((*stored)->script(), "#!/bin/sh\ntrue\n");
+  EXPECT_EQ((*stored)->env_size(), 2);
 }
 
 TEST_F(JobQueryTest, JobIdsWithFilters) {

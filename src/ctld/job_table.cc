@@ -93,34 +93,6 @@ const std::set<uint32_t>& JobTable::UidsNamed(const std::string& name) const {
   return it == uids_by_name_.end() ? kNone : it->second;
 }
 
-namespace {
-
-// Moves a spec's script and environment aside for its lifetime.
-class ScriptEnvAside {
- public:
-  explicit ScriptEnvAside(JobSpec* spec) : spec_(spec) { Swap(); }
-  ~ScriptEnvAside() { Swap(); }
-  ScriptEnvAside(const ScriptEnvAside&) = delete;
-  ScriptEnvAside& operator=(const ScriptEnvAside&) = delete;
-
- private:
-  void Swap() {
-    spec_->mutable_script()->swap(script_);
-    spec_->mutable_env()->Swap(&env_);
-  }
-  JobSpec* spec_;
-  std::string script_;
-  google::protobuf::RepeatedPtrField<std::string> env_;
-};
-
-}  // namespace
-
-void JobTable::CopyWithoutScriptEnv(int64_t id, JobInfo* out) {
-  JobInfo& job = jobs_.at(id);
-  ScriptEnvAside aside(job.mutable_spec());
-  *out = job;
-}
-
 const sched::JobRequest* JobTable::Request(int64_t id) const {
   auto it = requests_.find(id);
   return it == requests_.end() ? nullptr : &it->second;

@@ -50,9 +50,6 @@ class JobTable {
   const std::set<int64_t>& OfUid(uint32_t uid) const;
   // The uids of the jobs whose user name is `name` (one, unless names were reused).
   const std::set<uint32_t>& UidsNamed(const std::string& name) const;
-  // Copies `job` into `out` without spec.script and spec.env, which are moved aside for
-  // the copy and put back (the copy never touches them). `job` must be in the table.
-  void CopyWithoutScriptEnv(int64_t id, JobInfo* out);
 
   std::map<int64_t, JobInfo>& jobs() { return jobs_; }
   const std::map<int64_t, JobInfo>& jobs() const { return jobs_; }

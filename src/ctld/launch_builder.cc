@@ -26,14 +26,16 @@ std::string ExpandOutputPath(const std::string& pattern, const JobInfo& job,
   return dir.back() == '/' ? dir + out : dir + "/" + out;
 }
 
-LaunchJobRequest BuildLaunch(const Config& config, const JobInfo& job, int node_index) {
+LaunchJobRequest BuildLaunch(const Config& config, const JobInfo& job, const JobScript& script,
+                             int node_index) {
   LaunchJobRequest req;
   BatchLaunch* l = req.mutable_launch();
   l->set_job_id(job.job_id());
   *l->mutable_job() = job;
+  l->mutable_job()->mutable_spec()->set_script(script.script());
   *l->mutable_local() = job.alloc(node_index);
   // The user's environment as submitted; the node's stepd adds the SLURM_* variables.
-  for (const auto& e : job.spec().env()) l->add_env(e);
+  *l->mutable_env() = script.env();
   l->set_stdout_path(job.stdout_path());
   l->set_stderr_path(job.stderr_path());
   l->set_time_limit_s(job.time_limit_min() > 0 ? job.time_limit_min() * 60 : 0);

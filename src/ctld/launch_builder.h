@@ -19,6 +19,9 @@ namespace sluice::ctld {
 std::string ExpandOutputPath(const std::string& pattern, const JobInfo& job,
                              const std::string& node, const std::string& work_dir);
 
-LaunchJobRequest BuildLaunch(const Config& config, const JobInfo& job, int node_index);
+// `script` is the job's batch script and environment (JobScripts), which its record does
+// not hold.
+LaunchJobRequest BuildLaunch(const Config& config, const JobInfo& job, const JobScript& script,
+                             int node_index);
 
 }  // namespace sluice::ctld

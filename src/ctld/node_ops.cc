@@ -286,6 +286,7 @@ void Controller::PurgeOldJobs() {
     if (job.end_time() + options_.min_job_age_s <= now) old.push_back(id);
   }
   for (int64_t id : old) {
+    scripts_.Release(*jobs_.Find(id));
     jobs_.Erase(id);
     archive_jobs_.push_back(id);
   }

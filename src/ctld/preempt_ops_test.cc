@@ -41,7 +41,7 @@ class PreemptTest : public testing::ControllerHarness {
   }
   void Restart() {
     ctl_.reset();
-    ctl_ = std::make_unique<Controller>(MakeConfig(), &clock_, store_.get(), &link_,
+    ctl_ = std::make_unique<Controller>(MakeConfig(), &clock_, &store_, &link_,
                                         SchedDeps{real_.get(), testing::FakeFeasible},
                                         MakeOptions());
     ASSERT_TRUE(ctl_->Load(false).ok());

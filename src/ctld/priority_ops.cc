@@ -1,6 +1,6 @@
-// Priority and fair-share in the Controller: usage accrual (TRES-billing-seconds,
-// decayed by PriorityDecayHalfLife, times the QOS UsageFactor; persisted by
-// assoc_ops.cc), the association tree (the AssocDb's accounts and user associations plus
+// Priority and fair-share in the Controller: what each running job charges the usage
+// ledger (sched/usage_ledger.h: TRES billing, decayed by PriorityDecayHalfLife, times
+// the QOS UsageFactor; persisted by assoc_ops.cc), the association tree (the AssocDb's accounts and user associations plus
 // an implicit association under "root", or under the requested account, for every user
 // seen without one), multifactor priorities of
 // pending jobs, the scheduler's pending order, and the sprio/sshare replies.
@@ -76,46 +76,35 @@ std::vector<sched::Assoc> Controller::Associations() const {
     if (k.second.empty() || !have.insert(k).second) return;
     out.push_back({k.first, k.second, "", 1, 0});
   };
-  for (const auto& [k, usage] : usage_) add_implicit(k);
+  for (const auto& [k, usage] : usage_.rows()) add_implicit(k);
   for (const auto& [id, job] : jobs_.jobs()) {
     if (!IsTerminal(job.state())) add_implicit(AssocOf(job));
   }
   for (auto& a : out) {
-    auto it = usage_.find({a.account, a.user});
-    if (!a.user.empty() && it != usage_.end()) a.usage = it->second;
+    if (!a.user.empty()) a.usage = usage_.Billing({a.account, a.user});
   }
   return out;
 }
 
 void Controller::AccrueUsage() {
-  int64_t now = Now();
-  if (usage_time_ == 0 || now < usage_time_) {
-    usage_time_ = now;
-    return;
-  }
-  double decay = sched::DecayFactor(now - usage_time_, config_.priority.decay_half_life_s);
-  for (auto& [k, u] : usage_) u *= decay;
-  for (auto& [k, m] : tres_min_) {
-    m.first *= decay;
-    m.second *= decay;
-  }
   auto weights = ParseTresBillingWeights(config_.priority.tres_billing_weights);
   if (!weights.ok()) weights = TresBillingWeights{};  // validated at config load
+  std::vector<sched::UsageCharge> charges;
   for (const auto& [id, job] : jobs_.jobs()) {
     if (job.start_time() <= 0 || job.alloc_size() == 0) continue;
-    int64_t from = std::max(job.start_time(), usage_time_);
-    int64_t to = (HoldsResources(job) || job.end_time() <= 0) ? now : std::min(job.end_time(), now);
-    if (to <= from) continue;
     const QosInfo* qos = assoc_db_.Qos(JobQos(job));
-    const double factor = qos ? qos->usage_factor() : 1.0;  // QOS UsageFactor
     const TresAlloc alloc = AllocOf(job);
-    const double secs = static_cast<double>(to - from) * factor;
-    const AssocKey key = AssocOf(job);
-    usage_[key] += TresBilling(*weights, alloc) * secs;
-    tres_min_[key].first += static_cast<double>(alloc.cpus) * secs / 60.0;
-    tres_min_[key].second += static_cast<double>(alloc.gpus) * secs / 60.0;
+    sched::UsageCharge c;
+    c.key = AssocOf(job);
+    c.start = job.start_time();
+    c.end = HoldsResources(job) ? 0 : job.end_time();
+    c.billing_per_s = TresBilling(*weights, alloc);
+    c.cpus = alloc.cpus;
+    c.gpus = alloc.gpus;
+    c.factor = qos ? qos->usage_factor() : 1.0;  // QOS UsageFactor
+    charges.push_back(std::move(c));
   }
-  usage_time_ = now;
+  usage_.Accrue(Now(), config_.priority.decay_half_life_s, charges);
   SaveUsage(false);
 }
 
@@ -174,8 +163,7 @@ void Controller::OrderPending(std::vector<sched::JobRequest>* pending) const {
 }
 
 double Controller::UsageOf(const std::string& account, const std::string& user) const {
-  auto it = usage_.find({account, user});
-  return it == usage_.end() ? 0.0 : it->second;
+  return usage_.Billing({account, user});
 }
 
 GetPrioritiesReply Controller::GetPriorities(const GetPrioritiesRequest& req) const {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iostream>
 #include <limits>
 #include <set>
 
@@ -184,14 +185,16 @@ void Controller::LaunchHetWhenComplete(int64_t het_job_id) {
 }
 
 void Controller::LaunchOn(const JobInfo& job, int node_index) {
-  LaunchJobRequest req = BuildLaunch(config_, job, node_index);
+  Expected<JobScript> script = scripts_.Get(job);
+  if (!script.ok()) {  // the store failed: the agent refuses a launch without a script
+    std::cerr << "sluicectld: job " << job.job_id() << ": " << script.status().message() << "\n";
+  }
+  LaunchJobRequest req =
+      BuildLaunch(config_, job, script.ok() ? *script : JobScript(), node_index);
   for (int k = 0; k < job.het_size(); ++k) {  // SLURM_*_HET_GROUP_<k> (stepd/batch_env.cc)
-    const JobInfo* c = jobs_.Find(job.het_job_id() + k);
-    if (!c) continue;
-    JobInfo* copy = req.mutable_launch()->add_het_components();
-    *copy = *c;
-    copy->mutable_spec()->clear_script();
-    copy->mutable_spec()->clear_env();
+    if (const JobInfo* c = jobs_.Find(job.het_job_id() + k)) {
+      *req.mutable_launch()->add_het_components() = *c;
+    }
   }
   AgentAddress to = AddressOf(job.alloc(node_index).node());
   if (const NodeRuntime* n = nodes_.Find(to.node)) req.set_session(n->session);

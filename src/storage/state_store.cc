@@ -1,76 +1,8 @@
 #include "storage/state_store.h"
 
-#include <sqlite3.h>
-
 #include <fmt/format.h>
 
 namespace sluice::storage {
-namespace {
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, state INTEGER NOT NULL,
-                                 data BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state);
-CREATE TABLE IF NOT EXISTS job_history (id INTEGER PRIMARY KEY, state INTEGER NOT NULL,
-                                        data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, drain INTEGER NOT NULL,
-                                  down INTEGER NOT NULL, reason TEXT NOT NULL,
-                                  reason_time INTEGER NOT NULL, reason_uid INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS reservations (name TEXT PRIMARY KEY, data BLOB NOT NULL);
-)sql";
-
-// RAII prepared statement.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
-  }
-  ~Stmt() { sqlite3_finalize(stmt_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-
-  bool ok() const { return rc_ == SQLITE_OK; }
-  sqlite3_stmt* get() { return stmt_; }
-  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void Bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  void BindBlob(int i, const std::string& v) {
-    sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  int Step() { return sqlite3_step(stmt_); }
-  Status Run() {
-    if (!ok()) return Error("prepare");
-    int rc = Step();
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return Error("step");
-    return Status::Ok();
-  }
-  Status Error(const char* what) const {
-    return Internal(fmt::format("state store {} failed: {}", what, sqlite3_errmsg(db_)));
-  }
-  int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
-  std::string Text(int col) {
-    auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
-    return p ? std::string(p, sqlite3_column_bytes(stmt_, col)) : std::string();
-  }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
-};
-
-Expected<JobInfo> ParseJob(Stmt& s) {
-  JobInfo job;
-  std::string data = s.Text(2);
-  if (!job.ParseFromString(data)) {
-    return Internal(fmt::format("state store: job {} record is corrupt", s.Int(0)));
-  }
-  return job;
-}
-
-}  // namespace
 
 void WriteBatch::PutJob(const JobInfo& job) {
   JobPut put{job.job_id(), static_cast<int>(job.state()), {}};
@@ -79,6 +11,12 @@ void WriteBatch::PutJob(const JobInfo& job) {
 }
 void WriteBatch::ArchiveJob(int64_t job_id) { ops_.emplace_back(JobArchive{job_id}); }
 void WriteBatch::DeleteJob(int64_t job_id) { ops_.emplace_back(JobDelete{job_id}); }
+void WriteBatch::PutScript(int64_t id, const JobScript& script) {
+  ScriptPut put{id, {}};
+  script.SerializeToString(&put.data);
+  ops_.emplace_back(std::move(put));
+}
+void WriteBatch::DeleteScript(int64_t id) { ops_.emplace_back(ScriptDelete{id}); }
 void WriteBatch::PutNode(const NodeStateRecord& node) { ops_.emplace_back(node); }
 void WriteBatch::SetNextJobId(int64_t next) { ops_.emplace_back(NextId{next}); }
 void WriteBatch::PutReservation(const ReservationInfo& resv) {
@@ -90,140 +28,28 @@ void WriteBatch::DeleteReservation(const std::string& name) {
   ops_.emplace_back(ResvDelete{name});
 }
 
-Expected<std::unique_ptr<StateStore>> StateStore::Open(const std::string& path) {
-  sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
-  if (rc != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return Unavailable(fmt::format("cannot open state database {}: {}", path, msg));
+namespace {
+
+template <typename Message, typename Key>
+Expected<Message> Parse(const char* kind, const Key& key, const std::string& data) {
+  Message m;
+  if (!m.ParseFromString(data)) {
+    return Internal(fmt::format("state store: {} {} record is corrupt", kind, key));
   }
-  std::unique_ptr<StateStore> store(new StateStore(db));
-  sqlite3_busy_timeout(db, 5000);
-  RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL"));
-  RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=FULL"));
-  RETURN_IF_ERROR(store->Exec(kSchema));
-  return store;
+  return m;
 }
 
-StateStore::~StateStore() { sqlite3_close(db_); }
+}  // namespace
 
-Status StateStore::Exec(const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    Status st = Internal(fmt::format("state store: {}", err ? err : "error"));
-    sqlite3_free(err);
-    return st;
-  }
-  return Status::Ok();
+Expected<JobInfo> ParseJobRecord(int64_t id, const std::string& data) {
+  return Parse<JobInfo>("job", id, data);
 }
-
-Expected<LoadedState> StateStore::LoadAll() {
-  LoadedState out;
-  Stmt jobs(db_, "SELECT id, state, data FROM jobs ORDER BY id");
-  if (!jobs.ok()) return jobs.Error("prepare");
-  while (jobs.Step() == SQLITE_ROW) {
-    ASSIGN_OR_RETURN(JobInfo job, ParseJob(jobs));
-    out.jobs.push_back(std::move(job));
-  }
-  Stmt nodes(db_,
-             "SELECT name, drain, down, reason, reason_time, reason_uid FROM nodes "
-             "ORDER BY name");
-  if (!nodes.ok()) return nodes.Error("prepare");
-  while (nodes.Step() == SQLITE_ROW) {
-    out.nodes.push_back({nodes.Text(0), nodes.Int(1) != 0, nodes.Int(2) != 0, nodes.Text(3),
-                         nodes.Int(4), static_cast<uint32_t>(nodes.Int(5))});
-  }
-  Stmt meta(db_, "SELECT value FROM meta WHERE key = 'next_job_id'");
-  if (!meta.ok()) return meta.Error("prepare");
-  if (meta.Step() == SQLITE_ROW) out.next_job_id = meta.Int(0);
-  Stmt resvs(db_, "SELECT name, name, data FROM reservations ORDER BY name");
-  if (!resvs.ok()) return resvs.Error("prepare");
-  while (resvs.Step() == SQLITE_ROW) {
-    ReservationInfo r;
-    if (!r.ParseFromString(resvs.Text(2)))
-      return Internal(fmt::format("state store: reservation {} record is corrupt", resvs.Text(0)));
-    out.reservations.push_back(std::move(r));
-  }
-  // Never hand out an id that is already in use, even if meta lags behind.
-  for (const auto& j : out.jobs) out.next_job_id = std::max(out.next_job_id, j.job_id() + 1);
-  return out;
+Expected<JobScript> ParseScriptRecord(int64_t id, const std::string& data) {
+  return Parse<JobScript>("script of job", id, data);
 }
-
-Expected<std::optional<JobInfo>> StateStore::LoadHistoryJob(int64_t job_id) {
-  Stmt s(db_, "SELECT id, state, data FROM job_history WHERE id = ?");
-  if (!s.ok()) return s.Error("prepare");
-  s.Bind(1, job_id);
-  if (s.Step() != SQLITE_ROW) return std::optional<JobInfo>();
-  ASSIGN_OR_RETURN(JobInfo job, ParseJob(s));
-  return std::optional<JobInfo>(std::move(job));
-}
-
-Status StateStore::ApplyOp(const WriteBatch::Op& op) {
-  if (auto* put = std::get_if<WriteBatch::JobPut>(&op)) {
-    Stmt s(db_, "INSERT OR REPLACE INTO jobs (id, state, data) VALUES (?, ?, ?)");
-    s.Bind(1, put->id);
-    s.Bind(2, put->state);
-    s.BindBlob(3, put->data);
-    return s.Run();
-  }
-  if (auto* arch = std::get_if<WriteBatch::JobArchive>(&op)) {
-    Stmt copy(db_,
-              "INSERT OR REPLACE INTO job_history (id, state, data) "
-              "SELECT id, state, data FROM jobs WHERE id = ?");
-    copy.Bind(1, arch->id);
-    RETURN_IF_ERROR(copy.Run());
-    Stmt del(db_, "DELETE FROM jobs WHERE id = ?");
-    del.Bind(1, arch->id);
-    return del.Run();
-  }
-  if (auto* d = std::get_if<WriteBatch::JobDelete>(&op)) {
-    Stmt del(db_, "DELETE FROM jobs WHERE id = ?");
-    del.Bind(1, d->id);
-    return del.Run();
-  }
-  if (auto* n = std::get_if<NodeStateRecord>(&op)) {
-    Stmt s(db_,
-           "INSERT OR REPLACE INTO nodes (name, drain, down, reason, reason_time, reason_uid)"
-           " VALUES (?, ?, ?, ?, ?, ?)");
-    s.Bind(1, n->name);
-    s.Bind(2, n->drain ? 1 : 0);
-    s.Bind(3, n->down ? 1 : 0);
-    s.Bind(4, n->reason);
-    s.Bind(5, n->reason_time);
-    s.Bind(6, static_cast<int64_t>(n->reason_uid));
-    return s.Run();
-  }
-  if (auto* r = std::get_if<WriteBatch::ResvPut>(&op)) {
-    Stmt s(db_, "INSERT OR REPLACE INTO reservations (name, data) VALUES (?, ?)");
-    s.Bind(1, r->name);
-    s.BindBlob(2, r->data);
-    return s.Run();
-  }
-  if (auto* r = std::get_if<WriteBatch::ResvDelete>(&op)) {
-    Stmt s(db_, "DELETE FROM reservations WHERE name = ?");
-    s.Bind(1, r->name);
-    return s.Run();
-  }
-  const auto& next = std::get<WriteBatch::NextId>(op);
-  Stmt s(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_job_id', ?)");
-  s.Bind(1, next.next);
-  return s.Run();
-}
-
-Status StateStore::Write(const WriteBatch& batch) {
-  if (batch.empty()) return Status::Ok();
-  RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  for (const auto& op : batch.ops()) {
-    Status st = ApplyOp(op);
-    if (!st.ok()) {
-      Exec("ROLLBACK");
-      return st;
-    }
-  }
-  return Exec("COMMIT");
+Expected<ReservationInfo> ParseReservationRecord(const std::string& name,
+                                                 const std::string& data) {
+  return Parse<ReservationInfo>("reservation", name, data);
 }
 
 }  // namespace sluice::storage

@@ -1,18 +1,17 @@
-// StateStore: the controller's durable state in one SQLite database (WAL mode,
-// synchronous=FULL, so a committed transaction survives a crash or power loss).
+// StateStore: where the controller keeps its durable state, as an interface so that the
+// controller does not care which engine holds it. Implementations: SqliteStateStore
+// (sqlite_state_store.h, the daemon's), MemoryStateStore (memory_state_store.h, for unit
+// tests and benchmarks); the same contract tests run against each (state_store_contract_test.cc).
 //
-// Tables: jobs(id, state, data) holds every job the controller still tracks as a
-// serialized JobInfo (state is indexed for queries); job_history has the same shape
-// and receives jobs the controller purged from memory (kept for accounting); meta
-// holds next_job_id; reservations(name, data) holds advance reservations as serialized
-// ReservationInfo; nodes holds the persistent per-node admin flags (drain/down and
-// the reason). A WriteBatch collects mutations; Write() applies one batch in ONE
-// transaction (group commit: the controller's owner thread batches every mutation of
-// one queue drain). Not thread-safe: one owner thread uses a StateStore.
+// What is stored: every job the controller still tracks (a JobInfo, without its script and
+// environment), the jobs it purged (history, for accounting), each job's JobScript under
+// the id the controller names, next_job_id, advance reservations, the per-node admin
+// flags, and the association records. A WriteBatch collects mutations; Write() applies one
+// batch all or nothing (group commit: the controller's owner thread batches every mutation
+// of one queue drain). Not thread-safe: one owner thread uses a StateStore.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -20,8 +19,6 @@
 
 #include "common/status.h"
 #include "types.pb.h"
-
-struct sqlite3;
 
 namespace sluice::storage {
 
@@ -38,7 +35,7 @@ struct NodeStateRecord {
 struct LoadedState {
   std::vector<JobInfo> jobs;            // ascending job id
   std::vector<NodeStateRecord> nodes;   // ascending name
-  int64_t next_job_id = 1;
+  int64_t next_job_id = 1;              // never at or below a stored job's id
   std::vector<ReservationInfo> reservations;  // ascending name
 };
 
@@ -47,6 +44,8 @@ class WriteBatch {
   void PutJob(const JobInfo& job);      // insert or replace
   void ArchiveJob(int64_t job_id);      // move jobs -> job_history
   void DeleteJob(int64_t job_id);       // drop from jobs (no history)
+  void PutScript(int64_t id, const JobScript& script);  // insert or replace
+  void DeleteScript(int64_t id);
   void PutNode(const NodeStateRecord& node);
   void SetNextJobId(int64_t next);
   void PutReservation(const ReservationInfo& resv);   // insert or replace
@@ -55,14 +54,17 @@ class WriteBatch {
   size_t size() const { return ops_.size(); }
   void Clear() { ops_.clear(); }
 
+  // Serialized records: what every engine stores.
   struct JobPut { int64_t id; int state; std::string data; };
   struct JobArchive { int64_t id; };
   struct JobDelete { int64_t id; };
+  struct ScriptPut { int64_t id; std::string data; };
+  struct ScriptDelete { int64_t id; };
   struct NextId { int64_t next; };
   struct ResvPut { std::string name; std::string data; };
   struct ResvDelete { std::string name; };
-  using Op = std::variant<JobPut, JobArchive, JobDelete, NodeStateRecord, NextId, ResvPut,
-                          ResvDelete>;
+  using Op = std::variant<JobPut, JobArchive, JobDelete, ScriptPut, ScriptDelete,
+                          NodeStateRecord, NextId, ResvPut, ResvDelete>;
   const std::vector<Op>& ops() const { return ops_; }
 
  private:
@@ -70,7 +72,7 @@ class WriteBatch {
 };
 
 // An association-database record (sacctmgr entities, fair-share usage): an opaque
-// serialized message under (kind, name). See assoc_records.cc.
+// serialized message under (kind, name).
 struct AssocRecord {
   std::string kind;
   std::string name;
@@ -80,28 +82,25 @@ struct AssocRecord {
 
 class StateStore {
  public:
-  // Opens (creating if needed) the database file at `path`; the directory must exist.
-  static Expected<std::unique_ptr<StateStore>> Open(const std::string& path);
-  ~StateStore();
-  StateStore(const StateStore&) = delete;
-  StateStore& operator=(const StateStore&) = delete;
+  virtual ~StateStore() = default;
 
-  Expected<LoadedState> LoadAll();
-  // Applies every op of `batch` in order in one transaction; all or nothing.
-  Status Write(const WriteBatch& batch);
-  // A job from job_history (nullopt when absent).
-  Expected<std::optional<JobInfo>> LoadHistoryJob(int64_t job_id);
-  // Association records (table assoc_records; assoc_records.cc): all of them, ordered by
-  // (kind, name); and one transaction that writes `puts` then removes `erase` (data unused).
-  Expected<std::vector<AssocRecord>> LoadAssocRecords();
-  Status WriteAssocRecords(const std::vector<AssocRecord>& puts,
-                           const std::vector<AssocRecord>& erase);
-
- private:
-  explicit StateStore(sqlite3* db) : db_(db) {}
-  Status Exec(const char* sql);
-  Status ApplyOp(const WriteBatch::Op& op);
-  sqlite3* db_;
+  virtual Expected<LoadedState> LoadAll() = 0;
+  // Applies every op of `batch` in order, all or nothing.
+  virtual Status Write(const WriteBatch& batch) = 0;
+  // A job from the history (nullopt when absent).
+  virtual Expected<std::optional<JobInfo>> LoadHistoryJob(int64_t job_id) = 0;
+  // The script stored under `id` (nullopt when absent).
+  virtual Expected<std::optional<JobScript>> LoadScript(int64_t id) = 0;
+  // Association records: all of them, ordered by (kind, name); and one all-or-nothing
+  // write of `puts` then removal of `erase` (their data unused).
+  virtual Expected<std::vector<AssocRecord>> LoadAssocRecords() = 0;
+  virtual Status WriteAssocRecords(const std::vector<AssocRecord>& puts,
+                                   const std::vector<AssocRecord>& erase) = 0;
 };
+
+// Parsers of the serialized records, with the error every engine reports for a corrupt one.
+Expected<JobInfo> ParseJobRecord(int64_t id, const std::string& data);
+Expected<JobScript> ParseScriptRecord(int64_t id, const std::string& data);
+Expected<ReservationInfo> ParseReservationRecord(const std::string& name, const std::string& data);
 
 }  // namespace sluice::storage

@@ -1,10 +1,10 @@
-// StateStore's association records: table assoc_records(kind, name, data), created on
+// SqliteStateStore's association records: table assoc_records(kind, name, data), created on
 // first use. Kinds are the controller's (cluster, account, user, qos, usage).
 #include <sqlite3.h>
 
 #include <fmt/format.h>
 
-#include "storage/state_store.h"
+#include "storage/sqlite_state_store.h"
 
 namespace sluice::storage {
 namespace {
@@ -39,7 +39,7 @@ Status RunOne(sqlite3* db, const char* sql, const AssocRecord& r, bool with_data
 
 }  // namespace
 
-Expected<std::vector<AssocRecord>> StateStore::LoadAssocRecords() {
+Expected<std::vector<AssocRecord>> SqliteStateStore::LoadAssocRecords() {
   RETURN_IF_ERROR(Exec(kAssocSchema));
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v2(db_, "SELECT kind, name, data FROM assoc_records ORDER BY kind, name",
@@ -52,7 +52,7 @@ Expected<std::vector<AssocRecord>> StateStore::LoadAssocRecords() {
   return out;
 }
 
-Status StateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
+Status SqliteStateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
                                      const std::vector<AssocRecord>& erase) {
   if (puts.empty() && erase.empty()) return Status::Ok();
   RETURN_IF_ERROR(Exec(kAssocSchema));
