@@ -29,10 +29,13 @@ struct RunOptions {
 };
 
 // Starts argv[0] (a path) in a new session with stdin=/dev/null and stdout/stderr
-// appended to `log_path`. Returns its pid. The child is not reaped by us unless Reap().
+// appended to `log_path`. Returns its pid, or why it could not be started (the log
+// cannot be opened, the program cannot be executed). The caller reaps it.
 Expected<pid_t> SpawnDetached(const std::vector<std::string>& argv, const std::string& log_path,
                               const std::vector<std::string>& extra_env = {});
-// Runs argv to completion and captures stdout/stderr.
+// Runs argv (argv[0] searched in PATH) in its own process group to completion and
+// captures stdout/stderr: exit_code 127 when it cannot be executed, 126 when the cwd or
+// ids cannot be set, -1 when no process could be made.
 RunResult RunCommand(const std::vector<std::string>& argv, const RunOptions& opts = {});
 
 bool ProcessAlive(pid_t pid);

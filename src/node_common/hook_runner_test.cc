@@ -63,6 +63,8 @@ TEST_F(HookRunner, MissingProgramFails) {
   HookResult r = RunHook(dir_ + "/nope", {}, 5000);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.last_line, "cannot execute " + dir_ + "/nope: No such file or directory");
+  EXPECT_EQ(r.Reason("Prolog"), r.last_line);
 }
 
 TEST_F(HookRunner, BlockedSignalsAreNotInherited) {

@@ -1,9 +1,7 @@
 #include "noded/stepd_launcher.h"
 
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
-extern char** environ;
+#include "common/subprocess.h"
 
 namespace sluice {
 namespace {
@@ -110,34 +108,24 @@ void StepdLauncher::PrestartLoop() {
   }
 }
 
-// posix_spawn of the stepd with `args`; `fd3` >= 0 becomes its fd 3. It has the calling
+// Starts the stepd with `args`; `fd3` >= 0 becomes its fd 3. It has the calling
 // thread's scheduling policy.
 Expected<pid_t> StepdLauncher::SpawnProcess(std::vector<std::string> args, int fd3) {
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (fd3 >= 0) posix_spawn_file_actions_adddup2(&fa, fd3, 3);
-  std::string path = stepd_path_;
-  std::vector<char*> argv{path.data()};
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, path.c_str(), &fa, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return Internal("cannot start " + path + ": " + std::strerror(rc));
+  SubprocessOptions o;
+  o.argv = {stepd_path_};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.in = Stdio::Null();
+  if (fd3 >= 0) o.extra_fds = {{fd3, 3}};
+  o.new_session = true;
+  o.clear_signal_mask = true;
+  o.default_signal_handlers = true;
+  Subprocess stepd = StartSubprocess(o);
+  if (!stepd.started()) {
+    return Internal("cannot start " + stepd_path_ + ": " + std::strerror(stepd.error.error));
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  children_.insert(pid);
-  return pid;
+  children_.insert(stepd.pid);
+  return stepd.pid;
 }
 
 bool StepdLauncher::IsChild(pid_t pid) {

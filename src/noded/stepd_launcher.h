@@ -1,5 +1,5 @@
-// StepdLauncher: starts `sluice-stepd <jobdir>` in a new session (posix_spawn with
-// POSIX_SPAWN_SETSID: no fork of the multi-threaded agent), with default signal
+// StepdLauncher: starts `sluice-stepd <jobdir>` in a new session (StartSubprocess, which
+// does it with posix_spawn: no fork of the multi-threaded agent), with default signal
 // dispositions and an empty signal mask. stepd redirects its own stdio and closes
 // inherited fds, so it does not depend on the agent in any way and survives the agent's
 // death (it is re-parented to init). Reap() collects the exit status of stepds this agent

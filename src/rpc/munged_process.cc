@@ -3,9 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,9 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/subprocess.h"
 #include "rpc/credential.h"
-
-extern char** environ;
 
 namespace sluice {
 
@@ -30,22 +27,11 @@ namespace {
 // Runs argv (argv[0] a path) to completion with stdio on /dev/null; returns the exit
 // code, or -1 if it could not be started.
 int RunQuiet(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  for (int fd = 0; fd <= 2; ++fd) {
-    posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
-  }
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  SubprocessOptions o;
+  o.argv = argv;
+  o.in = o.out = o.err = Stdio::Null();
+  SubprocessResult r = RunSubprocess(o);
+  return r.started() ? r.exit_code : -1;
 }
 
 Status WriteKey(const std::string& path) {

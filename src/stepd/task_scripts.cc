@@ -1,13 +1,12 @@
 #include "stepd/task_scripts.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <sstream>
+
+#include "common/subprocess.h"
 
 namespace sluice {
 namespace {
@@ -26,16 +25,16 @@ void Unset(std::vector<std::string>* env, const std::string& name) {
   std::erase_if(*env, [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
 }
 
-[[noreturn]] void Exec(const std::string& path, const std::vector<std::string>& env) {
-  std::vector<std::string> copy = env;
-  std::vector<char*> envp;
-  for (std::string& e : copy) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::string arg0 = path;
-  char* argv[] = {arg0.data(), nullptr};
-  ::execve(path.c_str(), argv, envp.data());
-  WriteAll(STDERR_FILENO, "slurmstepd: error: execve(): " + path + ": " + std::strerror(errno) + "\n");
-  ::_exit(127);
+SubprocessOptions ScriptOptions(const std::string& path, const std::vector<std::string>& env) {
+  SubprocessOptions o;
+  o.argv = {path};
+  o.env = env;
+  return o;
+}
+
+// "execve(): <path>: <why>", as Slurm words it.
+std::string ExecError(const std::string& path, const SpawnError& e) {
+  return "execve(): " + path + ": " + std::strerror(e.error);
 }
 
 }  // namespace
@@ -61,57 +60,34 @@ void ApplyTaskPrologOutput(const std::string& output, std::vector<std::string>* 
 }
 
 void RunTaskProlog(const std::string& path, std::vector<std::string>* env) {
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return;
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(p[0]);
-    ::close(p[1]);
-    return;
-  }
-  if (pid == 0) {
-    ::dup2(p[1], STDOUT_FILENO);
-    Exec(path, *env);
-  }
-  ::close(p[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(p[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  SubprocessOptions o = ScriptOptions(path, *env);
+  o.out = Stdio::Pipe();
+  SubprocessResult r = RunSubprocess(o);
+  if (!r.started() && !r.error.in_child()) return;  // no pipe or no process: as without a prolog
+  if (!r.started()) WriteAll(STDERR_FILENO, "slurmstepd: error: " + ExecError(path, r.error) + "\n");
+  if (!r.started() || r.exit_code != 0) {
     WriteAll(STDERR_FILENO, "slurmstepd: error: task prolog " + path + " failed\n");
   }
   std::string printed;
-  ApplyTaskPrologOutput(out, env, &printed);
+  ApplyTaskPrologOutput(r.out, env, &printed);
   WriteAll(STDOUT_FILENO, printed);
 }
 
 Expected<pid_t> StartTaskEpilog(const std::string& path, const std::vector<std::string>& env,
                                 const std::string& work_dir, const UserIds& user) {
-  pid_t pid = ::fork();
-  if (pid < 0) return Internal(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    int null_fd = ::open("/dev/null", O_RDWR);
-    if (null_fd >= 0) {
-      for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) ::dup2(null_fd, fd);
-    }
-    DropPrivileges(user);
+  SubprocessOptions o = ScriptOptions(path, env);
+  o.in = o.out = o.err = Stdio::Null();
+  o.new_process_group = true;
+  o.clear_signal_mask = true;
+  o.before_exec = [&] {
+    DropPrivileges(user);  // _exits on failure
     if (work_dir.empty() || ::chdir(work_dir.c_str()) != 0) (void)::chdir("/tmp");
-    Exec(path, env);
-  }
-  ::setpgid(pid, pid);  // both sides: no window where a kill(-pid) misses it
-  return pid;
+    return 0;
+  };
+  Subprocess epilog = StartSubprocess(o);
+  if (epilog.error.step == SpawnStep::kExec) return Internal(ExecError(path, epilog.error));
+  if (!epilog.started()) return Internal(epilog.error.Message());
+  return epilog.pid;
 }
 
 }  // namespace sluice
