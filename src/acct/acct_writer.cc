@@ -1,7 +1,6 @@
 #include "acct/acct_writer.h"
 
 #include <chrono>
-#include <iostream>
 
 namespace sluice::acct {
 
@@ -12,8 +11,7 @@ Status AcctWriter::Start() {
   } else if (store.status().code() == Code::kUnavailable &&
              config_.type == "accounting_storage/pgsql") {
     // The database server may come up later: records queue up and are retried.
-    std::cerr << "sluicectld: accounting: " << store.status().message()
-              << " (will retry)\n";
+    log_->warn("accounting store unavailable, will retry error={:?}", store.status().message());
   } else {
     return store.status();
   }
@@ -67,7 +65,7 @@ void AcctWriter::Loop() {
     lock.unlock();
     Status st = store_ ? store_->Apply(batch) : Unavailable("no store");
     if (!st.ok()) {
-      std::cerr << "sluicectld: accounting: " << st.message() << " (retrying)\n";
+      log_->warn("accounting write failed, retrying error={:?}", st.message());
       std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
       backoff_ms = std::min(backoff_ms * 2, 5000);
       auto reopened = OpenAcctStore(config_);  // a dropped connection: reconnect

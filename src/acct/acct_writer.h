@@ -14,13 +14,16 @@
 #include <thread>
 #include <vector>
 
+#include "log/log.h"
 #include "acct/acct_store.h"
 
 namespace sluice::acct {
 
 class AcctWriter {
  public:
-  explicit AcctWriter(AcctConfig config) : config_(std::move(config)) {}
+  // `log` receives the store's failures (default: stderr).
+  explicit AcctWriter(AcctConfig config, log::Logger log = nullptr)
+      : config_(std::move(config)), log_(log ? std::move(log) : log::Stderr("sluicectld")) {}
   ~AcctWriter() { Stop(); }
   AcctWriter(const AcctWriter&) = delete;
   AcctWriter& operator=(const AcctWriter&) = delete;
@@ -41,6 +44,7 @@ class AcctWriter {
  private:
   void Loop();
   AcctConfig config_;
+  log::Logger log_;
   std::unique_ptr<AcctStore> store_;
   std::mutex mu_;
   std::condition_variable cv_;

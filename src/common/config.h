@@ -180,6 +180,7 @@ inline constexpr size_t kMaxConfigNodes = 65536;
 struct Config {
   std::string path;               // file it was read from
   std::string cluster_name = "sluice";
+  std::string ctld_debug;  // SlurmctldDebug: the controller's log level ("" = info)
   std::string ctld_host = "127.0.0.1";  // address (the `addr` of `name(addr)`)
   std::string ctld_host_name;     // the `name` of SlurmctldHost (empty if not given)
   int ctld_port = 6817;

@@ -139,7 +139,10 @@ const GlobalKey kGlobalKeys[] = {
     {"SlurmUser", Ignore}, {"SlurmdUser", Ignore}, {"ProctrackType", Ignore},
     {"SchedulerType", Ignore}, {"SelectType", Ignore}, {"SelectTypeParameters", Ignore},
 {"MpiDefault", Ignore}, {"ReturnToService", Ignore},
-    {"SlurmctldDebug", Ignore}, {"SlurmdDebug", Ignore}, {"SlurmctldLogFile", Ignore},
+    {"SlurmctldDebug", [](auto v, auto* c) {
+       return SetString("SlurmctldDebug", v, &c->config->ctld_debug);
+     }},
+    {"SlurmdDebug", Ignore}, {"SlurmctldLogFile", Ignore},
     {"SlurmdLogFile", Ignore}, {"SlurmctldPidFile", Ignore}, {"SlurmdPidFile", Ignore},
     {"SlurmSchedLogFile", Ignore}, {"TaskPlugin", Ignore}, {"SwitchType", Ignore},
     {"MaxJobCount", Ignore}, {"InactiveLimit", Ignore}, {"Waittime", Ignore},

@@ -1,5 +1,4 @@
 // ClientService::AcctJobs (see client_service.h).
-#include <iostream>
 #include <set>
 
 #include "acct/acct_merge.h"
@@ -17,7 +16,7 @@ grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsReq
   auto caller = Authenticate(ctx);
   if (!caller.ok()) return ToGrpc(caller.status());
   if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
-    std::cerr << "sluicectld: AcctJobs from " << ctx->peer() << " refused: " << detail << "\n";
+    LogRefused(ctx, "AcctJobs", detail);
     return ToGrpc(InvalidArgument(kMsgTooLong));
   }
   if (!acct_) {

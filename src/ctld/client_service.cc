@@ -8,7 +8,6 @@
 #include "rpc/munge_auth.h"
 
 #include <future>
-#include <iostream>
 
 namespace sluice::ctld {
 
@@ -57,8 +56,7 @@ Expected<Caller> ClientService::Authenticate(grpc::ServerContextBase* ctx) const
 // Oversize requests are refused before they reach the owner thread (request_limits.h).
 #define LIMITS_OR_RETURN(req, what)                                                    \
   if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {                   \
-    std::cerr << "sluicectld: " << what << " from " << ctx->peer() << " refused: "     \
-              << detail << "\n";                                                       \
+    LogRefused(ctx, what, detail);                                                     \
     return ToGrpc(InvalidArgument(kMsgTooLong));                                       \
   }
 
@@ -156,7 +154,7 @@ grpc::ServerUnaryReactor* ClientService::LaunchStep(grpc::CallbackServerContext*
     return reactor;
   }
   if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
-    std::cerr << "sluicectld: LaunchStep from " << ctx->peer() << " refused: " << detail << "\n";
+    LogRefused(ctx, "LaunchStep", detail);
     reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
     return reactor;
   }
@@ -218,7 +216,7 @@ grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* 
     return reactor;
   }
   if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
-    std::cerr << "sluicectld: Keepalive from " << ctx->peer() << " refused: " << detail << "\n";
+    LogRefused(ctx, "Keepalive", detail);
     reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
     return reactor;
   }
@@ -270,8 +268,7 @@ grpc::Status ClientService::AuthMunge(grpc::ServerContext* ctx, const AuthMungeR
   LIMITS_OR_RETURN(req, "AuthMunge");
   Expected<MungeIdentity> who = MungeDecode(munge_socket_, req->credential());
   if (!who.ok()) {
-    std::cerr << "sluicectld: MUNGE credential from " << ctx->peer()
-              << " refused: " << who.status().message() << "\n";
+    LogRefused(ctx, "AuthMunge", who.status().message());
     // Never UNAVAILABLE: clients report that as "Unable to contact slurm controller".
     Status st = who.status();
     if (st.code() == Code::kUnavailable) st = Internal(st.message());

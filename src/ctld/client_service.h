@@ -90,6 +90,10 @@ class ClientService final : public ClientApiBase {
   void SetRpcStats(RpcStats* stats) { rpc_stats_ = stats; }
 
  private:
+  // Reports a request refused before it reached the controller (oversize, bad credential).
+  void LogRefused(grpc::ServerContextBase* ctx, std::string_view rpc, std::string_view detail) const {
+    loop_->logger()->warn("request refused rpc={} peer={} detail={:?}", rpc, ctx->peer(), detail);
+  }
   acct::AcctWriter* acct_ = nullptr;
   RpcStats* rpc_stats_ = nullptr;
   Expected<Caller> Authenticate(grpc::ServerContextBase* ctx) const;

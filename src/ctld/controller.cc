@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <iostream>
 
 #include "ctld/validate.h"
 
@@ -36,6 +35,7 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
       agents_(agents),
       sched_(std::move(sched)),
       options_(std::move(options)),
+      log_(options_.log ? options_.log : log::Stderr("sluicectld")),
       nodes_(config_) {
   if (!options_.user_name) options_.user_name = DefaultUserName;
   if (!options_.group_name) options_.group_name = DefaultGroupName;
@@ -51,7 +51,7 @@ Status Controller::Load(bool clean_start) {
   if (!store_) return Status::Ok();
   ASSIGN_OR_RETURN(storage::LoadedState st, store_->LoadAll());
   next_job_id_ = st.next_job_id;
-  LoadReservations(st.reservations);
+  resvs_.Load(st.reservations);
   RETURN_IF_ERROR(LoadAssociations());
   for (const auto& rec : st.nodes) {
     if (NodeRuntime* n = nodes_.Find(rec.name)) n->admin = rec;

@@ -26,6 +26,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/status.h"
+#include "ctld/reservation_book.h"
 #include "ctld/reservation_spec.h"
 #include "ctld/agent_link.h"
 #include "ctld/ctld_stats.h"
@@ -34,6 +35,7 @@
 #include "ctld/node_table.h"
 #include "ctld/step_launch.h"
 #include "ctld/step_resources.h"
+#include "log/log.h"
 #include "node.pb.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
@@ -81,6 +83,8 @@ struct ControllerOptions {
   // is written), "committed" (written; replies and agent messages not yet out) and "pass"
   // (a scheduling pass started a job, nothing of it committed). Production: unset.
   std::function<void(const char* point)> fault_hook;
+  // Where the controller reports events (default: stderr at info).
+  log::Logger log;
 };
 
 class Controller {
@@ -147,6 +151,8 @@ class Controller {
   // there (an unknown job is left to the call itself to report).
   Status CheckRelay(const std::string& node, int64_t job_id) const;
   Status ReleaseAllocation(const Caller& caller, const ReleaseAllocationRequest& req);
+
+  const log::Logger& logger() const { return log_; }
 
   // ---- read access for tests ----
   const JobTable& jobs() const { return jobs_; }
@@ -258,6 +264,7 @@ class Controller {
   AgentLink* agents_;
   SchedDeps sched_;
   ControllerOptions options_;
+  log::Logger log_;
   JobTable jobs_;
   JobScripts scripts_{store_};
   NodeTable nodes_;
@@ -311,7 +318,7 @@ class Controller {
   // scontrol create|update|delete|show reservation; changes are admin-only and are
   // written to the store before the reply.
   Expected<ReservationReply> Reservation(const Caller& caller, const ReservationRequest& req);
-  const std::map<std::string, ReservationInfo>& reservations() const { return reservations_; }
+  const std::map<std::string, ReservationInfo>& reservations() const { return resvs_.all(); }
 
  private:
   void ExpireClientLeases();         // from Tick: silent clients lose steps/allocations
@@ -319,15 +326,11 @@ class Controller {
   std::vector<ActiveStep> RunningSteps(int64_t job_id) const;
   std::map<int64_t, std::map<int, ActiveStep>> steps_;   // job -> step id -> step (memory only)
   std::map<int64_t, int64_t> alloc_seen_ms_;             // interactive job -> last keepalive
-  void LoadReservations(const std::vector<ReservationInfo>& list);
-  Status SaveReservation(const ReservationInfo* put, const std::string& erase);
   Status PickReservationNodes(const ResvEdit& e, ReservationInfo* r);
-  void RollReservations();                                 // repeat or purge ended ones
-  void AddReservations(sched::ClusterSnapshot* snap) const;
   // Partition AllowAccounts/DenyAccounts/AllowQos/AllowGroups, OverSubscribe=EXCLUSIVE
   // (sets spec.exclusive) and --reservation access, with Slurm's messages.
   Status CheckSubmitAccess(JobInfo* job) const;
-  std::map<std::string, ReservationInfo> reservations_;
+  ReservationBook resvs_{store_};
   // Node loss, requeue and checkpoint signals (requeue_ops.cc).
   // After node loss or a failed launch: requeue (JobRequeue/--requeue, at most
   // MaxBatchRequeue times) or end NODE_FAIL with `fail_reason`.

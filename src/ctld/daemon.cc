@@ -55,7 +55,7 @@ std::string RawValue(const Config& config, const std::string& key) {
 
 // AuthType=auth/munge: check that our munged works (encode + decode one credential)
 // and turn on the AuthMunge rpc.
-Status SetUpMunge(const Config& config, ClientService* service) {
+Status SetUpMunge(const Config& config, ClientService* service, const log::Logger& log) {
   const std::string type = RawValue(config, "AuthType");
   if (type.empty() || !AuthTypeIsMunge(type)) return Status::Ok();
   const std::string socket = MungeSocketFromAuthInfo(RawValue(config, "AuthInfo"));
@@ -64,19 +64,18 @@ Status SetUpMunge(const Config& config, ClientService* service) {
   auto who = MungeDecode(socket, *cred);
   if (!who.ok()) return Unavailable("AuthType=auth/munge: " + who.status().message());
   service->EnableMunge(socket, 10 * 60 * 1000);
-  std::cerr << "sluicectld: accepting MUNGE credentials (munged socket "
-            << (socket.empty() ? "default" : socket) << ")\n";
+  log->info("accepting MUNGE credentials munged_socket={}", socket.empty() ? "default" : socket);
   return Status::Ok();
 }
 
-void WaitForSignal() {
+void WaitForSignal(const log::Logger& log) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   int sig = 0;
   sigwait(&set, &sig);
-  std::cerr << "sluicectld: signal " << sig << ", shutting down\n";
+  log->info("shutting down signal={}", sig);
 }
 
 }  // namespace
@@ -93,6 +92,9 @@ int RunDaemon(const DaemonOptions& options) {
   auto config = LoadConfigFile(options.config_path);
   if (!config.ok()) return Fail(config.status().message());
   Config& cfg = *config;
+  auto level = log::ParseLevel(cfg.ctld_debug);
+  if (!level.ok()) return Fail("SlurmctldDebug: " + level.status().message());
+  log::Logger log = log::Stderr("sluicectld", *level);
   if (auto it = cfg.raw.find("PrivateData"); it != cfg.raw.end()) {
     if (auto p = ParsePrivateData(it->second); !p.ok()) return Fail(p.status().message());
   }
@@ -122,6 +124,7 @@ int RunDaemon(const DaemonOptions& options) {
   copts.admin_uid = getuid();
   copts.min_job_age_s = MinJobAge(cfg);
   copts.fault_hook = options.fault_hook;
+  copts.log = log;
   std::string listen = cfg.ctld_host + ":" + std::to_string(cfg.ctld_port);
   Controller controller(cfg, &clock, store->get(), &agents, deps, copts);
   if (Status st = controller.Load(options.clean_start); !st.ok()) return Fail(st.message());
@@ -137,7 +140,7 @@ int RunDaemon(const DaemonOptions& options) {
     ac.user = cfg.accounting.user;
     ac.pass = cfg.accounting.pass;
     ac.db = cfg.accounting.loc;
-    acct_writer = std::make_unique<acct::AcctWriter>(ac);
+    acct_writer = std::make_unique<acct::AcctWriter>(ac, log);
     if (Status st = acct_writer->Start(); !st.ok()) return Fail(st.message());
     controller.SetAccounting(acct_writer.get());
     controller.AcctResync();  // records a crash may have lost
@@ -146,7 +149,7 @@ int RunDaemon(const DaemonOptions& options) {
   loop.Start();
 
   ClientService client_service(*key, &clock, &loop);
-  if (Status st = SetUpMunge(cfg, &client_service); !st.ok()) {
+  if (Status st = SetUpMunge(cfg, &client_service, log); !st.ok()) {
     loop.Stop();
     return Fail(st.message());
   }
@@ -169,9 +172,9 @@ int RunDaemon(const DaemonOptions& options) {
     loop.Stop();
     return Fail("cannot listen on " + listen);
   }
-  std::cerr << "sluicectld: cluster " << cfg.cluster_name << " listening on " << listen
-            << ", " << controller.jobs().size() << " jobs restored\n";
-  WaitForSignal();
+  log->info("listening cluster={} address={} jobs_restored={}", cfg.cluster_name, listen,
+            controller.jobs().size());
+  WaitForSignal(log);
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   loop.Stop();
   if (acct_writer) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iostream>
 
 #include "ctld/controller.h"
 
@@ -16,7 +15,7 @@ int Controller::AllocatedCpus(const NodeRuntime& n) const {
 
 void Controller::SystemDrain(NodeRuntime* n, const std::string& reason) {
   if (n->admin.drain || n->admin.down) return;  // keep the earlier (e.g. admin's) reason
-  std::cerr << fmt::format("sluicectld: node {} drained: {}\n", n->cfg.name, reason);
+  log_->warn("node drained node={} reason={:?}", n->cfg.name, reason);
   n->admin.drain = true;
   n->admin.reason = reason;
   n->admin.reason_time = Now();
@@ -37,8 +36,7 @@ void Controller::ApplyHealth(NodeRuntime* n, const NodeHealth& health) {
       n->admin.reason != health.reason()) {
     return;
   }
-  std::cerr << fmt::format("sluicectld: node {} health check passes again, undrained\n",
-                           n->cfg.name);
+  log_->info("node health check passes again, undrained node={}", n->cfg.name);
   n->admin.drain = false;
   n->admin.reason.clear();
   n->admin.reason_time = Now();
@@ -55,7 +53,7 @@ bool Controller::HandleNodeScripts(JobInfo* job, const JobReport& r) {
     ReleaseResources(job);
     return true;
   }
-  std::cerr << fmt::format("sluicectld: prolog of job {} failed, requeued\n", job->job_id());
+  log_->warn("prolog failed, job requeued job_id={}", job->job_id());
   RequeueNow(job, "None");
   return true;
 }

@@ -24,18 +24,6 @@ struct Wanted {
   std::string reason;
 };
 
-std::set<std::string> NodesInMaint(const std::map<std::string, ReservationInfo>& resvs,
-                                   int64_t now) {
-  std::set<std::string> out;
-  for (const auto& [name, r] : resvs) {
-    bool maint = false;
-    for (const auto& f : r.flags()) maint |= f == "MAINT";
-    if (!maint || r.start_time() > now || (r.end_time() > 0 && r.end_time() <= now)) continue;
-    out.insert(r.nodes().begin(), r.nodes().end());
-  }
-  return out;
-}
-
 Wanted WantedOf(const NodeRuntime& n, const std::set<std::string>& maint) {
   if (maint.count(n.cfg.name)) return {true, "MAINT", "Reserved for maintenance"};
   if (n.admin.down) return {true, "DOWN", n.admin.reason};
@@ -49,7 +37,7 @@ Wanted WantedOf(const NodeRuntime& n, const std::set<std::string>& maint) {
 
 void Controller::PostNodeEvents(bool resync) {
   int64_t now = Now();
-  std::set<std::string> maint = NodesInMaint(reservations_, now);
+  std::set<std::string> maint = resvs_.NodesInMaint(now);
   std::vector<acct::AcctOp> ops;
   for (const NodeRuntime& n : nodes_.nodes()) {
     Wanted w = WantedOf(n, maint);

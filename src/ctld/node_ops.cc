@@ -2,7 +2,6 @@
 // heartbeats, job ends, launch results, liveness, time-limit backstop and purges.
 #include <fmt/format.h>
 
-#include <iostream>
 
 #include "ctld/controller.h"
 
@@ -136,8 +135,7 @@ Status Controller::JobEnded(const JobEndedRequest& req) {
     if (job->completing() && !job->requeue_on_end()) {  // cancelled meanwhile
       ReleaseResources(job);
     } else {
-      std::cerr << fmt::format("sluicectld: prolog of job {} failed on {}, requeued\n",
-                               job->job_id(), req.node());
+      log_->warn("prolog failed, job requeued job_id={} node={}", job->job_id(), req.node());
       RequeueNow(job, "None");
     }
     return Status::Ok();
@@ -161,14 +159,12 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     // The run may be going there: starting it elsewhere could run it twice. The node
     // takes no new job and is asked to register again; its registration says whether
     // the run is there (ReconcileReports), or the node goes DOWN after SlurmdTimeout.
-    std::cerr << fmt::format(
-        "sluicectld: launch of job {} on {}: outcome unknown ({}); job stays there until the "
-        "node reports\n", job_id, node, result.message());
+    log_->warn("launch outcome unknown, job stays there until the node reports job_id={} "
+               "node={} error={:?}", job_id, node, result.message());
     if (n) n->registered = false;
     return;
   }
-  std::cerr << fmt::format("sluicectld: launch of job {} on {} failed: {}\n", job_id, node,
-                           result.message());
+  log_->warn("launch failed job_id={} node={} error={:?}", job_id, node, result.message());
   // An agent that could not be reached (restarting, or dead: the liveness check handles
   // that) is not drained but takes no new job until it registers again (its next
   // heartbeat is told to); one that answered with an error is drained.
@@ -239,7 +235,7 @@ void Controller::SetNodeDown(NodeRuntime* n, bool admin, const std::string& reas
     n->admin.reason_uid = uid;
     MarkNode(n->cfg.name);
   } else {
-    std::cerr << fmt::format("sluicectld: node {} not responding, set DOWN\n", n->cfg.name);
+    log_->warn("node not responding, set DOWN node={}", n->cfg.name);
     n->responding = false;
   }
   FailJobsOn(n);
@@ -272,7 +268,7 @@ void Controller::CheckTimeLimits() {
     if (now <= deadline || backstop_sent_.count(id)) continue;
     backstop_sent_.insert(id);
     if (!job.spec().interactive()) {
-      std::cerr << fmt::format("sluicectld: job {} far past its time limit, cancelling\n", id);
+      log_->warn("job far past its time limit, cancelling job_id={}", id);
     }
     StartCancel(&job, JOB_TIMEOUT);
   }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 
 namespace sluice::ctld {
 
@@ -50,7 +49,7 @@ void OwnerLoop::RunBatch(std::deque<std::function<Ack()>>* batch) {
   // only after the client that caused them, e.g. `scontrol requeue` from inside the job,
   // has its answer).
   Status st = controller_->Commit(/*send_outbox=*/false);
-  if (!st.ok()) std::cerr << "sluicectld: commit failed: " << st.message() << "\n";
+  if (!st.ok()) controller_->logger()->error("commit failed error={:?}", st.message());
   for (auto& a : acks) a(st);
   if (st.ok()) controller_->SendOutbox();
 }
@@ -79,7 +78,7 @@ void OwnerLoop::Run() {
     if (controller_->ScheduleDue(now)) dirty |= controller_->SchedulePass();
     if (dirty || controller_->HasUncommitted()) {
       Status st = controller_->Commit();
-      if (!st.ok()) std::cerr << "sluicectld: commit failed: " << st.message() << "\n";
+      if (!st.ok()) controller_->logger()->error("commit failed error={:?}", st.message());
     }
   }
 }

@@ -27,6 +27,8 @@ class OwnerLoop {
   using Ack = std::function<void(const Status& commit)>;
 
   OwnerLoop(Controller* controller, const Clock* clock, int64_t tick_ms = 1000);
+  // The controller's logger (thread-safe: any RPC thread may report through it).
+  const log::Logger& logger() const { return controller_->logger(); }
   ~OwnerLoop();
   void Start();
   void Stop();

@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iostream>
 
 #include "common/signal_spec.h"
 #include "ctld/controller.h"
@@ -122,8 +121,8 @@ void Controller::StartPreempt(JobInfo* job, int64_t preemptor) {
     mode = PreemptMode::kCancel;  // not requeueable: cancelled instead
   }
   const int64_t grace = VictimGrace(*job);
-  std::cerr << fmt::format("sluicectld: job {} preempted by job {} ({}, grace {} s)\n",
-                           job->job_id(), preemptor, PreemptModeName(mode), grace);
+  log_->info("job preempted job_id={} by_job_id={} mode={} grace_s={}", job->job_id(),
+             preemptor, PreemptModeName(mode), grace);
   job->set_preempt_time(Now());
   job->set_preempted_by(preemptor);
   job->set_preempt_mode(static_cast<int>(mode));

@@ -3,7 +3,6 @@
 // scopes (scancel -s [--batch|--full]) and the --signal warning before the time limit.
 #include <fmt/format.h>
 
-#include <iostream>
 
 #include "common/signal_spec.h"
 #include "ctld/controller.h"
@@ -14,20 +13,20 @@ void Controller::AutoRequeueOrFail(JobInfo* job, const std::string& why,
                                    const std::string& fail_reason) {
   int64_t id = job->job_id();
   if (!RequeueAllowed(*job) || job->spec().interactive()) {
-    std::cerr << fmt::format("sluicectld: job {} {}, not requeueable: NODE_FAIL\n", id, why);
+    log_->warn("job not requeueable: NODE_FAIL job_id={} cause={:?}", id, why);
     FinishJob(job, JOB_NODE_FAIL, 0, 0);
     job->set_reason(fail_reason);
     return;
   }
   int max = config_.requeue.max_batch_requeue;
   if (job->auto_requeues() >= max) {
-    std::cerr << fmt::format("sluicectld: job {} {}, requeued {} times already: NODE_FAIL\n", id,
-                             why, job->auto_requeues());
+    log_->warn("job requeued too often: NODE_FAIL job_id={} cause={:?} requeues={}", id, why,
+               job->auto_requeues());
     FinishJob(job, JOB_NODE_FAIL, 0, 0);
     job->set_reason(fmt::format("{}:MaxBatchRequeue={}_reached", fail_reason, max));
     return;
   }
-  std::cerr << fmt::format("sluicectld: job {} {}, requeued\n", id, why);
+  log_->warn("job requeued job_id={} cause={:?}", id, why);
   job->set_auto_requeues(job->auto_requeues() + 1);
   RequeueNow(job, "None");
 }
@@ -38,8 +37,8 @@ bool Controller::RequeueOnExitCode(JobInfo* job, JobState end_state, const JobRe
   const RequeueConfig& rq = config_.requeue;
   bool hold = rq.requeue_exit_hold.count(r.exit_code()) > 0;
   if (!hold && !rq.requeue_exit.count(r.exit_code())) return false;
-  std::cerr << fmt::format("sluicectld: job {} exited {}: requeued{}\n", job->job_id(),
-                           r.exit_code(), hold ? " held" : "");
+  log_->info("job requeued on its exit code job_id={} exit_code={} held={}", job->job_id(),
+             r.exit_code(), hold);
   job->set_hold_on_requeue(hold);
   RequeueNow(job, "None");
   return true;

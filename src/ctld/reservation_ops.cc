@@ -1,7 +1,8 @@
 // Advance reservations and partition access of the Controller (see controller.h).
 //
-// Reservations live in `reservations_` and in the store's reservations table; each
-// create/update/delete is written in its own transaction before it is acknowledged.
+// Reservations live in the ReservationBook (reservation_book.h: memory and the store,
+// each change written before it is acknowledged); this file checks requests against jobs,
+// nodes and partitions.
 // Only admins (root, the controller's uid) may change them; anyone may list them.
 // Every scheduling pass first rolls reservations forward (DAILY/WEEKLY repeat after they
 // end, others are purged), then hands their windows to the scheduler (sched/reservations.h).
@@ -43,9 +44,6 @@ std::string PartitionRefusal(const PartitionConfig& part, const char* what,
   return fmt::format("job's {} not permitted to use this partition ({})\n{}", what, why, slurm_error);
 }
 
-bool HasFlag(const ReservationInfo& r, const char* f) {
-  return std::find(r.flags().begin(), r.flags().end(), f) != r.flags().end();
-}
 std::vector<std::string> List(const google::protobuf::RepeatedPtrField<std::string>& f) {
   return {f.begin(), f.end()};
 }
@@ -63,25 +61,13 @@ bool ListAdmits(const google::protobuf::RepeatedPtrField<std::string>& list, boo
 
 }  // namespace
 
-void Controller::LoadReservations(const std::vector<ReservationInfo>& list) {
-  for (const ReservationInfo& r : list) reservations_[r.name()] = r;
-}
-
-Status Controller::SaveReservation(const ReservationInfo* put, const std::string& erase) {
-  if (!store_) return Status::Ok();
-  storage::WriteBatch batch;
-  if (put) batch.PutReservation(*put);
-  if (!erase.empty()) batch.DeleteReservation(erase);
-  return store_->Write(batch);
-}
-
 Expected<ReservationReply> Controller::Reservation(const Caller& caller,
                                                    const ReservationRequest& req) {
   ReservationReply reply;
   reply.set_now(Now());
   if (req.action() == RESV_SHOW) {
-    RollReservations();
-    for (const auto& [name, r] : reservations_)
+    resvs_.Roll(Now());
+    for (const auto& [name, r] : resvs_.all())
       if (req.name().empty() || req.name() == name) *reply.add_reservations() = r;
     if (!req.name().empty() && reply.reservations().empty())
       return NotFound(fmt::format("Reservation {} not found", req.name()));
@@ -89,13 +75,11 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
   }
   if (!IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
   if (req.action() == RESV_DELETE) {
-    auto it = reservations_.find(req.name());
-    if (it == reservations_.end()) return NotFound(kMsgResvInvalid);
+    if (!resvs_.Find(req.name())) return NotFound(kMsgResvInvalid);
     for (const auto& [id, job] : jobs_.jobs())
       if (HoldsResources(job) && job.spec().reservation() == req.name())
         return FailedPrecondition(kMsgResvBusy);
-    RETURN_IF_ERROR(SaveReservation(nullptr, req.name()));
-    reservations_.erase(it);
+    RETURN_IF_ERROR(resvs_.Erase(req.name()));
     WantSchedule();
     return reply;
   }
@@ -105,12 +89,12 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
   ReservationInfo r;
   const bool create = req.action() == RESV_CREATE;
   if (create) {
-    if (e.name && reservations_.count(*e.name)) return InvalidArgument(kMsgResvDup);
+    if (e.name && resvs_.Find(*e.name)) return InvalidArgument(kMsgResvDup);
     if (!e.start) return InvalidArgument(kMsgBadTime);
     if (!e.end && !e.duration_s) return InvalidArgument(kMsgBadTime);
     if (!e.users && !e.accounts) return InvalidArgument(kMsgResvNoUsers);
     std::string name = e.name.value_or("");
-    for (int n = 1; name.empty() || reservations_.count(name); ++n) {
+    for (int n = 1; name.empty() || resvs_.Find(name); ++n) {
       const std::string owner = e.users && !e.users->empty()       ? (*e.users)[0]
                                 : e.accounts && !e.accounts->empty() ? (*e.accounts)[0]
                                                                       : "resv";
@@ -119,9 +103,9 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
     r.set_name(name);
   } else {
     if (!e.name) return InvalidArgument(kMsgResvInvalid);
-    auto it = reservations_.find(*e.name);
-    if (it == reservations_.end()) return NotFound(kMsgResvInvalid);
-    r = it->second;
+    const ReservationInfo* old = resvs_.Find(*e.name);
+    if (!old) return NotFound(kMsgResvInvalid);
+    r = *old;
   }
   // Times: a new start keeps the duration unless an end or duration is given too.
   const int64_t old_duration = r.end_time() - r.start_time();
@@ -162,13 +146,7 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
   if (create && !nodes_change) return InvalidArgument(kMsgNodeConfig);
   if (nodes_change) RETURN_IF_ERROR(PickReservationNodes(e, &r));
   // Conflicts: other reservations on the same nodes at the same time; running jobs.
-  for (const auto& [name, o] : reservations_) {
-    if (name == r.name() || o.start_time() >= r.end_time() || o.end_time() <= r.start_time())
-      continue;
-    if (HasFlag(o, "OVERLAP") || HasFlag(r, "OVERLAP")) continue;
-    for (const std::string& n : o.nodes())
-      if (Has(List(r.nodes()), n)) return InvalidArgument(kMsgResvOverlap);
-  }
+  if (resvs_.Conflicts(r)) return InvalidArgument(kMsgResvOverlap);
   if ((nodes_change || e.start) && !HasFlag(r, "IGNORE_JOBS") && !HasFlag(r, "MAINT")) {
     for (const std::string& n : r.nodes()) {
       const NodeRuntime* node = nodes_.Find(n);
@@ -183,8 +161,7 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
       }
     }
   }
-  RETURN_IF_ERROR(SaveReservation(&r, ""));
-  reservations_[r.name()] = r;
+  RETURN_IF_ERROR(resvs_.Put(r));
   reply.set_name(r.name());
   WantSchedule();
   return reply;
@@ -234,13 +211,7 @@ Status Controller::PickReservationNodes(const ResvEdit& e, ReservationInfo* r) {
       if (!node || node->admin.down || node->admin.drain) continue;
       if (!ignore_jobs && !node->jobs.empty()) continue;
       if (e.tres_gpus && !e.tres_cpus && !e.node_cnt && node->cfg.gpus.empty()) continue;
-      bool reserved = false;
-      for (const auto& [name, o] : reservations_) {
-        if (name == r->name() || o.start_time() >= r->end_time() || o.end_time() <= r->start_time())
-          continue;
-        reserved = reserved || Has(List(o.nodes()), n);
-      }
-      if (reserved) continue;
+      if (resvs_.NodeReserved(n, r->name(), r->start_time(), r->end_time())) continue;
       chosen.push_back(n);
       cpus += node->cfg.cpus;
       gpus += static_cast<int64_t>(node->cfg.gpus.size());
@@ -268,38 +239,6 @@ Status Controller::PickReservationNodes(const ResvEdit& e, ReservationInfo* r) {
   return Status::Ok();
 }
 
-void Controller::RollReservations() {
-  const int64_t now = Now();
-  std::vector<std::string> ended;
-  for (auto& [name, r] : reservations_) {
-    if (r.end_time() > now) continue;
-    const int64_t period = HasFlag(r, "WEEKLY") ? 7 * 86400 : HasFlag(r, "DAILY") ? 86400 : 0;
-    if (period == 0) {
-      ended.push_back(name);
-      continue;
-    }
-    const int64_t steps = (now - r.end_time()) / period + 1;
-    r.set_start_time(r.start_time() + steps * period);
-    r.set_end_time(r.end_time() + steps * period);
-    (void)SaveReservation(&r, "");
-  }
-  for (const std::string& name : ended) {
-    if (SaveReservation(nullptr, name).ok()) reservations_.erase(name);
-  }
-}
-
-void Controller::AddReservations(sched::ClusterSnapshot* snap) const {
-  for (const auto& [name, r] : reservations_) {
-    sched::ReservationWindow w;
-    w.name = name;
-    w.start = r.start_time();
-    w.end = r.end_time();
-    w.nodes = List(r.nodes());
-    w.maint = HasFlag(r, "MAINT");
-    snap->reservations.push_back(std::move(w));
-  }
-}
-
 Status Controller::CheckSubmitAccess(JobInfo* job) const {
   JobSpec* spec = job->mutable_spec();
   if (const PartitionConfig* part = LookupPartition(config_, spec->partition())) {
@@ -317,12 +256,12 @@ Status Controller::CheckSubmitAccess(JobInfo* job) const {
     if (part->exclusive) spec->set_exclusive(true);
   }
   if (spec->reservation().empty()) return Status::Ok();
-  auto it = reservations_.find(spec->reservation());
-  if (it == reservations_.end() || it->second.end_time() <= Now()) {
+  const ReservationInfo* found = resvs_.Find(spec->reservation());
+  if (!found || found->end_time() <= Now()) {
     return InvalidArgument(fmt::format("invalid reservation specified: {}{}\n{}", spec->reservation(),
-                                       it == reservations_.end() ? "" : " (it has ended)", kMsgResvInvalid));
+                                       found ? " (it has ended)" : "", kMsgResvInvalid));
   }
-  const ReservationInfo& r = it->second;
+  const ReservationInfo& r = *found;
   const bool user_ok = !r.users().empty() && ListAdmits(r.users(), r.users_denied(), job->user());
   const bool account_ok =
       !r.accounts().empty() && ListAdmits(r.accounts(), r.accounts_denied(), spec->account());

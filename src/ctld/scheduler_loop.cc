@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iostream>
 #include <limits>
 #include <set>
 
@@ -69,7 +68,7 @@ bool Controller::SchedulePass() {
   if (!sched_.scheduler) return false;
   AccrueUsage();
   UpdatePriorities();
-  RollReservations();
+  resvs_.Roll(Now());
   std::vector<sched::JobRequest> pending;
   std::map<int64_t, int> array_slots;  // array job id -> tasks it may still start
   for (auto& [id, job] : jobs_.jobs()) {
@@ -105,7 +104,7 @@ bool Controller::SchedulePass() {
     }
     snap.running.push_back(std::move(r));
   }
-  AddReservations(&snap);
+  resvs_.AddTo(&snap);
   if (enforce_.limits) AddLimits(&snap, pending);
   FillPreemptInputs(&snap, &pending);  // preempt_ops.cc
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
@@ -187,7 +186,8 @@ void Controller::LaunchHetWhenComplete(int64_t het_job_id) {
 void Controller::LaunchOn(const JobInfo& job, int node_index) {
   Expected<JobScript> script = scripts_.Get(job);
   if (!script.ok()) {  // the store failed: the agent refuses a launch without a script
-    std::cerr << "sluicectld: job " << job.job_id() << ": " << script.status().message() << "\n";
+    log_->error("batch script unreadable job_id={} error={:?}", job.job_id(),
+                script.status().message());
   }
   LaunchJobRequest req =
       BuildLaunch(config_, job, script.ok() ? *script : JobScript(), node_index);

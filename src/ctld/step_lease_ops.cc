@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iostream>
 
 #include "ctld/controller.h"
 
@@ -100,8 +99,7 @@ void Controller::ExpireClientLeases() {
   for (int64_t id : expired) {
     JobInfo* job = jobs_.Find(id);
     alloc_seen_ms_.erase(id);
-    std::cerr << fmt::format("sluicectld: job {}: srun/salloc silent for {} ms; releasing the allocation\n",
-                             id, lease);
+    log_->warn("srun/salloc silent, releasing the allocation job_id={} silent_ms={}", id, lease);
     if (job->state() == JOB_PENDING) {
       FinishJob(job, JOB_CANCELLED, 0, 0);
     } else {
