@@ -1,15 +1,18 @@
 // Priority and fair-share in the Controller: what each running job charges the usage
-// ledger (sched/usage_ledger.h: TRES billing, decayed by PriorityDecayHalfLife, times
-// the QOS UsageFactor; persisted by assoc_ops.cc), the association tree (the AssocDb's accounts and user associations plus
-// an implicit association under "root", or under the requested account, for every user
-// seen without one), multifactor priorities of
-// pending jobs, the scheduler's pending order, and the sprio/sshare replies.
+// ledger (sched/usage_ledger.h: TRES billing, decayed by PriorityDecayHalfLife, times the
+// QOS UsageFactor; persisted by assoc_ops.cc), the association tree (the AssocDb's
+// accounts and user associations plus an implicit association under "root", or under the
+// requested account, for every user seen without one), multifactor priorities of pending
+// jobs, the scheduler's pending order, and the sprio/sshare replies. The controller
+// gathers the inputs from its tables and applies the results; the computation itself is
+// sched/pending_order.h, which the simulator runs too.
 #include <algorithm>
 #include <cmath>
 
 #include "common/tres_billing.h"
 #include "ctld/controller.h"
 #include "ctld/validate.h"
+#include "sched/pending_order.h"
 
 namespace sluice::ctld {
 namespace {
@@ -63,27 +66,18 @@ Controller::AssocKey Controller::AssocOf(const JobInfo& job) const {
 }
 
 std::vector<sched::Assoc> Controller::Associations() const {
-  std::vector<sched::Assoc> out;
-  std::set<AssocKey> have;
+  std::vector<sched::Assoc> declared;
   for (const auto& [name, a] : assoc_db_.accounts()) {
-    if (name != "root") out.push_back({name, "", a.parent(), a.shares(), 0});
+    if (name != "root") declared.push_back({name, "", a.parent(), a.shares(), 0});
   }
   for (const auto& [k, u] : assoc_db_.users()) {
-    have.insert({u.account(), u.user()});
-    out.push_back({u.account(), u.user(), "", u.shares(), 0});
+    declared.push_back({u.account(), u.user(), "", u.shares(), 0});
   }
-  auto add_implicit = [&](const AssocKey& k) {
-    if (k.second.empty() || !have.insert(k).second) return;
-    out.push_back({k.first, k.second, "", 1, 0});
-  };
-  for (const auto& [k, usage] : usage_.rows()) add_implicit(k);
+  std::vector<AssocKey> seen;
   for (const auto& [id, job] : jobs_.jobs()) {
-    if (!IsTerminal(job.state())) add_implicit(AssocOf(job));
+    if (!IsTerminal(job.state())) seen.push_back(AssocOf(job));
   }
-  for (auto& a : out) {
-    if (!a.user.empty()) a.usage = usage_.Billing({a.account, a.user});
-  }
-  return out;
+  return sched::AssociationTree(std::move(declared), seen, usage_);
 }
 
 void Controller::AccrueUsage() {
@@ -111,54 +105,48 @@ void Controller::AccrueUsage() {
 void Controller::UpdatePriorities() {
   factors_.clear();
   if (!config_.priority.multifactor) return;
-  std::map<AssocKey, double> fairshare;
-  auto rows = sched::ComputeFairTree(Associations());
-  if (rows.ok()) {
-    for (const auto& r : *rows) {
-      if (!r.user.empty()) fairshare[{r.account, r.user}] = r.fairshare;
-    }
+  sched::PrioritySettings settings;
+  settings.weights = WeightsOf(config_.priority);
+  settings.totals = TotalsOf(config_);
+  settings.max_partition_job_factor = MaxJobFactor(config_);
+  for (const auto& [name, q] : assoc_db_.qos()) {
+    settings.max_qos_priority = std::max(settings.max_qos_priority, q.priority());
   }
-  sched::PriorityWeights w = WeightsOf(config_.priority);
-  sched::ClusterTotals totals = TotalsOf(config_);
-  int64_t max_factor = MaxJobFactor(config_);
-  int64_t max_qos = 0;
-  for (const auto& [name, q] : assoc_db_.qos()) max_qos = std::max(max_qos, q.priority());
-  for (auto& [id, job] : jobs_.jobs()) {
-    if (job.state() != JOB_PENDING || job.priority() == 0) continue;  // held stays 0
-    sched::PriorityInput in;
+  std::vector<sched::PendingJob> pending;
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (job.state() != JOB_PENDING) continue;
+    sched::PendingJob in;
+    in.job_id = id;
     in.eligible_time = job.eligible_time() > 0 ? job.eligible_time() : job.submit_time();
-    in.num_nodes = std::max(1, job.num_nodes());
-    in.num_cpus = std::max(1, job.num_cpus());
-    in.fairshare = fairshare[AssocOf(job)];
+    in.num_nodes = job.num_nodes();
+    in.num_cpus = job.num_cpus();
+    in.assoc = AssocOf(job);
     const PartitionConfig* part = LookupPartition(config_, job.spec().partition());
     in.partition_job_factor = part ? part->priority_job_factor : 0;
-    in.max_partition_job_factor = max_factor;
-    in.nice = job.spec().nice();
     if (const QosInfo* q = assoc_db_.Qos(JobQos(job))) in.qos_priority = q->priority();
-    in.max_qos_priority = max_qos;
-    sched::PriorityFactors f = sched::ComputePriority(w, in, totals, Now());
-    job.set_priority(f.priority);  // advisory: recomputed every pass, not journaled
+    in.nice = job.spec().nice();
+    in.held = job.priority() == 0;  // held stays 0
+    pending.push_back(std::move(in));
+  }
+  factors_ = sched::PrioritizePending(settings, Associations(), pending, Now());
+  for (const auto& [id, f] : factors_) {
+    JobInfo* job = jobs_.Find(id);
+    job->set_priority(f.priority);  // advisory: recomputed every pass, not journaled
     if (auto* r = jobs_.MutableRequest(id)) r->priority = f.priority;
-    factors_[id] = f;
   }
 }
 
 void Controller::OrderPending(std::vector<sched::JobRequest>* pending) const {
-  auto tier = [&](int64_t id) {
-    const JobInfo* j = jobs_.Find(id);
+  std::vector<int> tiers;
+  tiers.reserve(pending->size());
+  for (const auto& r : *pending) {
+    const JobInfo* j = jobs_.Find(r.job_id);
     const PartitionConfig* p = j ? LookupPartition(config_, j->spec().partition()) : nullptr;
-    return p ? p->priority_tier : 0;
-  };
-  std::vector<std::pair<int, const sched::JobRequest*>> keyed;
-  for (const auto& r : *pending) keyed.push_back({tier(r.job_id), &r});
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    if (a.second->priority != b.second->priority) return a.second->priority > b.second->priority;
-    return a.second->job_id < b.second->job_id;
-  });
+    tiers.push_back(p ? p->priority_tier : 0);
+  }
   std::vector<sched::JobRequest> out;
-  out.reserve(keyed.size());
-  for (const auto& k : keyed) out.push_back(*k.second);
+  out.reserve(pending->size());
+  for (size_t i : sched::PendingOrder(*pending, tiers)) out.push_back(std::move((*pending)[i]));
   *pending = std::move(out);
 }
 

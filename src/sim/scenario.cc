@@ -69,6 +69,15 @@ class Args {
   std::map<std::string, std::string> values_;
 };
 
+// What earlier lines declared, for the lines that name it.
+struct Declared {
+  std::string kind;                                               // `kind` line
+  std::map<std::string, std::pair<int64_t, int64_t>> partitions;  // name -> (tier, job factor)
+  std::map<std::string, int64_t> qos;                             // name -> priority
+  std::set<std::string> accounts = {"root"};
+  std::map<std::string, std::string> default_account;  // user -> its first `assoc user=` account
+};
+
 Status AddNodes(const Args& args, sched::ClusterSnapshot* cluster) {
   int64_t count = 0, cpus = 0, gpus = 0, mem = 0;
   RETURN_IF_ERROR(args.Int("count", 1, 1, &count));
@@ -86,7 +95,39 @@ Status AddNodes(const Args& args, sched::ClusterSnapshot* cluster) {
   return Status::Ok();
 }
 
-Status AddJob(const Args& args, std::string_view name, size_t line, Scenario* scenario) {
+// user=, account=, partition=, qos=, nice= of a job line.
+Status AddTraits(const Args& args, std::string_view name, size_t line, const Declared& declared,
+                 SimJob* job) {
+  PriorityTraits& t = job->traits;
+  t.user = args.Text("user");
+  t.account = args.Text("account");
+  if (t.account.empty() && declared.default_account.count(t.user)) {
+    t.account = declared.default_account.at(t.user);
+  }
+  if (!t.account.empty() && !declared.accounts.count(t.account)) {
+    return LineError(name, line, fmt::format("unknown account '{}'", t.account));
+  }
+  if (args.Has("partition")) {
+    auto p = declared.partitions.find(args.Text("partition"));
+    if (p == declared.partitions.end()) {
+      return LineError(name, line, fmt::format("unknown partition '{}'", args.Text("partition")));
+    }
+    job->request.priority_tier = static_cast<int>(p->second.first);
+    t.partition_job_factor = p->second.second;
+  }
+  if (args.Has("qos")) {
+    auto q = declared.qos.find(args.Text("qos"));
+    if (q == declared.qos.end()) {
+      return LineError(name, line, fmt::format("unknown qos '{}'", args.Text("qos")));
+    }
+    job->request.qos = q->first;
+    t.qos_priority = q->second;
+  }
+  return args.Int("nice", 0, -1'000'000, &t.nice);
+}
+
+Status AddJob(const Args& args, std::string_view name, size_t line, const Declared& declared,
+              Scenario* scenario) {
   SimJob job;
   ScenarioJob expected;
   int64_t limit = 0, nodes = 0, cpus = 0, gpus = 0, exclusive = 0;
@@ -117,13 +158,74 @@ Status AddJob(const Args& args, std::string_view name, size_t line, Scenario* sc
   job.request.exclusive = exclusive != 0;
   job.cpus = nodes * cpus;
   job.gpus = nodes * gpus;
+  RETURN_IF_ERROR(AddTraits(args, name, line, declared, &job));
   scenario->workload.jobs.push_back(std::move(job));
   scenario->expected.push_back(std::move(expected));
   return Status::Ok();
 }
 
+Status SetPriority(const Args& args, SimPriority* priority) {
+  sched::PriorityWeights& w = priority->weights;
+  int64_t favor_small = 0;
+  priority->enabled = true;
+  RETURN_IF_ERROR(args.Int("weight_age", 0, 0, &w.age));
+  RETURN_IF_ERROR(args.Int("weight_fairshare", 0, 0, &w.fairshare));
+  RETURN_IF_ERROR(args.Int("weight_job_size", 0, 0, &w.job_size));
+  RETURN_IF_ERROR(args.Int("weight_partition", 0, 0, &w.partition));
+  RETURN_IF_ERROR(args.Int("weight_qos", 0, 0, &w.qos));
+  RETURN_IF_ERROR(args.Int("max_age", w.max_age_s, 0, &w.max_age_s));
+  RETURN_IF_ERROR(args.Int("favor_small", 0, 0, &favor_small));
+  w.favor_small = favor_small != 0;
+  return args.Int("decay_half_life", 0, 0, &priority->decay_half_life_s);
+}
+
+Status AddAssoc(const Args& args, std::string_view name, size_t line, Declared* declared,
+                SimPriority* priority) {
+  sched::Assoc a;
+  a.account = args.Text("account");
+  a.user = args.Text("user");
+  RETURN_IF_ERROR(args.Int("shares", 1, 0, &a.shares));
+  if (a.account.empty()) return LineError(name, line, "assoc needs account=");
+  if (a.user.empty()) {
+    a.parent = args.Has("parent") ? args.Text("parent") : "root";
+    if (!declared->accounts.count(a.parent)) {
+      return LineError(name, line, fmt::format("unknown account '{}'", a.parent));
+    }
+    if (!declared->accounts.insert(a.account).second) {
+      return LineError(name, line, fmt::format("account '{}' declared twice", a.account));
+    }
+  } else if (!declared->accounts.count(a.account)) {
+    return LineError(name, line, fmt::format("unknown account '{}'", a.account));
+  } else {
+    declared->default_account.emplace(a.user, a.account);
+  }
+  priority->assocs.push_back(std::move(a));
+  return Status::Ok();
+}
+
+Status AddPartition(const Args& args, std::string_view name, size_t line, Declared* declared,
+                    SimPriority* priority) {
+  int64_t tier = 0, factor = 0;
+  RETURN_IF_ERROR(args.Int("tier", 0, 0, &tier));
+  RETURN_IF_ERROR(args.Int("job_factor", 0, 0, &factor));
+  if (args.Text("name").empty()) return LineError(name, line, "partition needs name=");
+  declared->partitions[args.Text("name")] = {tier, factor};
+  priority->max_partition_job_factor = std::max(priority->max_partition_job_factor, factor);
+  return Status::Ok();
+}
+
+Status AddQos(const Args& args, std::string_view name, size_t line, Declared* declared,
+              SimPriority* priority) {
+  int64_t value = 0;
+  RETURN_IF_ERROR(args.Int("priority", 0, 0, &value));
+  if (args.Text("name").empty()) return LineError(name, line, "qos needs name=");
+  declared->qos[args.Text("name")] = value;
+  priority->max_qos_priority = std::max(priority->max_qos_priority, value);
+  return Status::Ok();
+}
+
 Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view name, size_t line,
-                 Scenario* scenario, std::string* kind) {
+                 Scenario* scenario, Declared* declared) {
   const std::string_view directive = tokens[0];
   if (directive == "policy") {
     for (size_t i = 1; i < tokens.size(); ++i) {
@@ -134,7 +236,7 @@ Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view n
     return Status::Ok();
   }
   if (directive == "kind" && tokens.size() == 2 && (tokens[1] == "cpu" || tokens[1] == "gpu")) {
-    *kind = std::string(tokens[1]);
+    declared->kind = std::string(tokens[1]);
     return Status::Ok();
   }
   if (directive == "nodes") {
@@ -145,9 +247,31 @@ Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view n
   if (directive == "job") {
     ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1,
                                             {"id", "submit", "run", "limit", "nodes", "cpus",
-                                             "gpus", "exclusive", "start"},
+                                             "gpus", "exclusive", "start", "user", "account",
+                                             "partition", "qos", "nice"},
                                             name, line));
-    return AddJob(args, name, line, scenario);
+    return AddJob(args, name, line, *declared, scenario);
+  }
+  if (directive == "priority") {
+    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1,
+                                            {"weight_age", "weight_fairshare", "weight_job_size",
+                                             "weight_partition", "weight_qos", "max_age",
+                                             "favor_small", "decay_half_life"},
+                                            name, line));
+    return SetPriority(args, &scenario->priority);
+  }
+  if (directive == "assoc") {
+    ASSIGN_OR_RETURN(Args args,
+                     Args::Parse(tokens, 1, {"account", "user", "parent", "shares"}, name, line));
+    return AddAssoc(args, name, line, declared, &scenario->priority);
+  }
+  if (directive == "partition") {
+    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {"name", "tier", "job_factor"}, name, line));
+    return AddPartition(args, name, line, declared, &scenario->priority);
+  }
+  if (directive == "qos") {
+    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {"name", "priority"}, name, line));
+    return AddQos(args, name, line, declared, &scenario->priority);
   }
   if (directive == "expect") {
     std::set<std::string, std::less<>> keys;
@@ -190,18 +314,18 @@ void FinishScenario(const std::string& kind, Scenario* scenario) {
 Expected<Scenario> ParseScenario(std::string_view text, std::string_view name) {
   Scenario scenario;
   scenario.name = std::string(name);
-  std::string kind;
+  Declared declared;
   std::vector<std::string_view> lines = internal::SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = lines[i].substr(0, lines[i].find('#'));
     std::vector<std::string_view> tokens = internal::SplitWhitespace(line);
     if (tokens.empty()) continue;
-    RETURN_IF_ERROR(ParseLine(tokens, name, i + 1, &scenario, &kind));
+    RETURN_IF_ERROR(ParseLine(tokens, name, i + 1, &scenario, &declared));
   }
   if (scenario.policies.empty()) return LineError(name, lines.size(), "no policy line");
   if (scenario.workload.cluster.nodes.empty()) return LineError(name, lines.size(), "no nodes");
   if (scenario.workload.jobs.empty()) return LineError(name, lines.size(), "no jobs");
-  FinishScenario(kind, &scenario);
+  FinishScenario(declared.kind, &scenario);
   return scenario;
 }
 
@@ -210,7 +334,8 @@ Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy 
   ManualClock clock(kScenarioEpoch);
   const Workload& workload = scenario.workload;
   ASSIGN_OR_RETURN(SimResult result,
-                   Simulate(workload.cluster, workload.jobs, scheduler.get(), &clock));
+                   Simulate(workload.cluster, workload.jobs, scheduler.get(), &clock,
+                            scenario.priority));
   std::vector<std::string> problems;
   for (size_t i = 0; i < scenario.expected.size(); ++i) {
     const ScenarioJob& want = scenario.expected[i];

@@ -105,5 +105,52 @@ TEST(Scenarios, FormatErrorsNameTheLine) {
   }
 }
 
+TEST(Scenarios, PriorityDirectivesAndTheirErrors) {
+  auto scenario = ParseScenario(
+      "policy fcfs\npriority weight_qos=10 weight_partition=5 decay_half_life=60\n"
+      "assoc account=a shares=2\nassoc user=u account=a\n"
+      "partition name=p tier=3 job_factor=4\nqos name=q priority=7\nnodes count=1\n"
+      "job id=j start=0 user=u partition=p qos=q nice=-5\n",
+      "p.scn");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  const SimPriority& p = scenario->priority;
+  EXPECT_TRUE(p.enabled);
+  EXPECT_EQ(p.weights.qos, 10);
+  EXPECT_EQ(p.decay_half_life_s, 60);
+  EXPECT_EQ(p.max_partition_job_factor, 4);
+  EXPECT_EQ(p.max_qos_priority, 7);
+  ASSERT_EQ(p.assocs.size(), 2u);
+  EXPECT_EQ(p.assocs[0].shares, 2);
+  const SimJob& job = scenario->workload.jobs[0];
+  EXPECT_EQ(job.traits.account, "a");  // the user's default account
+  EXPECT_EQ(job.traits.partition_job_factor, 4);
+  EXPECT_EQ(job.request.priority_tier, 3);
+  EXPECT_EQ(job.traits.qos_priority, 7);
+  EXPECT_EQ(job.traits.nice, -5);
+
+  struct Case {
+    const char* text;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"policy fcfs\nnodes count=1\njob id=a start=0 partition=x\n",
+       "s.scn:3: unknown partition 'x'"},
+      {"policy fcfs\nnodes count=1\njob id=a start=0 qos=x\n", "s.scn:3: unknown qos 'x'"},
+      {"policy fcfs\nnodes count=1\njob id=a start=0 account=x\n",
+       "s.scn:3: unknown account 'x'"},
+      {"policy fcfs\nassoc account=a parent=nope\n", "s.scn:2: unknown account 'nope'"},
+      {"policy fcfs\nassoc account=a\nassoc account=a\n", "s.scn:3: account 'a' declared twice"},
+      {"policy fcfs\nassoc user=u\n", "s.scn:2: assoc needs account="},
+      {"policy fcfs\npriority weight_age=-1\n", "s.scn:2: weight_age=-1 is not an integer >= 0"},
+      {"policy fcfs\npriority speed=1\n", "s.scn:2: unknown key 'speed'"},
+      {"policy fcfs\npartition tier=1\n", "s.scn:2: partition needs name="},
+  };
+  for (const Case& c : cases) {
+    auto bad = ParseScenario(c.text, "s.scn");
+    ASSERT_FALSE(bad.ok()) << c.text;
+    EXPECT_THAT(bad.status().message(), HasSubstr(c.error)) << c.text;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::sim

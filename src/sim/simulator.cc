@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
@@ -26,7 +27,7 @@ sched::Gpu* FindGpu(sched::Node* node, int index) {
 class Replay {
  public:
   Replay(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
-         sched::Scheduler* scheduler, ManualClock* clock)
+         sched::Scheduler* scheduler, ManualClock* clock, const SimPriority& priority)
       : jobs_(jobs),
         scheduler_(scheduler),
         clock_(clock),
@@ -36,6 +37,7 @@ class Replay {
     for (size_t i = 0; i < snapshot_.nodes.size(); ++i) node_index_[snapshot_.nodes[i].name] = i;
     result_.jobs.resize(jobs.size());
     running_pos_.assign(jobs.size(), -1);
+    if (priority.enabled) priority_.emplace(priority, cluster, epoch_);
   }
 
   Expected<SimResult> Run() {
@@ -50,6 +52,7 @@ class Replay {
       while (next_submit < jobs_.size() && jobs_[next_submit].submit_s == now) {
         Submit(next_submit++);
       }
+      if (priority_) AccrueUsage(now);
       if (!pending_.empty()) RETURN_IF_ERROR(Pass(now));
     }
     return std::move(result_);
@@ -72,7 +75,22 @@ class Replay {
     pending_index_.push_back(index);
   }
 
+  // Charges the running jobs and those that ended at this event time (the last accrual
+  // was at the previous event time).
+  void AccrueUsage(int64_t now) {
+    std::vector<PriorityPass::Run> ran;
+    for (size_t index : running_index_) {
+      ran.push_back({index, result_.jobs[index].start_s, -1});
+    }
+    for (size_t index : ended_) {
+      ran.push_back({index, result_.jobs[index].start_s, result_.jobs[index].end_s});
+    }
+    ended_.clear();
+    priority_->Accrue(now, jobs_, ran);
+  }
+
   Status Pass(int64_t now) {
+    if (priority_) priority_->Order(now, jobs_, running_index_, &pending_, &pending_index_);
     ++result_.stats.passes;
     result_.stats.max_pending =
         std::max<int64_t>(result_.stats.max_pending, static_cast<int64_t>(pending_.size()));
@@ -180,6 +198,7 @@ class Replay {
     snapshot_.running.pop_back();
     running_index_.pop_back();
     running_pos_[index] = -1;
+    if (priority_) ended_.push_back(index);
     return Status::Ok();
   }
 
@@ -190,7 +209,9 @@ class Replay {
   sched::ClusterSnapshot snapshot_;
   const sched::ClusterSnapshot empty_;
   std::unordered_map<std::string, size_t> node_index_;  // lookups only, never iterated
-  std::vector<sched::JobRequest> pending_;              // in submit (priority) order
+  std::optional<PriorityPass> priority_;                // multifactor priority, when enabled
+  std::vector<size_t> ended_;                           // jobs ended since the last accrual
+  std::vector<sched::JobRequest> pending_;              // in priority order (FCFS: submit)
   std::vector<size_t> pending_index_;                   // job index of each pending_ entry
   std::vector<int64_t> running_pos_;            // job index -> position in snapshot_.running
   std::vector<size_t> running_index_;           // position in snapshot_.running -> job index
@@ -202,13 +223,14 @@ class Replay {
 }  // namespace
 
 Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
-                             sched::Scheduler* scheduler, ManualClock* clock) {
+                             sched::Scheduler* scheduler, ManualClock* clock,
+                             const SimPriority& priority) {
   for (size_t i = 1; i < jobs.size(); ++i) {
     if (jobs[i].submit_s < jobs[i - 1].submit_s) {
       return InvalidArgument("simulator jobs must be in submit order");
     }
   }
-  return Replay(cluster, jobs, scheduler, clock).Run();
+  return Replay(cluster, jobs, scheduler, clock, priority).Run();
 }
 
 }  // namespace sluice::sim

@@ -10,6 +10,8 @@
 // updated in place) and only pending jobs are passed to the scheduler. A job that can
 // never run on the cluster (CheckFeasible at submit, or kNever from the scheduler) is
 // rejected; jobs still pending when no event is left never start (start_s = -1).
+// With `priority` enabled, usage is accrued at every event time and pending jobs are
+// prioritized and reordered before each scheduler call (sim/priority_pass.h).
 // Errors: a scheduler that breaks its contract (wrong number or order of decisions, an
 // allocation on an unknown node or on resources already in use) -> Internal status.
 #pragma once
@@ -20,6 +22,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "sched/scheduler.h"
+#include "sim/priority_pass.h"
 #include "sim/workload.h"
 
 namespace sluice::sim {
@@ -41,6 +44,7 @@ struct SimResult {
 };
 
 Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
-                             sched::Scheduler* scheduler, ManualClock* clock);
+                             sched::Scheduler* scheduler, ManualClock* clock,
+                             const SimPriority& priority = {});
 
 }  // namespace sluice::sim

@@ -32,6 +32,16 @@
 
 namespace sluice::sim {
 
+// Who runs a job and where: the inputs of multifactor priority (sim/priority_pass.h);
+// the partition's PriorityTier is the request's priority_tier. Traces leave them empty.
+struct PriorityTraits {
+  std::string user;
+  std::string account;               // empty = "root"
+  int64_t partition_job_factor = 0;  // its partition's PriorityJobFactor
+  int64_t qos_priority = 0;          // its QOS's Priority
+  int64_t nice = 0;
+};
+
 struct SimJob {
   std::string id;  // the trace's job id
   int64_t submit_s = 0;
@@ -39,6 +49,7 @@ struct SimJob {
   sched::JobRequest request;
   int64_t cpus = 0;  // CPUs it holds while running (all nodes)
   int64_t gpus = 0;  // GPUs it holds while running (all nodes)
+  PriorityTraits traits;
 };
 
 struct Workload {
