@@ -75,14 +75,17 @@ Stats TimeCommand(const std::vector<std::string>& argv, int reps, const RunOptio
   for (int i = -1; i < reps; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     RunResult r = RunCommand(argv, o);
-    double took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double took =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (r.exit_code != 0) {
-      if (failures++ == 0) std::fprintf(stderr, "%s failed (%d): %s\n", argv[0].c_str(), r.exit_code, r.err.c_str());
+      if (failures++ == 0)
+        std::fprintf(stderr, "%s failed (%d): %s\n", argv[0].c_str(), r.exit_code, r.err.c_str());
       continue;
     }
     if (i < 0) continue;
     ms.push_back(took);
-    double req = TraceMs(r.err, "step requested"), launched = TraceMs(r.err, "step launched on all nodes"),
+    double req = TraceMs(r.err, "step requested"),
+           launched = TraceMs(r.err, "step launched on all nodes"),
            done = TraceMs(r.err, "all tasks done");
     if (req >= 0 && launched >= 0 && done >= 0) {
       rpc.push_back(launched - req);
@@ -102,8 +105,9 @@ void Row(const std::string& what, const Stats& s) {
     return v > 0 ? std::string(buf) : std::string("-");
   };
   std::string split = ms(s.launch_rpc), tasks = ms(s.tasks);
-  std::printf("| %s | %.1f ms | %.1f ms | %s | %s |%s\n", what.c_str(), s.median, s.p90, split.c_str(),
-              tasks.c_str(), s.failures ? (" " + std::to_string(s.failures) + " failed").c_str() : "");
+  std::printf("| %s | %.1f ms | %.1f ms | %s | %s |%s\n", what.c_str(), s.median, s.p90,
+              split.c_str(), tasks.c_str(),
+              s.failures ? (" " + std::to_string(s.failures) + " failed").c_str() : "");
   std::fflush(stdout);
 }
 
@@ -119,8 +123,8 @@ RunOptions Opts(const LocalCluster& c, const std::string& dir) {
 // Submits a holding batch job over `nodes` nodes and waits until it runs; 0 on failure.
 int64_t HoldingJob(LocalCluster& c, const std::string& dir, int nodes) {
   RunOptions o = Opts(c, dir);
-  RunResult r = RunCommand({c.BinPath("sbatch"), "--parsable", "--exclusive", "-N", std::to_string(nodes),
-                            "-o", "/dev/null", "--wrap", "sleep 3600"},
+  RunResult r = RunCommand({c.BinPath("sbatch"), "--parsable", "--exclusive", "-N",
+                            std::to_string(nodes), "-o", "/dev/null", "--wrap", "sleep 3600"},
                            o);
   if (r.exit_code != 0) {
     std::fprintf(stderr, "sbatch: %s\n", r.err.c_str());
@@ -166,7 +170,8 @@ bool BenchCluster(const LocalClusterOptions& co, const std::string& dir, int rep
     // Inside the job (its batch script's environment): through node 0's agent relay.
     RunOptions inside = o;
     inside.extra_env.push_back("SLURM_JOB_ID=" + std::to_string(job));
-    inside.extra_env.push_back("SLUICE_RELAY_SOCKET=" + c.state_dir() + "/spool/" + c.NodeName(0) + "/srun.sock");
+    inside.extra_env.push_back("SLUICE_RELAY_SOCKET=" + c.state_dir() + "/spool/" + c.NodeName(0) +
+                               "/srun.sock");
     for (const auto& shape : shapes) {
       std::vector<std::string> argv = {srun};
       argv.insert(argv.end(), shape.begin(), shape.end());
@@ -176,7 +181,8 @@ bool BenchCluster(const LocalClusterOptions& co, const std::string& dir, int rep
       Row(what + " true` in an allocation (" + std::to_string(co.nodes) + " nodes)",
           TimeCommand(argv, reps, inside));
       argv.insert(argv.begin() + 1, "--jobid=" + std::to_string(job));
-      Row(what + " true` with --jobid from outside the job: own gRPC channel (" + std::to_string(co.nodes) + " nodes)",
+      Row(what + " true` with --jobid from outside the job: own gRPC channel (" +
+              std::to_string(co.nodes) + " nodes)",
           TimeCommand(argv, reps, o));
     }
     Cancel(c, dir, job);
@@ -187,7 +193,8 @@ bool BenchCluster(const LocalClusterOptions& co, const std::string& dir, int rep
     argv.push_back("true");
     std::string what = "`srun";
     for (const auto& a : shape) what += " " + a;
-    Row(what + " true` standalone (" + std::to_string(co.nodes) + " nodes)", TimeCommand(argv, reps, o));
+    Row(what + " true` standalone (" + std::to_string(co.nodes) + " nodes)",
+        TimeCommand(argv, reps, o));
   }
   c.Down();
   return true;
@@ -199,19 +206,23 @@ int main(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     int v = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--reps")) a.reps = std::max(1, v);
-    else if (!std::strcmp(argv[i], "--big-nodes")) a.big_nodes = v;
+    if (!std::strcmp(argv[i], "--reps"))
+      a.reps = std::max(1, v);
+    else if (!std::strcmp(argv[i], "--big-nodes"))
+      a.big_nodes = v;
   }
   std::string dir = fs::temp_directory_path() / ("sluice-launch-bench-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
 
-  std::printf("| what | median | p90 | launch RPC (median) | tasks (median) |\n|---|---|---|---|---|\n");
+  std::printf(
+      "| what | median | p90 | launch RPC (median) | tasks (median) |\n|---|---|---|---|---|\n");
   RunOptions plain;
   plain.cwd = dir;
   Row("`/bin/true` (harness fork/exec floor)", TimeCommand({"/bin/true"}, a.reps, plain));
   Row("`srun --version` (srun process start-up, no RPC)",
-      TimeCommand({LocalCluster(LocalClusterOptions{}).BinPath("srun"), "--version"}, a.reps, plain));
+      TimeCommand({LocalCluster(LocalClusterOptions{}).BinPath("srun"), "--version"}, a.reps,
+                  plain));
 
   LocalClusterOptions small;
   small.state_dir = dir + "/small";

@@ -97,19 +97,23 @@ int main(int argc, char** argv) {
     RunResult sub = b.Cmd({"sbatch", "--parsable", "-o", "/dev/null", "--wrap", "sleep 600"});
     std::string id = sub.out.substr(0, sub.out.find_first_of(";\n"));
     Job j;
-    if (sub.exit_code != 0 || !b.Until(id, [](const Job& x) { return x.state == "RUNNING"; }, 30, &j)) {
-      std::fprintf(stderr, "bench_requeue: job %s did not start: %s\n", id.c_str(), sub.err.c_str());
+    if (sub.exit_code != 0 || !b.Until(
+                                  id, [](const Job& x) { return x.state == "RUNNING"; }, 30, &j)) {
+      std::fprintf(stderr, "bench_requeue: job %s did not start: %s\n", id.c_str(),
+                   sub.err.c_str());
       break;
     }
     std::string dead = j.node;
     int idx = NodeIndex(dead);
     auto t0 = SteadyClock::now();
     KillNodeProcesses(cluster, idx);
-    bool back = b.Until(id, [&](const Job& x) { return x.state == "RUNNING" && x.node != dead; },
-                        timeout_s + 60, &j);
+    bool back = b.Until(
+        id, [&](const Job& x) { return x.state == "RUNNING" && x.node != dead; }, timeout_s + 60,
+        &j);
     double s = std::chrono::duration<double>(SteadyClock::now() - t0).count();
     if (!back) {
-      std::fprintf(stderr, "bench_requeue: job %s not running again (%s)\n", id.c_str(), j.state.c_str());
+      std::fprintf(stderr, "bench_requeue: job %s not running again (%s)\n", id.c_str(),
+                   j.state.c_str());
       break;
     }
     secs.push_back(s);
@@ -118,7 +122,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     b.Cmd({"scancel", id});
     if (Status st = cluster.StartAgent(idx); !st.ok()) {
-      std::fprintf(stderr, "bench_requeue: restart of %s: %s\n", dead.c_str(), st.message().c_str());
+      std::fprintf(stderr, "bench_requeue: restart of %s: %s\n", dead.c_str(),
+                   st.message().c_str());
       break;
     }
     (void)cluster.WaitNodesIdle(60'000);
@@ -128,8 +133,9 @@ int main(int argc, char** argv) {
   if (secs.empty()) return 1;
   std::sort(secs.begin(), secs.end());
   double med = secs[secs.size() / 2];
-  std::printf("node death -> requeued job RUNNING: median %.3f s over %zu reps "
-              "(min %.3f, max %.3f) = SlurmdTimeout %d s + %.3f s\n",
-              med, secs.size(), secs.front(), secs.back(), timeout_s, med - timeout_s);
+  std::printf(
+      "node death -> requeued job RUNNING: median %.3f s over %zu reps "
+      "(min %.3f, max %.3f) = SlurmdTimeout %d s + %.3f s\n",
+      med, secs.size(), secs.front(), secs.back(), timeout_s, med - timeout_s);
   return 0;
 }

@@ -175,10 +175,13 @@ using P = SchedulerConfig::Policy;
 BENCHMARK_CAPTURE(BM_FullPass, easy, P::kEasy)->Arg(0)->Unit(benchmark::kMillisecond);
 // Conservative with bf_max_job_test = 0 (all jobs) takes minutes here: see RESULTS.md.
 BENCHMARK_CAPTURE(BM_FullPass, conservative, P::kConservative)
-    ->Arg(500)->Arg(5000)->Unit(benchmark::kMillisecond);
+    ->Arg(500)
+    ->Arg(5000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PassAfterOneJobEnds, easy, P::kEasy)->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PassAfterOneJobEnds, conservative, P::kConservative)
-    ->Arg(500)->Unit(benchmark::kMillisecond);
+    ->Arg(500)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sluice::sched

@@ -61,7 +61,8 @@ class Client {
   Client(const std::string& addr, const std::string& sock) {
     grpc::ChannelArguments args;
     args.SetInt("grpc.use_local_subchannel_pool", 1);  // one connection per client
-    stub_ = ClientApi::NewStub(grpc::CreateCustomChannel(addr, grpc::InsecureChannelCredentials(), args));
+    stub_ = ClientApi::NewStub(
+        grpc::CreateCustomChannel(addr, grpc::InsecureChannelCredentials(), args));
     token_ = FetchCredentialToken(sock).value();
   }
   bool Submit(const JobSpec& spec, int64_t* id = nullptr) {
@@ -90,7 +91,8 @@ class Client {
     GetJobsReply rep;
     if (!stub_->GetJobs(&ctx, GetJobsRequest(), &rep).ok()) return -1;
     int n = 0;
-    for (const auto& j : rep.jobs()) n += j.spec().name() == "bench-run" && j.state() <= JOB_COMPLETING;
+    for (const auto& j : rep.jobs())
+      n += j.spec().name() == "bench-run" && j.state() <= JOB_COMPLETING;
     return n;
   }
 
@@ -224,11 +226,16 @@ int main(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     int v = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--jobs")) a.jobs = v;
-    else if (!std::strcmp(argv[i], "--seq")) a.seq = v;
-    else if (!std::strcmp(argv[i], "--threads")) a.threads = v;
-    else if (!std::strcmp(argv[i], "--reps")) a.reps = v;
-    else if (!std::strcmp(argv[i], "--prefill")) a.prefill = v;
+    if (!std::strcmp(argv[i], "--jobs"))
+      a.jobs = v;
+    else if (!std::strcmp(argv[i], "--seq"))
+      a.seq = v;
+    else if (!std::strcmp(argv[i], "--threads"))
+      a.threads = v;
+    else if (!std::strcmp(argv[i], "--reps"))
+      a.reps = v;
+    else if (!std::strcmp(argv[i], "--prefill"))
+      a.prefill = v;
   }
   std::vector<double> seq, par, done;
   std::vector<PrefillResult> pre;
@@ -273,12 +280,15 @@ int main(int argc, char** argv) {
     };
     int n = a.jobs * 5;
     std::printf("| what | empty queue | %d pending | ratio |\n|---|---|---|---|\n", a.prefill);
-    std::printf("| parallel client, %d threads, %d held jobs | %.0f jobs/s | %.0f jobs/s | %.2f |\n",
-                a.threads, n, med(&PrefillResult::held_empty), med(&PrefillResult::held_full),
-                med(&PrefillResult::held_full) / med(&PrefillResult::held_empty));
-    std::printf("| parallel client, %d threads, %d eligible (waiting) jobs | %.0f jobs/s | %.0f jobs/s | %.2f |\n",
-                a.threads, n, med(&PrefillResult::wait_empty), med(&PrefillResult::wait_full),
-                med(&PrefillResult::wait_full) / med(&PrefillResult::wait_empty));
+    std::printf(
+        "| parallel client, %d threads, %d held jobs | %.0f jobs/s | %.0f jobs/s | %.2f |\n",
+        a.threads, n, med(&PrefillResult::held_empty), med(&PrefillResult::held_full),
+        med(&PrefillResult::held_full) / med(&PrefillResult::held_empty));
+    std::printf(
+        "| parallel client, %d threads, %d eligible (waiting) jobs | %.0f jobs/s | %.0f jobs/s | "
+        "%.2f |\n",
+        a.threads, n, med(&PrefillResult::wait_empty), med(&PrefillResult::wait_full),
+        med(&PrefillResult::wait_full) / med(&PrefillResult::wait_empty));
     std::printf("| submit-to-RUNNING of a backfilled 1-node job | %.1f ms | %.1f ms | %.2f |\n",
                 med(&PrefillResult::probe_empty), med(&PrefillResult::probe_full),
                 med(&PrefillResult::probe_full) / med(&PrefillResult::probe_empty));
@@ -287,8 +297,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("| sequential sbatch processes | %.0f jobs/s |\n", Median(seq));
-  std::printf("| parallel client, %d threads (%d held jobs) | %.0f jobs/s |\n", a.threads, a.jobs * 5, Median(par));
-  std::printf("| %d trivial jobs submitted and run to completion (4 nodes) | %.2f s (%.0f jobs/s) |\n",
-              a.jobs, Median(done), a.jobs / Median(done));
+  std::printf("| parallel client, %d threads (%d held jobs) | %.0f jobs/s |\n", a.threads,
+              a.jobs * 5, Median(par));
+  std::printf(
+      "| %d trivial jobs submitted and run to completion (4 nodes) | %.2f s (%.0f jobs/s) |\n",
+      a.jobs, Median(done), a.jobs / Median(done));
   return 0;
 }

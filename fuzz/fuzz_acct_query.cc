@@ -89,7 +89,8 @@ Expected<AcctJobsReply> Answer(const AcctJobsRequest& req) {
   acct::AcctData live;
   live.jobs.push_back(Job(21, 0, JOB_RUNNING, 1000));
   AcctJobsReply reply;
-  for (const auto& j : acct::MergeLive(std::move(stored), live).jobs) *reply.add_jobs() = acct::ToProto(j);
+  for (const auto& j : acct::MergeLive(std::move(stored), live).jobs)
+    *reply.add_jobs() = acct::ToProto(j);
   if (req.node_events()) RETURN_IF_ERROR(Store().QueryNodeEvents(req.start(), req.end()).status());
   return reply;
 }
@@ -102,8 +103,10 @@ class StoreApi : public FakeApi {
 std::vector<std::string> Args(const uint8_t* data, size_t size) {
   std::vector<std::string> args(1);
   for (size_t i = 0; i < size && args.size() <= 64; ++i) {
-    if (data[i] == 0) args.emplace_back();
-    else args.back().push_back(static_cast<char>(data[i]));
+    if (data[i] == 0)
+      args.emplace_back();
+    else
+      args.back().push_back(static_cast<char>(data[i]));
   }
   return args;
 }

@@ -55,7 +55,8 @@ class ScriptedController : public ControllerLink {
 // A temporary directory for the spools, removed at exit (never destroyed before that).
 const std::string& Spool() {
   static const std::string* dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "sluice-fuzz-agent-XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "sluice-fuzz-agent-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) __builtin_trap();
     std::atexit([] {
       std::error_code ec;
@@ -86,14 +87,22 @@ class Node {
     const bool keep_auth = flags & 1;
     ctl_.down = flags & 2;
     switch (kind % 9) {
-      case 0: Call<LaunchJobRequest, LaunchJobReply>("LaunchJob", keep_auth, data, size,
-                                                      &AgentService::LaunchJob); break;
-      case 1: Call<SignalJobRequest, SignalJobReply>("SignalJob", keep_auth, data, size,
-                                                      &AgentService::SignalJob); break;
-      case 2: Call<UpdateJobLimitRequest, UpdateJobLimitReply>(
-          "UpdateJobLimit", keep_auth, data, size, &AgentService::UpdateJobLimit); break;
-      case 3: Call<LaunchTasksRequest, LaunchTasksReply>("LaunchTasks", keep_auth, data, size,
-                                                          &AgentService::LaunchTasks); break;
+      case 0:
+        Call<LaunchJobRequest, LaunchJobReply>("LaunchJob", keep_auth, data, size,
+                                               &AgentService::LaunchJob);
+        break;
+      case 1:
+        Call<SignalJobRequest, SignalJobReply>("SignalJob", keep_auth, data, size,
+                                               &AgentService::SignalJob);
+        break;
+      case 2:
+        Call<UpdateJobLimitRequest, UpdateJobLimitReply>("UpdateJobLimit", keep_auth, data, size,
+                                                         &AgentService::UpdateJobLimit);
+        break;
+      case 3:
+        Call<LaunchTasksRequest, LaunchTasksReply>("LaunchTasks", keep_auth, data, size,
+                                                   &AgentService::LaunchTasks);
+        break;
       case 4:  // the controller's answer to the next registration
         if (ctl_.register_reply.ParseFromArray(data, static_cast<int>(size))) {
           ctl_.heartbeat_reply.set_reregister(true);
@@ -109,9 +118,13 @@ class Node {
         }
         break;
       case 7:
-        if (ctl_.relay_reply.ParseFromArray(data, static_cast<int>(size))) {}
+        if (ctl_.relay_reply.ParseFromArray(data, static_cast<int>(size))) {
+        }
         break;
-      case 8: clock_.AdvanceMs(1 + static_cast<int64_t>(size) * 997); Tick(); break;
+      case 8:
+        clock_.AdvanceMs(1 + static_cast<int64_t>(size) * 997);
+        Tick();
+        break;
     }
   }
 

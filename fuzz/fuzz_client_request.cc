@@ -14,10 +14,10 @@
 #include "common/dependency_spec.h"
 #include "common/hostlist.h"
 #include "ctld/assoc_db.h"
-#include "rpc/request_limits.h"
 #include "ctld/reservation_spec.h"
 #include "ctld/step_layout.h"
 #include "ctld/validate.h"
+#include "rpc/request_limits.h"
 
 namespace {
 
@@ -85,25 +85,53 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t* body = data + 1;
   const size_t n = size - 1;
   switch (data[0] % 12) {
-    case 0: if (SubmitRequest r; Parse(body, n, &r)) Submit(r); break;
-    case 1: if (StepRequest r; Parse(body, n, &r)) (void)ctld::PlanStepLayout(RunningJob(), r); break;
-    case 2: if (ReservationRequest r; Parse(body, n, &r)) {
+    case 0:
+      if (SubmitRequest r; Parse(body, n, &r)) Submit(r);
+      break;
+    case 1:
+      if (StepRequest r; Parse(body, n, &r)) (void)ctld::PlanStepLayout(RunningJob(), r);
+      break;
+    case 2:
+      if (ReservationRequest r; Parse(body, n, &r)) {
         (void)ctld::ParseReservationArgs({r.args().begin(), r.args().end()}, 1700000000);
       }
       break;
-    case 3: if (SacctmgrRequest r; Parse(body, n, &r)) Sacctmgr(r); break;
-    case 4: if (UpdateNodeRequest r; Parse(body, n, &r)) {
+    case 3:
+      if (SacctmgrRequest r; Parse(body, n, &r)) Sacctmgr(r);
+      break;
+    case 4:
+      if (UpdateNodeRequest r; Parse(body, n, &r)) {
         for (const auto& name : r.names()) (void)ExpandHostlist(name, FuzzConfig().nodes.size());
       }
       break;
-    case 5: if (GetNodesRequest r; Parse(body, n, &r)) {}
+    case 5:
+      if (GetNodesRequest r; Parse(body, n, &r)) {
+      }
       break;
-    case 6: if (CancelRequest r; Parse(body, n, &r)) {} break;
-    case 7: if (UpdateJobRequest r; Parse(body, n, &r)) {} break;
-    case 8: if (KeepaliveRequest r; Parse(body, n, &r)) {} break;
-    case 9: if (GetJobsRequest r; Parse(body, n, &r)) {} break;
-    case 10: if (AcctJobsRequest r; Parse(body, n, &r)) {} break;
-    case 11: if (ReleaseAllocationRequest r; Parse(body, n, &r)) {} break;
+    case 6:
+      if (CancelRequest r; Parse(body, n, &r)) {
+      }
+      break;
+    case 7:
+      if (UpdateJobRequest r; Parse(body, n, &r)) {
+      }
+      break;
+    case 8:
+      if (KeepaliveRequest r; Parse(body, n, &r)) {
+      }
+      break;
+    case 9:
+      if (GetJobsRequest r; Parse(body, n, &r)) {
+      }
+      break;
+    case 10:
+      if (AcctJobsRequest r; Parse(body, n, &r)) {
+      }
+      break;
+    case 11:
+      if (ReleaseAllocationRequest r; Parse(body, n, &r)) {
+      }
+      break;
   }
   return 0;
 }

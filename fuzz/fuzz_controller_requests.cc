@@ -16,11 +16,11 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "ctld/controller.h"
-#include "rpc/request_limits.h"
 #include "ctld/scheduler_config.h"
 #include "ctld/test_fakes.h"
 #include "fuzz_records.h"
 #include "node.pb.h"
+#include "rpc/request_limits.h"
 #include "sched/scheduler.h"
 #include "storage/sqlite_state_store.h"
 
@@ -83,48 +83,94 @@ class Cluster {
   void Handle(const Record& r) {
     const Caller& c = r.caller;
     switch (r.kind % 24) {
-      case 0: if (SubmitRequest q; Parse(r, &q)) (void)ctl_.Submit(c, q); break;
-      case 1: if (GetJobsRequest q; Parse(r, &q)) {
+      case 0:
+        if (SubmitRequest q; Parse(r, &q)) (void)ctl_.Submit(c, q);
+        break;
+      case 1:
+        if (GetJobsRequest q; Parse(r, &q)) {
           auto rep = ctl_.GetJobs(q);
           if (rep.ok()) (void)ctl_.HidePrivate(c, !q.job_ids().empty(), &*rep);
         }
         break;
-      case 2: if (CancelRequest q; Parse(r, &q)) (void)ctl_.Cancel(c, q); break;
-      case 3: if (GetNodesRequest q; Parse(r, &q)) (void)ctl_.GetNodes(q); break;
-      case 4: (void)ctl_.GetPartitions(); (void)ctl_.GetConfig(); break;
-      case 5: if (UpdateNodeRequest q; Parse(r, &q)) (void)ctl_.UpdateNode(c, q); break;
-      case 6: if (UpdateJobRequest q; Parse(r, &q)) (void)ctl_.UpdateJob(c, q); break;
-      case 7: if (GetPrioritiesRequest q; Parse(r, &q)) {
+      case 2:
+        if (CancelRequest q; Parse(r, &q)) (void)ctl_.Cancel(c, q);
+        break;
+      case 3:
+        if (GetNodesRequest q; Parse(r, &q)) (void)ctl_.GetNodes(q);
+        break;
+      case 4:
+        (void)ctl_.GetPartitions();
+        (void)ctl_.GetConfig();
+        break;
+      case 5:
+        if (UpdateNodeRequest q; Parse(r, &q)) (void)ctl_.UpdateNode(c, q);
+        break;
+      case 6:
+        if (UpdateJobRequest q; Parse(r, &q)) (void)ctl_.UpdateJob(c, q);
+        break;
+      case 7:
+        if (GetPrioritiesRequest q; Parse(r, &q)) {
           GetPrioritiesReply rep = ctl_.GetPriorities(q);
           ctl_.HidePrivate(c, &rep);
         }
         break;
-      case 8: if (auto rep = ctl_.GetShares(); rep.ok()) ctl_.HidePrivate(c, &*rep); break;
-      case 9: if (StepRequest q; Parse(r, &q)) (void)ctl_.CreateStep(c, q); break;
-      case 10: if (ReleaseAllocationRequest q; Parse(r, &q)) (void)ctl_.ReleaseAllocation(c, q); break;
-      case 11: if (KeepaliveRequest q; Parse(r, &q)) (void)ctl_.Keepalive(c, q); break;
-      case 12: if (GetStepsRequest q; Parse(r, &q)) {
+      case 8:
+        if (auto rep = ctl_.GetShares(); rep.ok()) ctl_.HidePrivate(c, &*rep);
+        break;
+      case 9:
+        if (StepRequest q; Parse(r, &q)) (void)ctl_.CreateStep(c, q);
+        break;
+      case 10:
+        if (ReleaseAllocationRequest q; Parse(r, &q)) (void)ctl_.ReleaseAllocation(c, q);
+        break;
+      case 11:
+        if (KeepaliveRequest q; Parse(r, &q)) (void)ctl_.Keepalive(c, q);
+        break;
+      case 12:
+        if (GetStepsRequest q; Parse(r, &q)) {
           GetStepsReply rep = ctl_.GetSteps(q);
           ctl_.HidePrivate(c, &rep);
         }
         break;
-      case 13: if (ReservationRequest q; Parse(r, &q)) {
+      case 13:
+        if (ReservationRequest q; Parse(r, &q)) {
           auto rep = ctl_.Reservation(c, q);
           if (rep.ok()) ctl_.HidePrivate(c, &*rep);
         }
         break;
-      case 14: if (SacctmgrRequest q; Parse(r, &q)) (void)ctl_.Sacctmgr(c, q); break;
-      case 15: if (AcctJobsRequest q; Parse(r, &q)) (void)ctl_.AcctLive(q); break;
+      case 14:
+        if (SacctmgrRequest q; Parse(r, &q)) (void)ctl_.Sacctmgr(c, q);
+        break;
+      case 15:
+        if (AcctJobsRequest q; Parse(r, &q)) (void)ctl_.AcctLive(q);
+        break;
       // The agents' side (the node name is the authenticated sender in production).
-      case 16: if (RegisterNodeRequest q; Parse(r, &q)) (void)ctl_.RegisterNode(q); break;
-      case 17: if (HeartbeatRequest q; Parse(r, &q)) (void)ctl_.Heartbeat(q); break;
-      case 18: if (JobEndedRequest q; Parse(r, &q)) (void)ctl_.JobEnded(q); break;
+      case 16:
+        if (RegisterNodeRequest q; Parse(r, &q)) (void)ctl_.RegisterNode(q);
+        break;
+      case 17:
+        if (HeartbeatRequest q; Parse(r, &q)) (void)ctl_.Heartbeat(q);
+        break;
+      case 18:
+        if (JobEndedRequest q; Parse(r, &q)) (void)ctl_.JobEnded(q);
+        break;
       // Time passes; the agents answer the launches sent so far.
-      case 19: clock_.Advance(1 + r.size * 7); ctl_.Tick(); break;
-      case 20: AnswerLaunches(Status::Ok()); break;
-      case 21: AnswerLaunches(FailedPrecondition("refused by the agent")); break;
-      case 22: AnswerLaunches(Status(Code::kUnknown, "Socket closed")); break;
-      case 23: (void)ctl_.SchedulePass(); break;
+      case 19:
+        clock_.Advance(1 + r.size * 7);
+        ctl_.Tick();
+        break;
+      case 20:
+        AnswerLaunches(Status::Ok());
+        break;
+      case 21:
+        AnswerLaunches(FailedPrecondition("refused by the agent"));
+        break;
+      case 22:
+        AnswerLaunches(Status(Code::kUnknown, "Socket closed"));
+        break;
+      case 23:
+        (void)ctl_.SchedulePass();
+        break;
     }
     (void)ctl_.Commit();
   }
@@ -132,7 +178,9 @@ class Cluster {
  private:
   static ControllerOptions Options() {
     ControllerOptions o;
-    o.user_name = [](uint32_t uid) { return uid == 0 ? std::string("root") : "u" + std::to_string(uid); };
+    o.user_name = [](uint32_t uid) {
+      return uid == 0 ? std::string("root") : "u" + std::to_string(uid);
+    };
     o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
     return o;
   }

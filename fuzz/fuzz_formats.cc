@@ -25,14 +25,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (mb.ok() && *mb >= 0) (void)sluice::FormatMemoryMb(*mb);
       break;
     }
-    case 2: (void)sluice::ParseGres(s); break;
-    case 3: (void)sluice::ParseGpuCount(s); break;
+    case 2:
+      (void)sluice::ParseGres(s);
+      break;
+    case 3:
+      (void)sluice::ParseGpuCount(s);
+      break;
     case 4: {
       auto sig = sluice::ParseSignal(s);
       if (sig.ok()) (void)sluice::SignalName(*sig);
       break;
     }
-    case 5: (void)sluice::ParseSignalSpec(s); break;
+    case 5:
+      (void)sluice::ParseSignalSpec(s);
+      break;
     case 6: {
       auto a = sluice::ParseArraySpec(s);
       if (a.ok()) (void)sluice::FormatTaskIds(a->task_ids);
@@ -45,7 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       break;
     }
-    case 8: (void)sluice::ParseTresBillingWeights(s); break;
+    case 8:
+      (void)sluice::ParseTresBillingWeights(s);
+      break;
   }
   return 0;
 }

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "common/step_io.h"
-#include "rpc/request_limits.h"
 #include "node.pb.h"
+#include "rpc/request_limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -18,8 +18,8 @@ inline constexpr int kStateRequeued = 100;
 
 struct AcctJobRecord {
   int64_t job_id = 0;
-  int32_t attempt = 0;             // restart count of this run
-  int64_t array_job_id = 0;        // 0 = not an array task
+  int32_t attempt = 0;       // restart count of this run
+  int64_t array_job_id = 0;  // 0 = not an array task
   int64_t array_task_id = 0;
   std::string name;
   uint32_t uid = 0;
@@ -36,24 +36,24 @@ struct AcctJobRecord {
   int64_t eligible_time = 0;
   int64_t start_time = 0;
   int64_t end_time = 0;
-  int64_t time_limit_min = 0;      // -1 = UNLIMITED
-  std::string nodes;               // hostlist expression ("" before start)
+  int64_t time_limit_min = 0;  // -1 = UNLIMITED
+  std::string nodes;           // hostlist expression ("" before start)
   int32_t nnodes = 0;
-  int32_t alloc_cpus = 0;          // 0 before start
+  int32_t alloc_cpus = 0;  // 0 before start
   int32_t req_cpus = 0;
   int64_t req_mem_mb = 0;
   int64_t alloc_gpus = 0;
-  std::string req_tres;            // billing=4,cpu=4,gres/gpu=4,mem=4000M,node=2
+  std::string req_tres;  // billing=4,cpu=4,gres/gpu=4,mem=4000M,node=2
   std::string alloc_tres;
   std::string work_dir;
-  int64_t cancelled_by = -1;       // CANCELLED: uid whose request cancelled it; -1 = unknown
+  int64_t cancelled_by = -1;  // CANCELLED: uid whose request cancelled it; -1 = unknown
   bool operator==(const AcctJobRecord&) const = default;
 };
 
 struct AcctStepRecord {
   int64_t job_id = 0;
   int32_t attempt = 0;
-  int32_t step_id = 0;             // kBatchStep, kExternStep or 0, 1, ...
+  int32_t step_id = 0;  // kBatchStep, kExternStep or 0, 1, ...
   std::string name;
   std::string nodes;
   int32_t nnodes = 0;
@@ -64,8 +64,8 @@ struct AcctStepRecord {
   int32_t term_signal = 0;
   int64_t start_time = 0;
   int64_t end_time = 0;
-  int64_t max_rss_kb = -1;         // -1 = not reported
-  int64_t total_cpu_us = -1;       // user + system CPU time of the step's processes
+  int64_t max_rss_kb = -1;    // -1 = not reported
+  int64_t total_cpu_us = -1;  // user + system CPU time of the step's processes
   std::string alloc_tres;
   bool operator==(const AcctStepRecord&) const = default;
 };
@@ -88,7 +88,7 @@ struct NodeEventRecord {
   int64_t end_time = 0;
   std::string state;
   std::string reason;
-  int64_t cpus = 0;   // the node's TRES while the event lasted
+  int64_t cpus = 0;  // the node's TRES while the event lasted
   int64_t gpus = 0;
   bool operator==(const NodeEventRecord&) const = default;
 };

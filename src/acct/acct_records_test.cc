@@ -57,7 +57,7 @@ TEST(JobRecords, CancellerIsCarriedForCancelledJobsOnly) {
   JobInfo j = RunningJob();
   EXPECT_EQ(JobRecordOf(j).cancelled_by, -1);
   EXPECT_FALSE(ToProto(JobRecordOf(j)).has_cancelled_by());
-  j.set_cancelled_by(0);  // root cancelled alice's job
+  j.set_cancelled_by(0);                       // root cancelled alice's job
   EXPECT_EQ(JobRecordOf(j).cancelled_by, -1);  // still running: not (yet) cancelled
   j.set_state(JOB_CANCELLED);
   AcctJobRecord r = JobRecordOf(j);
@@ -106,7 +106,11 @@ TEST(MergeLive, LiveRowsReplaceStoredOnes) {
 TEST(MergeLive, StoredUsageSurvivesALiveStepThatNoLongerKnowsIt) {
   AcctData stored, live;
   stored.jobs = {{.job_id = 1, .attempt = 0, .state = 4}};
-  stored.steps = {{.job_id = 1, .attempt = 0, .step_id = kBatchStep, .state = 4, .max_rss_kb = 95000,
+  stored.steps = {{.job_id = 1,
+                   .attempt = 0,
+                   .step_id = kBatchStep,
+                   .state = 4,
+                   .max_rss_kb = 95000,
                    .total_cpu_us = 300000}};
   live.jobs = stored.jobs;
   live.steps = {{.job_id = 1, .attempt = 0, .step_id = kBatchStep, .state = 4}};  // usage -1
@@ -119,7 +123,8 @@ TEST(MergeLive, StoredUsageSurvivesALiveStepThatNoLongerKnowsIt) {
 }
 
 TEST(AcctWriter, PostedOpsAreWrittenAndQueryable) {
-  std::string dir = std::filesystem::temp_directory_path() / ("acct-writer-" + std::to_string(getpid()));
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("acct-writer-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   AcctConfig c;
   c.sqlite_path = dir + "/a.db";

@@ -14,14 +14,14 @@ struct Column {
 
 // The schema: identical for SQLite and PostgreSQL (BIGINT/TEXT, composite keys).
 constexpr Column kJobCols[] = {
-    {"job_id", 'i'}, {"attempt", 'i'}, {"array_job_id", 'i'}, {"array_task_id", 'i'},
-    {"name", 't'}, {"uid", 'i'}, {"user_name", 't'}, {"gid", 'i'}, {"group_name", 't'},
-    {"account", 't'}, {"partition_name", 't'}, {"qos", 't'}, {"state", 'i'},
-    {"exit_code", 'i'}, {"term_signal", 'i'}, {"submit_time", 'i'}, {"eligible_time", 'i'},
-    {"start_time", 'i'}, {"end_time", 'i'}, {"time_limit_min", 'i'}, {"nodes", 't'},
-    {"nnodes", 'i'}, {"alloc_cpus", 'i'}, {"req_cpus", 'i'}, {"req_mem_mb", 'i'},
-    {"alloc_gpus", 'i'}, {"req_tres", 't'}, {"alloc_tres", 't'}, {"work_dir", 't'},
-    {"cancelled_by", 'i'}};
+    {"job_id", 'i'},        {"attempt", 'i'},     {"array_job_id", 'i'},   {"array_task_id", 'i'},
+    {"name", 't'},          {"uid", 'i'},         {"user_name", 't'},      {"gid", 'i'},
+    {"group_name", 't'},    {"account", 't'},     {"partition_name", 't'}, {"qos", 't'},
+    {"state", 'i'},         {"exit_code", 'i'},   {"term_signal", 'i'},    {"submit_time", 'i'},
+    {"eligible_time", 'i'}, {"start_time", 'i'},  {"end_time", 'i'},       {"time_limit_min", 'i'},
+    {"nodes", 't'},         {"nnodes", 'i'},      {"alloc_cpus", 'i'},     {"req_cpus", 'i'},
+    {"req_mem_mb", 'i'},    {"alloc_gpus", 'i'},  {"req_tres", 't'},       {"alloc_tres", 't'},
+    {"work_dir", 't'},      {"cancelled_by", 'i'}};
 // Job columns added after the first schema: CreateSchema adds them to an older
 // database (ALTER TABLE ... ADD COLUMN), existing rows getting `fill`.
 struct AddedColumn {
@@ -30,10 +30,10 @@ struct AddedColumn {
 };
 constexpr AddedColumn kAddedJobCols[] = {{"cancelled_by", "-1"}};
 constexpr Column kStepCols[] = {
-    {"job_id", 'i'}, {"attempt", 'i'}, {"step_id", 'i'}, {"name", 't'}, {"nodes", 't'},
-    {"nnodes", 'i'}, {"ntasks", 'i'}, {"alloc_cpus", 'i'}, {"state", 'i'},
-    {"exit_code", 'i'}, {"term_signal", 'i'}, {"start_time", 'i'}, {"end_time", 'i'},
-    {"max_rss_kb", 'i'}, {"total_cpu_us", 'i'}, {"alloc_tres", 't'}};
+    {"job_id", 'i'},   {"attempt", 'i'},    {"step_id", 'i'},      {"name", 't'},
+    {"nodes", 't'},    {"nnodes", 'i'},     {"ntasks", 'i'},       {"alloc_cpus", 'i'},
+    {"state", 'i'},    {"exit_code", 'i'},  {"term_signal", 'i'},  {"start_time", 'i'},
+    {"end_time", 'i'}, {"max_rss_kb", 'i'}, {"total_cpu_us", 'i'}, {"alloc_tres", 't'}};
 
 template <size_t N>
 std::string Names(const Column (&cols)[N]) {
@@ -59,31 +59,59 @@ std::string CreateSql(const char* table, const Column (&cols)[N], const char* ke
 }
 
 template <size_t N>
-std::string UpsertSql(const char* table, const Column (&cols)[N], const char* key,
-                      size_t nkey) {
+std::string UpsertSql(const char* table, const Column (&cols)[N], const char* key, size_t nkey) {
   std::string vals, sets;
   for (size_t i = 0; i < N; ++i) {
     vals += fmt::format("{}${}", i ? ", " : "", i + 1);
-    if (i >= nkey) sets += fmt::format("{}{} = excluded.{}", sets.empty() ? "" : ", ",
-                                       cols[i].name, cols[i].name);
+    if (i >= nkey)
+      sets +=
+          fmt::format("{}{} = excluded.{}", sets.empty() ? "" : ", ", cols[i].name, cols[i].name);
   }
-  return fmt::format("INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO UPDATE SET {}",
-                     table, Names(cols), vals, key, sets);
+  return fmt::format("INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO UPDATE SET {}", table,
+                     Names(cols), vals, key, sets);
 }
 
-int64_t I(const std::vector<std::variant<int64_t, std::string>>& r, size_t i) { return std::get<int64_t>(r[i]); }
-const std::string& T(const std::vector<std::variant<int64_t, std::string>>& r, size_t i) { return std::get<std::string>(r[i]); }
+int64_t I(const std::vector<std::variant<int64_t, std::string>>& r, size_t i) {
+  return std::get<int64_t>(r[i]);
+}
+const std::string& T(const std::vector<std::variant<int64_t, std::string>>& r, size_t i) {
+  return std::get<std::string>(r[i]);
+}
 
 }  // namespace
 
 // Row conversions in kJobCols / kStepCols order.
 static std::vector<std::variant<int64_t, std::string>> JobRow(const AcctJobRecord& j) {
-  return {j.job_id, int64_t{j.attempt}, j.array_job_id, j.array_task_id, j.name,
-          int64_t{j.uid}, j.user, int64_t{j.gid}, j.group, j.account, j.partition, j.qos,
-          int64_t{j.state}, int64_t{j.exit_code}, int64_t{j.term_signal}, j.submit_time,
-          j.eligible_time, j.start_time, j.end_time, j.time_limit_min, j.nodes,
-          int64_t{j.nnodes}, int64_t{j.alloc_cpus}, int64_t{j.req_cpus}, j.req_mem_mb,
-          j.alloc_gpus, j.req_tres, j.alloc_tres, j.work_dir, j.cancelled_by};
+  return {j.job_id,
+          int64_t{j.attempt},
+          j.array_job_id,
+          j.array_task_id,
+          j.name,
+          int64_t{j.uid},
+          j.user,
+          int64_t{j.gid},
+          j.group,
+          j.account,
+          j.partition,
+          j.qos,
+          int64_t{j.state},
+          int64_t{j.exit_code},
+          int64_t{j.term_signal},
+          j.submit_time,
+          j.eligible_time,
+          j.start_time,
+          j.end_time,
+          j.time_limit_min,
+          j.nodes,
+          int64_t{j.nnodes},
+          int64_t{j.alloc_cpus},
+          int64_t{j.req_cpus},
+          j.req_mem_mb,
+          j.alloc_gpus,
+          j.req_tres,
+          j.alloc_tres,
+          j.work_dir,
+          j.cancelled_by};
 }
 
 static AcctJobRecord JobFrom(const std::vector<std::variant<int64_t, std::string>>& r) {
@@ -123,10 +151,10 @@ static AcctJobRecord JobFrom(const std::vector<std::variant<int64_t, std::string
 }
 
 static std::vector<std::variant<int64_t, std::string>> StepRow(const AcctStepRecord& s) {
-  return {s.job_id, int64_t{s.attempt}, int64_t{s.step_id}, s.name, s.nodes,
-          int64_t{s.nnodes}, int64_t{s.ntasks}, int64_t{s.alloc_cpus}, int64_t{s.state},
-          int64_t{s.exit_code}, int64_t{s.term_signal}, s.start_time, s.end_time,
-          s.max_rss_kb, s.total_cpu_us, s.alloc_tres};
+  return {s.job_id,         int64_t{s.attempt},   int64_t{s.step_id},     s.name,
+          s.nodes,          int64_t{s.nnodes},    int64_t{s.ntasks},      int64_t{s.alloc_cpus},
+          int64_t{s.state}, int64_t{s.exit_code}, int64_t{s.term_signal}, s.start_time,
+          s.end_time,       s.max_rss_kb,         s.total_cpu_us,         s.alloc_tres};
 }
 
 static AcctStepRecord StepFrom(const std::vector<std::variant<int64_t, std::string>>& r) {
@@ -157,9 +185,10 @@ Status AcctStore::CreateSchema() {
   for (const auto& c : kAddedJobCols) {
     ASSIGN_OR_RETURN(bool has, HasColumn("acct_jobs", c.name));
     if (has) continue;
-    RETURN_IF_ERROR(Exec(fmt::format("ALTER TABLE acct_jobs ADD COLUMN {} BIGINT NOT NULL DEFAULT {}",
-                                     c.name, c.fill),
-                         {}));
+    RETURN_IF_ERROR(
+        Exec(fmt::format("ALTER TABLE acct_jobs ADD COLUMN {} BIGINT NOT NULL DEFAULT {}", c.name,
+                         c.fill),
+             {}));
   }
   RETURN_IF_ERROR(Exec("CREATE INDEX IF NOT EXISTS acct_jobs_end ON acct_jobs (end_time)", {}));
   RETURN_IF_ERROR(
@@ -179,11 +208,11 @@ Status AcctStore::ApplyOne(const AcctOp& op) {
   }
   if (const auto* e = std::get_if<NodeEventSet>(&op)) return ApplyNodeEvent(*e);
   const auto& c = std::get<AcctCloseAttempts>(op);
-  RETURN_IF_ERROR(Exec(
-      "UPDATE acct_jobs SET state = $1, end_time = $2 "
-      "WHERE job_id = $3 AND attempt < $4 AND (end_time = 0 OR state <> $5)",
-      {int64_t{kStateRequeued}, c.end_time, c.job_id, int64_t{c.attempt},
-       int64_t{kStateRequeued}}));
+  RETURN_IF_ERROR(
+      Exec("UPDATE acct_jobs SET state = $1, end_time = $2 "
+           "WHERE job_id = $3 AND attempt < $4 AND (end_time = 0 OR state <> $5)",
+           {int64_t{kStateRequeued}, c.end_time, c.job_id, int64_t{c.attempt},
+            int64_t{kStateRequeued}}));
   // Open steps of closed attempts were killed by the requeue (Slurm: CANCELLED 0:15).
   return Exec(
       "UPDATE acct_steps SET state = $1, term_signal = 15, end_time = $2 "
@@ -224,12 +253,10 @@ Expected<AcctData> AcctStore::Query(const AcctWindow& w) {
     out.jobs.push_back(JobFrom(r));
     ids += (ids.empty() ? "" : ", ") + std::to_string(out.jobs.back().job_id);
   }
-  ASSIGN_OR_RETURN(
-      auto srows,
-      Select(fmt::format("SELECT {} FROM acct_steps WHERE job_id IN ({}) "
-                         "ORDER BY job_id, attempt, step_id",
-                         Names(kStepCols), ids),
-             Kinds(kStepCols)));
+  ASSIGN_OR_RETURN(auto srows, Select(fmt::format("SELECT {} FROM acct_steps WHERE job_id IN ({}) "
+                                                  "ORDER BY job_id, attempt, step_id",
+                                                  Names(kStepCols), ids),
+                                      Kinds(kStepCols)));
   for (const auto& r : srows) out.steps.push_back(StepFrom(r));
   return out;
 }

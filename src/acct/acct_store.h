@@ -17,17 +17,16 @@
 
 namespace sluice::acct {
 
-using AcctOp =
-    std::variant<AcctJobRecord, AcctStepRecord, AcctCloseAttempts, NodeEventSet>;
+using AcctOp = std::variant<AcctJobRecord, AcctStepRecord, AcctCloseAttempts, NodeEventSet>;
 
 struct AcctConfig {
   std::string type = "accounting_storage/sqlite";  // or accounting_storage/pgsql
-  std::string sqlite_path;                          // sqlite: the database file
-  std::string host;                                 // pgsql: host name or socket dir
-  int port = 0;                                     // 0 = libpq default
+  std::string sqlite_path;                         // sqlite: the database file
+  std::string host;                                // pgsql: host name or socket dir
+  int port = 0;                                    // 0 = libpq default
   std::string user;
   std::string pass;
-  std::string db;                                   // AccountingStorageLoc
+  std::string db;  // AccountingStorageLoc
 };
 
 class AcctStore {

@@ -162,9 +162,18 @@ TEST_P(AcctStoreTest, MigratesJobsTableWithoutCanceller) {
 }
 
 TEST_P(AcctStoreTest, StepsAreKeyedByAttemptAndStep) {
-  AcctStepRecord b{.job_id = 7, .attempt = 0, .step_id = kBatchStep, .name = "batch",
-                   .nodes = "node01", .nnodes = 1, .ntasks = 1, .alloc_cpus = 2, .state = 2,
-                   .start_time = 1010, .max_rss_kb = 2048, .total_cpu_us = 1500000};
+  AcctStepRecord b{.job_id = 7,
+                   .attempt = 0,
+                   .step_id = kBatchStep,
+                   .name = "batch",
+                   .nodes = "node01",
+                   .nnodes = 1,
+                   .ntasks = 1,
+                   .alloc_cpus = 2,
+                   .state = 2,
+                   .start_time = 1010,
+                   .max_rss_kb = 2048,
+                   .total_cpu_us = 1500000};
   AcctStepRecord s0 = b;
   s0.step_id = 0;
   s0.name = "python";
@@ -177,8 +186,12 @@ TEST_P(AcctStoreTest, StepsAreKeyedByAttemptAndStep) {
 }
 
 TEST_P(AcctStoreTest, CloseAttemptsMarksRequeuedAndCancelsSteps) {
-  AcctStepRecord b{.job_id = 9, .attempt = 0, .step_id = kBatchStep, .name = "batch",
-                   .state = 2, .start_time = 1010};
+  AcctStepRecord b{.job_id = 9,
+                   .attempt = 0,
+                   .step_id = kBatchStep,
+                   .name = "batch",
+                   .state = 2,
+                   .start_time = 1010};
   AcctJobRecord next = Job(9, 1);
   next.state = 1;
   next.start_time = 0;
@@ -200,9 +213,9 @@ TEST_P(AcctStoreTest, CloseAttemptsMarksRequeuedAndCancelsSteps) {
 
 TEST_P(AcctStoreTest, WindowAndIdSelection) {
   AcctJobRecord a = Job(1, 0), b = Job(2, 0), c = Job(3, 0);
-  a.end_time = 1100;                         // ended before the window
-  b.submit_time = 5000;                      // submitted after it
-  c.end_time = 2500;                         // overlaps
+  a.end_time = 1100;     // ended before the window
+  b.submit_time = 5000;  // submitted after it
+  c.end_time = 2500;     // overlaps
   ASSERT_TRUE(store_->Apply({a, b, c}).ok());
   auto d = store_->Query({.start = 2000, .end = 3000});
   ASSERT_TRUE(d.ok());
@@ -227,9 +240,9 @@ TEST_P(AcctStoreTest, SurvivesReopen) {
 TEST_P(AcctStoreTest, NodeEventsOpenCloseAndReplay) {
   std::vector<AcctOp> ops = {
       NodeEventSet{"node01", 100, "DOWN", "x", 4, 2},
-      NodeEventSet{"node01", 150, "DOWN", "x", 4, 2},   // same state: no new event
+      NodeEventSet{"node01", 150, "DOWN", "x", 4, 2},  // same state: no new event
       NodeEventSet{"node02", 120, "DRAIN", "it's \"bad\"", 8, 0},
-      NodeEventSet{"node01", 200, "", "", 4, 2},        // back up: closed at 200
+      NodeEventSet{"node01", 200, "", "", 4, 2},                    // back up: closed at 200
       NodeEventSet{"node02", 300, "DRAIN", "other $2 $10", 8, 0}};  // new reason: new event
   ASSERT_TRUE(store_->Apply(ops).ok());
   ASSERT_TRUE(store_->Apply(ops).ok());  // a replayed batch changes nothing
@@ -253,16 +266,18 @@ TEST_P(AcctStoreTest, NodeEventsOpenCloseAndReplay) {
 }
 
 TEST_P(AcctStoreTest, NodeEventsResyncAfterRestart) {
-  ASSERT_TRUE(store_->Apply({NodeEventSet{"node01", 100, "DOWN", "Not responding", 4, 0},
-                             NodeEventSet{"node02", 100, "DRAIN", "hc", 4, 0}})
+  ASSERT_TRUE(store_
+                  ->Apply({NodeEventSet{"node01", 100, "DOWN", "Not responding", 4, 0},
+                           NodeEventSet{"node02", 100, "DRAIN", "hc", 4, 0}})
                   .ok());
   store_.reset();  // controller restart: a new store, the controller re-posts what it sees
   auto s = OpenAcctStore(cfg_);
   ASSERT_TRUE(s.ok());
   store_ = std::move(s).value();
-  ASSERT_TRUE(store_->Apply({NodeEventSet{"node01", 500, "", "", 4, 0},            // up again
-                             NodeEventSet{"node02", 500, "DRAIN", "hc", 4, 0},      // still
-                             NodeEventSet{"node03", 500, "DOWN", "admin", 4, 0}})  // lost open
+  ASSERT_TRUE(store_
+                  ->Apply({NodeEventSet{"node01", 500, "", "", 4, 0},            // up again
+                           NodeEventSet{"node02", 500, "DRAIN", "hc", 4, 0},     // still
+                           NodeEventSet{"node03", 500, "DOWN", "admin", 4, 0}})  // lost open
                   .ok());
   auto ev = store_->QueryNodeEvents(0, 0);
   ASSERT_TRUE(ev.ok());

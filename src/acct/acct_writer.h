@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "log/log.h"
 #include "acct/acct_store.h"
+#include "log/log.h"
 
 namespace sluice::acct {
 

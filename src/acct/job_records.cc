@@ -49,8 +49,8 @@ AcctJobRecord JobRecordOf(const JobInfo& j) {
   r.req_cpus = j.num_cpus();
   int64_t nodes = std::max(1, j.num_nodes());
   r.req_mem_mb = j.mem_per_node_mb() * nodes;
-  r.req_tres = TresString(j.num_cpus(), r.req_mem_mb, int64_t{j.gpus_per_node()} * nodes,
-                          "", nodes, true);
+  r.req_tres =
+      TresString(j.num_cpus(), r.req_mem_mb, int64_t{j.gpus_per_node()} * nodes, "", nodes, true);
   if (j.alloc_size() > 0) {
     std::vector<std::string> hosts;
     int64_t cpus = 0, mem = 0, gpus = 0;

@@ -9,23 +9,22 @@
 namespace sluice::acct {
 
 Status AcctStore::CreateNodeEventSchema() {
-  RETURN_IF_ERROR(Exec(
-      "CREATE TABLE IF NOT EXISTS acct_node_events (node_name TEXT NOT NULL, "
-      "start_time BIGINT NOT NULL, end_time BIGINT NOT NULL, state TEXT NOT NULL, "
-      "reason TEXT NOT NULL, cpus BIGINT NOT NULL, gpus BIGINT NOT NULL, "
-      "PRIMARY KEY (node_name, start_time))",
-      {}));
-  return Exec(
-      "CREATE INDEX IF NOT EXISTS acct_node_events_end ON acct_node_events (end_time)", {});
+  RETURN_IF_ERROR(
+      Exec("CREATE TABLE IF NOT EXISTS acct_node_events (node_name TEXT NOT NULL, "
+           "start_time BIGINT NOT NULL, end_time BIGINT NOT NULL, state TEXT NOT NULL, "
+           "reason TEXT NOT NULL, cpus BIGINT NOT NULL, gpus BIGINT NOT NULL, "
+           "PRIMARY KEY (node_name, start_time))",
+           {}));
+  return Exec("CREATE INDEX IF NOT EXISTS acct_node_events_end ON acct_node_events (end_time)", {});
 }
 
 Status AcctStore::ApplyNodeEvent(const NodeEventSet& e) {
   // $1 node, $2 at, $3 state, $4 reason, $5 cpus, $6 gpus.
   Row params = {e.node, e.at, e.state, e.reason, e.cpus, e.gpus};
-  RETURN_IF_ERROR(Exec(
-      "UPDATE acct_node_events SET end_time = CASE WHEN start_time > $2 THEN start_time "
-      "ELSE $2 END WHERE node_name = $1 AND end_time = 0 AND NOT (state = $3 AND reason = $4)",
-      params));
+  RETURN_IF_ERROR(
+      Exec("UPDATE acct_node_events SET end_time = CASE WHEN start_time > $2 THEN start_time "
+           "ELSE $2 END WHERE node_name = $1 AND end_time = 0 AND NOT (state = $3 AND reason = $4)",
+           params));
   if (e.state.empty()) return Status::Ok();
   // A zero-length event that started (and just ended) at `at` is replaced.
   return Exec(

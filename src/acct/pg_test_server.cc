@@ -54,13 +54,15 @@ std::string ReadLog(const std::string& path) {
 
 Status PgTestServer::Start() {
   std::string bin = kBinDir;
-  if (access((bin + "/initdb").c_str(), X_OK) != 0 || access((bin + "/postgres").c_str(), X_OK) != 0) {
+  if (access((bin + "/initdb").c_str(), X_OK) != 0 ||
+      access((bin + "/postgres").c_str(), X_OK) != 0) {
     return Unavailable("PostgreSQL server binaries not found in " + bin);
   }
   RunAs as{getuid(), getgid(), false};
   if (getuid() == 0) {
     struct passwd* pw = getpwnam("postgres");
-    if (!pw) return Unavailable("running as root and there is no `postgres` user to run the server");
+    if (!pw)
+      return Unavailable("running as root and there is no `postgres` user to run the server");
     as = {pw->pw_uid, pw->pw_gid, true};
   }
   char tmpl[] = "/tmp/sluice-pg-XXXXXX";
@@ -90,10 +92,10 @@ Status PgTestServer::Start() {
     return Unavailable("initdb failed: " + ReadLog(log));
   }
   port_ = 20000 + static_cast<int>(getpid() % 20000);
-  pid_ = Spawn({bin + "/postgres", "-D", dir_ + "/data", "-p", std::to_string(port_), "-k",
-                sock_dir_, "-c", "listen_addresses=", "-c", "fsync=off", "-c",
-                "full_page_writes=off"},
-               as, log);
+  pid_ =
+      Spawn({bin + "/postgres", "-D", dir_ + "/data", "-p", std::to_string(port_), "-k", sock_dir_,
+             "-c", "listen_addresses=", "-c", "fsync=off", "-c", "full_page_writes=off"},
+            as, log);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::string last;
   while (std::chrono::steady_clock::now() < deadline) {

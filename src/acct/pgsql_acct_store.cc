@@ -51,11 +51,12 @@ class PgsqlAcctStore final : public AcctStore {
   }
 
   Expected<bool> HasColumn(const std::string& table, const std::string& column) override {
-    ASSIGN_OR_RETURN(auto rows, Select(fmt::format("SELECT COUNT(*) FROM information_schema.columns "
-                                                   "WHERE table_schema = current_schema() AND "
-                                                   "table_name = '{}' AND column_name = '{}'",
-                                                   table, column),
-                                       "i"));
+    ASSIGN_OR_RETURN(auto rows,
+                     Select(fmt::format("SELECT COUNT(*) FROM information_schema.columns "
+                                        "WHERE table_schema = current_schema() AND "
+                                        "table_name = '{}' AND column_name = '{}'",
+                                        table, column),
+                            "i"));
     return !rows.empty() && std::get<int64_t>(rows[0][0]) > 0;
   }
 

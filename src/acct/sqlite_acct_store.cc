@@ -73,7 +73,8 @@ class SqliteAcctStore final : public AcctStore {
 
   Expected<bool> HasColumn(const std::string& table, const std::string& column) override {
     ASSIGN_OR_RETURN(auto rows, Select(fmt::format("SELECT COUNT(*) FROM pragma_table_info('{}') "
-                                                   "WHERE name = '{}'", table, column),
+                                                   "WHERE name = '{}'",
+                                                   table, column),
                                        "i"));
     return !rows.empty() && std::get<int64_t>(rows[0][0]) > 0;
   }

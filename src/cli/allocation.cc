@@ -125,7 +125,8 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
     Expected<GetJobsReply> rep = api->GetJobs(q);
     const JobInfo* job = nullptr;
     if (rep.ok()) {
-      for (const JobInfo& j : rep->jobs()) if (j.job_id() == id) job = &j;
+      for (const JobInfo& j : rep->jobs())
+        if (j.job_id() == id) job = &j;
     }
     if (job && job->state() == JOB_RUNNING && !job->completing()) {
       if (said_waiting) *env.err << prog << ": job " << id << " has been allocated resources\n";
@@ -158,9 +159,11 @@ Expected<JobInfo> Allocate(const std::string& prog, JobSpec spec, ClientApiInter
 std::string AllocationReport(const std::string& prog, const JobInfo& job) {
   std::string list;
   std::vector<int> cpus;
-  for (const NodeAlloc* a : InHostlistOrder(job, &list)) cpus.push_back(std::max(1, a->cpu_ids_size()));
+  for (const NodeAlloc* a : InHostlistOrder(job, &list))
+    cpus.push_back(std::max(1, a->cpu_ids_size()));
   return prog + ": jobid " + std::to_string(job.job_id()) + ": nodes(" +
-         std::to_string(job.alloc_size()) + "):`" + list + "', cpu counts: " + RunLength(cpus) + "\n";
+         std::to_string(job.alloc_size()) + "):`" + list + "', cpu counts: " + RunLength(cpus) +
+         "\n";
 }
 
 void Release(const std::string& prog, int64_t job_id, int exit_code, ClientApiInterface* api,
@@ -186,13 +189,22 @@ std::vector<std::string> AllocationEnv(const JobInfo& job, const std::string& cl
   std::string id = std::to_string(job.job_id());
   std::string nn = std::to_string(job.alloc_size());
   std::vector<std::string> env = {
-      "SLURM_JOB_ID=" + id, "SLURM_JOBID=" + id, "SLURM_JOB_NAME=" + spec.name(),
-      "SLURM_JOB_NODELIST=" + list, "SLURM_NODELIST=" + list, "SLURM_JOB_NUM_NODES=" + nn,
-      "SLURM_NNODES=" + nn, "SLURM_JOB_CPUS_PER_NODE=" + RunLength(cpus),
-      "SLURM_TASKS_PER_NODE=" + RunLength(tasks), "SLURM_JOB_PARTITION=" + spec.partition(),
-      "SLURM_SUBMIT_DIR=" + spec.work_dir(), "SLURM_SUBMIT_HOST=" + spec.submit_host(),
-      "SLURM_CLUSTER_NAME=" + cluster_name, "SLURM_JOB_UID=" + std::to_string(job.uid()),
-      "SLURM_JOB_USER=" + job.user(), "SLURM_JOB_GID=" + std::to_string(job.gid()),
+      "SLURM_JOB_ID=" + id,
+      "SLURM_JOBID=" + id,
+      "SLURM_JOB_NAME=" + spec.name(),
+      "SLURM_JOB_NODELIST=" + list,
+      "SLURM_NODELIST=" + list,
+      "SLURM_JOB_NUM_NODES=" + nn,
+      "SLURM_NNODES=" + nn,
+      "SLURM_JOB_CPUS_PER_NODE=" + RunLength(cpus),
+      "SLURM_TASKS_PER_NODE=" + RunLength(tasks),
+      "SLURM_JOB_PARTITION=" + spec.partition(),
+      "SLURM_SUBMIT_DIR=" + spec.work_dir(),
+      "SLURM_SUBMIT_HOST=" + spec.submit_host(),
+      "SLURM_CLUSTER_NAME=" + cluster_name,
+      "SLURM_JOB_UID=" + std::to_string(job.uid()),
+      "SLURM_JOB_USER=" + job.user(),
+      "SLURM_JOB_GID=" + std::to_string(job.gid()),
   };
   if (!spec.account().empty()) env.push_back("SLURM_JOB_ACCOUNT=" + spec.account());
   if (spec.ntasks_set() || spec.ntasks_per_node() > 0) {
@@ -202,8 +214,10 @@ std::vector<std::string> AllocationEnv(const JobInfo& job, const std::string& cl
     env.push_back("SLURM_NTASKS=" + std::to_string(total));
     env.push_back("SLURM_NPROCS=" + std::to_string(total));
   }
-  if (spec.ntasks_per_node() > 0) env.push_back("SLURM_NTASKS_PER_NODE=" + std::to_string(spec.ntasks_per_node()));
-  if (spec.cpus_per_task() > 0) env.push_back("SLURM_CPUS_PER_TASK=" + std::to_string(spec.cpus_per_task()));
+  if (spec.ntasks_per_node() > 0)
+    env.push_back("SLURM_NTASKS_PER_NODE=" + std::to_string(spec.ntasks_per_node()));
+  if (spec.cpus_per_task() > 0)
+    env.push_back("SLURM_CPUS_PER_TASK=" + std::to_string(spec.cpus_per_task()));
   return env;
 }
 

@@ -104,10 +104,11 @@ ResolvedIds ResolveSelectors(const std::vector<JobSelector>& sels, ClientApiInte
 }
 
 std::string DisplayJobId(const JobInfo& job) {
-  if (job.het_job_id() != 0) return std::to_string(job.het_job_id()) + "+" + std::to_string(job.het_job_offset());
+  if (job.het_job_id() != 0)
+    return std::to_string(job.het_job_id()) + "+" + std::to_string(job.het_job_offset());
   if (job.array_job_id() == 0) return std::to_string(job.job_id());
-  std::string task = job.array_task_str().empty() ? std::to_string(job.array_task_id())
-                                                  : job.array_task_str();
+  std::string task =
+      job.array_task_str().empty() ? std::to_string(job.array_task_id()) : job.array_task_str();
   return std::to_string(job.array_job_id()) + "_" + task;
 }
 
@@ -128,7 +129,7 @@ std::vector<JobInfo> CompressPendingTasks(const std::vector<JobInfo>& jobs) {
   std::vector<JobInfo> out;
   for (const JobInfo& j : jobs) {
     auto it = j.array_job_id() != 0 && j.state() == JOB_PENDING ? pending.find(j.array_job_id())
-                                                                  : pending.end();
+                                                                : pending.end();
     if (it == pending.end()) {
       out.push_back(j);
       continue;

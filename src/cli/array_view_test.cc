@@ -75,11 +75,12 @@ TEST(ArrayViewTest, SqueueCompressesPendingTasks) {
   TestCli t;
   SetArray(&t.api);
   EXPECT_EQ(RunSqueue({"-j", "48"}, t.env), 0);
-  EXPECT_EQ(t.out.str(),
-            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
-            "        48_[2-7%2]       gpu   arrthr     root PD       0:00      1 (JobArrayTaskLimit)\n"
-            "              48_0       gpu   arrthr     root  R       0:01      1 node01\n"
-            "              48_1       gpu   arrthr     root  R       0:01      1 node01\n");
+  EXPECT_EQ(
+      t.out.str(),
+      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+      "        48_[2-7%2]       gpu   arrthr     root PD       0:00      1 (JobArrayTaskLimit)\n"
+      "              48_0       gpu   arrthr     root  R       0:01      1 node01\n"
+      "              48_1       gpu   arrthr     root  R       0:01      1 node01\n");
   t.out.str("");
   EXPECT_EQ(RunSqueue({"-r", "-h", "-j", "48_[3-4],48_7", "-o", "%i %A %F %K %T"}, t.env), 0);
   EXPECT_EQ(t.out.str(), "48_3 51 48 3 PENDING\n48_4 52 48 4 PENDING\n48_7 55 48 7 PENDING\n");
@@ -92,14 +93,17 @@ TEST(ArrayViewTest, ScontrolShowsArrayFields) {
   TestCli t;
   SetArray(&t.api);
   EXPECT_EQ(RunScontrol({"show", "job", "48_7"}, t.env), 0);
-  EXPECT_NE(t.out.str().find("JobId=55 ArrayJobId=48 ArrayTaskId=7 ArrayTaskThrottle=2 JobName=arrthr\n"),
-            std::string::npos) << t.out.str();
+  EXPECT_NE(
+      t.out.str().find("JobId=55 ArrayJobId=48 ArrayTaskId=7 ArrayTaskThrottle=2 JobName=arrthr\n"),
+      std::string::npos)
+      << t.out.str();
   EXPECT_NE(t.out.str().find("JobState=PENDING Reason=JobArrayTaskLimit Dependency=(null)\n"),
             std::string::npos);
   t.out.str("");
   EXPECT_EQ(RunScontrol({"show", "job", "48"}, t.env), 0);
   EXPECT_NE(t.out.str().find("JobId=50 ArrayJobId=48 ArrayTaskId=2-7 ArrayTaskThrottle=2"),
-            std::string::npos) << t.out.str();
+            std::string::npos)
+      << t.out.str();
 }
 
 TEST(ArrayViewTest, ScancelResolvesTasks) {

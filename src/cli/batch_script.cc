@@ -97,8 +97,7 @@ Expected<std::vector<Directive>> ExtractDirectives(std::string_view script) {
 }
 
 std::string WrapScript(std::string_view command) {
-  return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + std::string(command) +
-         "\n";
+  return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + std::string(command) + "\n";
 }
 
 }  // namespace sluice

@@ -19,7 +19,8 @@ TEST(CheckBatchScript, AcceptsAndRejects) {
 }
 
 TEST(TokenizeDirective, ShellLikeSplitting) {
-  auto t = TokenizeDirective(" -N 2 --time 100:00:00 -J 'my job' --comment=\"a b\" a\\ b # trailing");
+  auto t =
+      TokenizeDirective(" -N 2 --time 100:00:00 -J 'my job' --comment=\"a b\" a\\ b # trailing");
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(*t, (std::vector<std::string>{"-N", "2", "--time", "100:00:00", "-J", "my job",
                                           "--comment=a b", "a b"}));

@@ -144,7 +144,9 @@ struct TestCli {
       return static_cast<ClientApiInterface*>(&api);
     };
     env.sleep_ms = [this](int64_t ms) { clock.AdvanceMs(ms); };
-    env.user_name = [](uint32_t uid) { return uid == 0 ? std::string("root") : std::to_string(uid); };
+    env.user_name = [](uint32_t uid) {
+      return uid == 0 ? std::string("root") : std::to_string(uid);
+    };
     env.user_id = [](const std::string& n) -> Expected<uint32_t> {
       if (n == "root" || n == "0") return 0u;
       if (n == "alice" || n == "1000") return 1000u;

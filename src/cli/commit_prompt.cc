@@ -25,8 +25,8 @@ bool InputReady(int fd, int64_t timeout_ms) {
 }  // namespace
 
 bool AskCommit(CliEnv& env, int64_t timeout_ms) {
-  *env.out << "Would you like to commit changes? (You have "
-           << timeout_ms / 1000 << " seconds to decide)\n(N/y): " << std::flush;
+  *env.out << "Would you like to commit changes? (You have " << timeout_ms / 1000
+           << " seconds to decide)\n(N/y): " << std::flush;
   if (!env.in || !InputReady(env.stdin_fd, timeout_ms)) {
     *env.out << "\n";
     return false;

@@ -64,7 +64,8 @@ Expected<std::vector<FormatField>> ParsePercentFormat(std::string_view fmt) {
       ++i;
     }
     f.width = ParseWidth(fmt, &i, &f.right);
-    if (i >= fmt.size()) return InvalidArgument("Invalid format specification: " + std::string(fmt));
+    if (i >= fmt.size())
+      return InvalidArgument("Invalid format specification: " + std::string(fmt));
     f.key = std::string(1, fmt[i++]);
     out.push_back(std::move(f));
   }
@@ -90,7 +91,8 @@ Expected<std::vector<FormatField>> ParseNamedFormat(std::string_view fmt, int de
       std::string_view spec = item.substr(colon + 1);
       size_t j = 0;
       int w = ParseWidth(spec, &j, &f.right);
-      if (j != spec.size()) return InvalidArgument("Invalid format specification: " + std::string(item));
+      if (j != spec.size())
+        return InvalidArgument("Invalid format specification: " + std::string(item));
       if (w > 0) f.width = w;
     }
     out.push_back(std::move(f));

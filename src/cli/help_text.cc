@@ -112,49 +112,50 @@ constexpr char kSallocUsage[] =
     "              [command [args...]]\n";
 
 // sbatch, salloc and srun share most options.
-#define SLUICE_ALLOC_OPTIONS                                                              \
-  "  -A, --account=name          charge the job to this account\n"                       \
-  "  -b, --begin=time            do not start the job before this time\n"                \
-  "  -c, --cpus-per-task=ncpus   CPUs for each task\n"                                   \
-  "  -C, --constraint=list       only nodes with these features\n"                       \
-  "      --comment=text          a comment stored with the job\n"                        \
-  "  -d, --dependency=type:jobid start after other jobs (afterok, afterany, ...)\n"      \
-  "  -D, --chdir=path            working directory of the job\n"                         \
-  "      --exclusive             whole nodes, shared with no other job\n"                \
-  "      --export=[ALL|NONE|names] environment passed to the job\n"                      \
-  "  -G, --gpus=n                GPUs for the whole job\n"                               \
-  "      --gpus-per-node=n       GPUs on each node\n"                                    \
-  "      --gpus-per-task=n       GPUs for each task\n"                                   \
-  "      --gres=list             generic resources on each node (gpu:8)\n"               \
-  "  -J, --job-name=name         name of the job\n"                                      \
-  "      --mem=MB                memory per node (K, M, G or T suffix; 0 = all)\n"       \
-  "      --mem-per-cpu=MB        memory per allocated CPU\n"                             \
-  "      --mem-per-gpu=MB        memory per allocated GPU\n"                             \
-  "      --mincpus=n             only nodes with at least this many CPUs\n"              \
-  "  -n, --ntasks=ntasks         number of tasks\n"                                      \
-  "  -N, --nodes=N               number of nodes (min[-max])\n"                          \
-  "  -O, --overcommit            allocate one task's CPUs per node, run more tasks\n"    \
-  "      --ntasks-per-node=n     tasks on each node\n"                                   \
-  "  -p, --partition=partition   partition to run in\n"                                  \
-  "  -q, --qos=qos               quality of service\n"                                   \
-  "      --reservation=name      run in this reservation\n"                              \
-  "      --signal=[B:]num[@time] send a signal this long before the time limit\n"        \
-  "  -t, --time=minutes          time limit ([days-]hours:minutes:seconds)\n"            \
-  "      --tmp=MB                only nodes with this much temporary disk\n"             \
-  "  -w, --nodelist=hosts        run on these nodes\n"                                   \
+#define SLUICE_ALLOC_OPTIONS                                                          \
+  "  -A, --account=name          charge the job to this account\n"                    \
+  "  -b, --begin=time            do not start the job before this time\n"             \
+  "  -c, --cpus-per-task=ncpus   CPUs for each task\n"                                \
+  "  -C, --constraint=list       only nodes with these features\n"                    \
+  "      --comment=text          a comment stored with the job\n"                     \
+  "  -d, --dependency=type:jobid start after other jobs (afterok, afterany, ...)\n"   \
+  "  -D, --chdir=path            working directory of the job\n"                      \
+  "      --exclusive             whole nodes, shared with no other job\n"             \
+  "      --export=[ALL|NONE|names] environment passed to the job\n"                   \
+  "  -G, --gpus=n                GPUs for the whole job\n"                            \
+  "      --gpus-per-node=n       GPUs on each node\n"                                 \
+  "      --gpus-per-task=n       GPUs for each task\n"                                \
+  "      --gres=list             generic resources on each node (gpu:8)\n"            \
+  "  -J, --job-name=name         name of the job\n"                                   \
+  "      --mem=MB                memory per node (K, M, G or T suffix; 0 = all)\n"    \
+  "      --mem-per-cpu=MB        memory per allocated CPU\n"                          \
+  "      --mem-per-gpu=MB        memory per allocated GPU\n"                          \
+  "      --mincpus=n             only nodes with at least this many CPUs\n"           \
+  "  -n, --ntasks=ntasks         number of tasks\n"                                   \
+  "  -N, --nodes=N               number of nodes (min[-max])\n"                       \
+  "  -O, --overcommit            allocate one task's CPUs per node, run more tasks\n" \
+  "      --ntasks-per-node=n     tasks on each node\n"                                \
+  "  -p, --partition=partition   partition to run in\n"                               \
+  "  -q, --qos=qos               quality of service\n"                                \
+  "      --reservation=name      run in this reservation\n"                           \
+  "      --signal=[B:]num[@time] send a signal this long before the time limit\n"     \
+  "  -t, --time=minutes          time limit ([days-]hours:minutes:seconds)\n"         \
+  "      --tmp=MB                only nodes with this much temporary disk\n"          \
+  "  -w, --nodelist=hosts        run on these nodes\n"                                \
   "  -x, --exclude=hosts         never run on these nodes\n"
 
 // The end of sbatch's, srun's and salloc's help; `usage_short` is "-u, " for sbatch (srun's
 // -u is --unbuffered).
-#define SLUICE_ALLOC_FOOTER(usage_short)                                                  \
-  "\n"                                                                                    \
-  "Help options:\n"                                                                       \
-  "  -h, --help                  show this help message\n"                                \
-  "  " usage_short "--usage                 display a brief usage message\n"              \
-  "\n"                                                                                    \
-  "Other options:\n"                                                                      \
-  "  -Q, --quiet                 quiet mode (suppress informational messages)\n"          \
-  "  -v, --verbose               verbose mode\n"                                          \
+#define SLUICE_ALLOC_FOOTER(usage_short)                                         \
+  "\n"                                                                           \
+  "Help options:\n"                                                              \
+  "  -h, --help                  show this help message\n"                       \
+  "  " usage_short                                                               \
+  "--usage                 display a brief usage message\n"                      \
+  "\n"                                                                           \
+  "Other options:\n"                                                             \
+  "  -Q, --quiet                 quiet mode (suppress informational messages)\n" \
+  "  -v, --verbose               verbose mode\n"                                 \
   "  -V, --version               output version information and exit\n"
 
 constexpr char kSbatchUsage[] =
@@ -171,8 +172,7 @@ constexpr char kSbatchHelp[] =
     "Usage: sbatch [OPTIONS...] executable [args...]\n"
     "\n"
     "Parallel run options:\n"
-    "  -a, --array=indexes         a job array (0-15, 1,3,5, 0-99%4)\n"
-    SLUICE_ALLOC_OPTIONS
+    "  -a, --array=indexes         a job array (0-15, 1,3,5, 0-99%4)\n" SLUICE_ALLOC_OPTIONS
     "  -e, --error=file            file for the batch script's standard error\n"
     "  -H, --hold                  submit the job held\n"
     "  -i, --input=file            file for the batch script's standard input\n"
@@ -182,8 +182,8 @@ constexpr char kSbatchHelp[] =
     "      --requeue, --no-requeue whether the job may be requeued\n"
     "      --test-only             say when the job would start; submit nothing\n"
     "  -W, --wait                  return when the job ends, with its exit code\n"
-    "      --wrap=command          the batch script is \"#!/bin/sh\" and this command\n"
-    SLUICE_ALLOC_FOOTER("-u, ");
+    "      --wrap=command          the batch script is \"#!/bin/sh\" and this "
+    "command\n" SLUICE_ALLOC_FOOTER("-u, ");
 
 constexpr char kSrunUsage[] =
     "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-t minutes] [-p partition]\n"
@@ -198,8 +198,7 @@ constexpr char kSrunUsage[] =
 constexpr char kSrunHelp[] =
     "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
     "\n"
-    "Parallel run options:\n"
-    SLUICE_ALLOC_OPTIONS
+    "Parallel run options:\n" SLUICE_ALLOC_OPTIONS
     "      --cpu-bind=type         bind tasks to CPUs (none, cores, ...)\n"
     "  -e, --error=file            file for the tasks' standard error\n"
     "      --exact                 the step gets only what it asked for\n"
@@ -224,16 +223,15 @@ constexpr char kSrunHelp[] =
     "                              go into the task's environment\n"
     "  -T, --threads=n             accepted (the launch does not use threads)\n"
     "  -u, --unbuffered            do not buffer the tasks' output\n"
-    "  -W, --wait=sec              end the step sec seconds after the first task ends\n"
-    SLUICE_ALLOC_FOOTER("    ");
+    "  -W, --wait=sec              end the step sec seconds after the first task "
+    "ends\n" SLUICE_ALLOC_FOOTER("    ");
 
 constexpr char kSallocHelp[] =
     "Usage: salloc [OPTIONS...] [command [args...]]\n"
     "\n"
-    "Parallel run options:\n"
-    SLUICE_ALLOC_OPTIONS
-    "  -I, --immediate[=secs]      give up when not allocated within secs (default 1)\n"
-    SLUICE_ALLOC_FOOTER("    ");
+    "Parallel run options:\n" SLUICE_ALLOC_OPTIONS
+    "  -I, --immediate[=secs]      give up when not allocated within secs (default "
+    "1)\n" SLUICE_ALLOC_FOOTER("    ");
 
 #undef SLUICE_ALLOC_OPTIONS
 #undef SLUICE_ALLOC_FOOTER
@@ -402,8 +400,7 @@ constexpr char kSreportHelp[] =
     "\n"
     "  <SPECS> are Start=<time> End=<time>\n";
 
-constexpr char kSshareUsage[] =
-    "Usage: sshare [-A accounts] [-u users] [-alnpPvV] [--usage]\n";
+constexpr char kSshareUsage[] = "Usage: sshare [-A accounts] [-u users] [-alnpPvV] [--usage]\n";
 
 constexpr char kSshareHelp[] =
     "Usage: sshare [OPTIONS]\n"

@@ -12,7 +12,6 @@
 #include "cli/sacctmgr.h"
 #include "cli/sbatch.h"
 #include "cli/sbcast.h"
-#include "cli/sstat.h"
 #include "cli/scancel.h"
 #include "cli/scontrol.h"
 #include "cli/sdiag.h"
@@ -22,6 +21,7 @@
 #include "cli/sreport.h"
 #include "cli/srun.h"
 #include "cli/sshare.h"
+#include "cli/sstat.h"
 
 namespace sluice {
 namespace {
@@ -51,18 +51,20 @@ bool Whole(const std::string& text, const std::string& pattern) {
 TEST(HelpText, UsageSynopsesEndTheWaySlurmsDo) {
   {
     std::string sb = Out(RunSbcast, {"--usage"}) + "\n";  // Slurm's regex wants the newline
-    EXPECT_TRUE(std::regex_search(sb, std::regex(R"(Usage: sbcast (?:\[-+[a-zA-Z-]+]\s)+SOURCE DEST\n$)")));
+    EXPECT_TRUE(
+        std::regex_search(sb, std::regex(R"(Usage: sbcast (?:\[-+[a-zA-Z-]+]\s)+SOURCE DEST\n$)")));
   }
   EXPECT_TRUE(Whole(Out(RunSbatch, {"--usage"}),
                     R"(Usage: sbatch (?:\[-{1,2}.*?\]\s+)+executable \[args\.\.\.\])"));
   EXPECT_TRUE(Whole(Out(RunSrun, {"--usage"}),
                     R"(Usage: srun (?:\[-{1,2}.*?\]\s+)+executable \[args\.\.\.\])"));
-  EXPECT_TRUE(Whole(Out(RunSalloc, {"--usage"}),
-                    R"(Usage: salloc(?:\s+\[{1,2}-{1,2}.*?\](?=\s+\[))+\s+\[command \[args\.\.\.\]\])"));
+  EXPECT_TRUE(
+      Whole(Out(RunSalloc, {"--usage"}),
+            R"(Usage: salloc(?:\s+\[{1,2}-{1,2}.*?\](?=\s+\[))+\s+\[command \[args\.\.\.\]\])"));
   EXPECT_TRUE(Whole(Out(RunSinfo, {"--usage"}), R"(Usage: sinfo(?:\s+\[-{1,2}[^\]]+])+)"));
   EXPECT_TRUE(Whole(Out(RunSqueue, {"--usage"}), R"(Usage: squeue(?:\s+\[-{1,2}[^\]]+\])+)"));
-  EXPECT_TRUE(Whole(Out(RunSprio, {"--usage"}),
-                    R"(Usage: sprio(?:\s+\[-{1,2}[^\]]+(?:\[s\])?\])+)"));
+  EXPECT_TRUE(
+      Whole(Out(RunSprio, {"--usage"}), R"(Usage: sprio(?:\s+\[-{1,2}[^\]]+(?:\[s\])?\])+)"));
   EXPECT_TRUE(Whole(Out(RunScancel, {"--usage"}),
                     R"(Usage: scancel(?:\s+\[-{1,2}[^\]]+\])+\s+\[job_id.+\])"));
   EXPECT_TRUE(Whole(Out(RunSdiag, {"--usage"}), R"(Usage: sdiag(?:\s+\[-{1,2}[^\]]+\])+)"));
@@ -72,16 +74,18 @@ TEST(HelpText, UsageSynopsesEndTheWaySlurmsDo) {
 
 TEST(HelpText, HelpListsOptionsUnderSlurmsHeadings) {
   for (auto [run, name] : {std::pair<RunFn, std::string>{RunSqueue, "squeue"},
-                           {RunSinfo, "sinfo"}, {RunScancel, "scancel"}, {RunSshare, "sshare"},
+                           {RunSinfo, "sinfo"},
+                           {RunScancel, "scancel"},
+                           {RunSshare, "sshare"},
                            {RunSdiag, "sdiag"}}) {
     std::string out = Out(run, {"--help"});
     EXPECT_TRUE(Has(out, "Usage: " + name + R"( \[OPTIONS\])")) << out;
     EXPECT_TRUE(Has(out, "Help options:")) << out;
   }
   std::string sacct = Out(RunSacct, {"--help"});
-  for (const char* p : {R"(sacct \[<OPTION>\])", "Valid <OPTION> values are:", "-A, --accounts:",
-                        "-j, --jobs:", "-s, --state:", "-S, --starttime:",
-                        R"(valid start/end time formats are\.\.\.)"})
+  for (const char* p :
+       {R"(sacct \[<OPTION>\])", "Valid <OPTION> values are:", "-A, --accounts:", "-j, --jobs:",
+        "-s, --state:", "-S, --starttime:", R"(valid start/end time formats are\.\.\.)"})
     EXPECT_TRUE(Has(sacct, p)) << p;
   std::string mgr = Out(RunSacctmgr, {"--usage"});
   for (const char* p : {R"(sacctmgr \[<OPTION>\] \[<COMMAND>\])", "Valid <OPTION> values are:",
@@ -90,8 +94,8 @@ TEST(HelpText, HelpListsOptionsUnderSlurmsHeadings) {
                         "list associations", "modify cluster", "delete qos"})
     EXPECT_TRUE(Has(mgr, p)) << p;
   std::string ctl = Out(RunScontrol, {"--help"});
-  for (const char* p : {"Valid <COMMAND> values are:", "reconfigure", R"(show <ENTITY> \[<ID>\])",
-                        "version"})
+  for (const char* p :
+       {"Valid <COMMAND> values are:", "reconfigure", R"(show <ENTITY> \[<ID>\])", "version"})
     EXPECT_TRUE(Has(ctl, p)) << p;
   EXPECT_EQ(Out(RunScontrol, {"help"}), ctl);
   std::string prio = Out(RunSprio, {"--help"});
@@ -117,10 +121,9 @@ TEST(HelpText, HelpAfterOtherOptionsStillWins) {
 // and "--name" the help lists (the command must not answer "unrecognized option").
 TEST(HelpText, EveryOptionInTheHelpIsAccepted) {
   const std::vector<std::pair<std::string, RunFn>> commands = {
-      {"squeue", RunSqueue}, {"sinfo", RunSinfo}, {"scancel", RunScancel},
-      {"sprio", RunSprio},   {"sshare", RunSshare}, {"sacct", RunSacct},
-      {"sbatch", RunSbatch}, {"srun", RunSrun},     {"salloc", RunSalloc},
-      {"sdiag", RunSdiag},   {"sbcast", RunSbcast}, {"sstat", RunSstat}};
+      {"squeue", RunSqueue}, {"sinfo", RunSinfo}, {"scancel", RunScancel}, {"sprio", RunSprio},
+      {"sshare", RunSshare}, {"sacct", RunSacct}, {"sbatch", RunSbatch},   {"srun", RunSrun},
+      {"salloc", RunSalloc}, {"sdiag", RunSdiag}, {"sbcast", RunSbcast},   {"sstat", RunSstat}};
   const std::regex long_opt(R"((?:^|[\s,\[])(--[a-z][a-z0-9-]+))");
   for (const auto& [name, run] : commands) {
     const std::string text(HelpText(name, HelpKind::kHelp));

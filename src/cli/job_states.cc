@@ -14,20 +14,24 @@ struct StateName {
 };
 
 constexpr StateName kStates[] = {
-    {JOB_PENDING, "PENDING", "PD"},       {JOB_RUNNING, "RUNNING", "R"},
-    {JOB_COMPLETING, "COMPLETING", "CG"}, {JOB_COMPLETED, "COMPLETED", "CD"},
-    {JOB_FAILED, "FAILED", "F"},          {JOB_CANCELLED, "CANCELLED", "CA"},
-    {JOB_TIMEOUT, "TIMEOUT", "TO"},       {JOB_NODE_FAIL, "NODE_FAIL", "NF"},
+    {JOB_PENDING, "PENDING", "PD"},
+    {JOB_RUNNING, "RUNNING", "R"},
+    {JOB_COMPLETING, "COMPLETING", "CG"},
+    {JOB_COMPLETED, "COMPLETED", "CD"},
+    {JOB_FAILED, "FAILED", "F"},
+    {JOB_CANCELLED, "CANCELLED", "CA"},
+    {JOB_TIMEOUT, "TIMEOUT", "TO"},
+    {JOB_NODE_FAIL, "NODE_FAIL", "NF"},
     {JOB_OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
     {JOB_PREEMPTED, "PREEMPTED", "PR"},
 };
 
 // Slurm states without a Sluice equivalent: long and compact names.
 constexpr const char* kForeign[] = {
-    "SUSPENDED", "S", "BOOT_FAIL", "BF", "DEADLINE", "DL",
-    "CONFIGURING", "CF", "RESIZING", "RS", "RESV_DEL_HOLD", "RD", "REQUEUED", "RQ",
-    "REQUEUE_FED", "RF", "REQUEUE_HOLD", "RH", "REVOKED", "RV", "SIGNALING", "SI",
-    "SPECIAL_EXIT", "SE", "STAGE_OUT", "SO", "STOPPED", "ST",
+    "SUSPENDED",    "S",  "BOOT_FAIL",     "BF", "DEADLINE",  "DL", "CONFIGURING",  "CF",
+    "RESIZING",     "RS", "RESV_DEL_HOLD", "RD", "REQUEUED",  "RQ", "REQUEUE_FED",  "RF",
+    "REQUEUE_HOLD", "RH", "REVOKED",       "RV", "SIGNALING", "SI", "SPECIAL_EXIT", "SE",
+    "STAGE_OUT",    "SO", "STOPPED",       "ST",
 };
 
 }  // namespace
@@ -58,8 +62,7 @@ std::string JobStateCompact(const JobInfo& j) {
 }
 
 bool IsTerminalState(JobState s) {
-  return s != JOB_PENDING && s != JOB_RUNNING && s != JOB_COMPLETING &&
-         s != JOB_STATE_UNSPECIFIED;
+  return s != JOB_PENDING && s != JOB_RUNNING && s != JOB_COMPLETING && s != JOB_STATE_UNSPECIFIED;
 }
 
 bool IsActiveState(JobState s) {

@@ -1,8 +1,8 @@
 // ClientKeepalive: srun's and salloc's heartbeat to the controller. A background thread
 // calls ClientApi Keepalive every `period_ms`, first one period in, for the job (an
 // interactive allocation stays alive only while its client does) and the steps this
-// process runs (a step's resources are freed when its srun goes silent). EndStep() reports a finished step
-// synchronously, so the next srun of a batch script finds its resources free.
+// process runs (a step's resources are freed when its srun goes silent). EndStep() reports a
+// finished step synchronously, so the next srun of a batch script finds its resources free.
 //   ClientKeepalive ka(api, job_id);   // starts beating
 //   ka.AddStep(3); ... ka.EndStep(3);  // stops on destruction
 // The api object must be safe to call from two threads (ClusterClient is).
@@ -26,7 +26,7 @@ class ClientKeepalive {
   ClientKeepalive& operator=(const ClientKeepalive&) = delete;
 
   void AddStep(int step_id);
-  void EndStep(int step_id);   // best effort
+  void EndStep(int step_id);  // best effort
   // Same, telling the controller how the step ended (accounting).
   void EndStep(int step_id, const AcctStepEnd& how);
 

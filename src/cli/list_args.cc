@@ -20,7 +20,8 @@ Expected<int64_t> ParseJobId(const std::string& s) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc() && p == s.data() + s.size() && v > 0) return v;
-  if (ec == std::errc() && v > 0 && *p == '_') return FailedPrecondition("Job arrays are not supported yet: " + s);
+  if (ec == std::errc() && v > 0 && *p == '_')
+    return FailedPrecondition("Job arrays are not supported yet: " + s);
   return InvalidArgument("Invalid job id: " + s);
 }
 

@@ -28,9 +28,12 @@ std::optional<std::vector<std::string>> Words(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quote) {
-      if (c == quote) quote = 0;
-      else if (c == '\\' && quote == '"' && i + 1 < line.size()) cur += line[++i];
-      else cur += c;
+      if (c == quote)
+        quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < line.size())
+        cur += line[++i];
+      else
+        cur += c;
       continue;
     }
     if (c == ' ' || c == '\t' || c == '\r') {
@@ -41,9 +44,12 @@ std::optional<std::vector<std::string>> Words(const std::string& line) {
     }
     if (c == '#' && !in_word) break;
     in_word = true;
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '\\' && i + 1 < line.size()) cur += line[++i];
-    else cur += c;
+    if (c == '\'' || c == '"')
+      quote = c;
+    else if (c == '\\' && i + 1 < line.size())
+      cur += line[++i];
+    else
+      cur += c;
   }
   if (quote) return std::nullopt;
   if (in_word) out.push_back(cur);
@@ -56,13 +62,15 @@ std::optional<std::vector<int>> Ranks(const std::string& spec) {
   std::stringstream in(spec);
   for (std::string part; std::getline(in, part, ',');) {
     size_t dash = part.find('-');
-    std::string lo_s = part.substr(0, dash), hi_s = dash == std::string::npos ? lo_s : part.substr(dash + 1);
+    std::string lo_s = part.substr(0, dash),
+                hi_s = dash == std::string::npos ? lo_s : part.substr(dash + 1);
     if (lo_s.empty() || hi_s.empty() || lo_s.size() > 7 || hi_s.size() > 7 ||
         lo_s.find_first_not_of("0123456789") != std::string::npos ||
         hi_s.find_first_not_of("0123456789") != std::string::npos)
       return std::nullopt;
     const int lo = std::stoi(lo_s), hi = std::stoi(hi_s);
-    if (hi < lo || hi >= kMaxRank || out.size() + (hi - lo) >= static_cast<size_t>(kMaxRank)) return std::nullopt;
+    if (hi < lo || hi >= kMaxRank || out.size() + (hi - lo) >= static_cast<size_t>(kMaxRank))
+      return std::nullopt;
     for (int r = lo; r <= hi; ++r) out.push_back(r);
   }
   if (out.empty()) return std::nullopt;
@@ -81,9 +89,21 @@ std::string Expand(const std::string& word, int rank, int offset) {
   for (size_t i = 0; i < word.size(); ++i) {
     if (word[i] == '%' && i + 1 < word.size()) {
       const char k = word[i + 1];
-      if (k == 't') { out += std::to_string(rank); ++i; continue; }
-      if (k == 'o') { out += std::to_string(offset); ++i; continue; }
-      if (k == '%') { out += '%'; ++i; continue; }
+      if (k == 't') {
+        out += std::to_string(rank);
+        ++i;
+        continue;
+      }
+      if (k == 'o') {
+        out += std::to_string(offset);
+        ++i;
+        continue;
+      }
+      if (k == '%') {
+        out += '%';
+        ++i;
+        continue;
+      }
     }
     out += word[i];
   }
@@ -142,7 +162,8 @@ Expected<std::string> MultiProgScript(const std::string& text, const std::string
       if (!by_rank.count(r)) return invalid;
   std::string script = "case \"$SLURM_PROCID\" in\n";
   for (const auto& [rank, where] : by_rank)
-    script += std::to_string(rank) + ") " + ExecLine(lines[where.first], rank, where.second) + " ;;\n";
+    script +=
+        std::to_string(rank) + ") " + ExecLine(lines[where.first], rank, where.second) + " ;;\n";
   if (star) {
     // "*": the offset counts the ranks no other line names, so it is known only with ntasks.
     const Line& l = lines[*star];
@@ -157,15 +178,17 @@ Expected<std::string> MultiProgScript(const std::string& text, const std::string
         std::string q = ShellQuote(w);
         // %t is the rank; %o is unknown without ntasks: the rank stands for it.
         for (const char* k : {"%t", "%o"})
-          for (size_t p; (p = q.find(k)) != std::string::npos;) q.replace(p, 2, "'\"$SLURM_PROCID\"'");
+          for (size_t p; (p = q.find(k)) != std::string::npos;)
+            q.replace(p, 2, "'\"$SLURM_PROCID\"'");
         cmd += " " + q;
       }
       script += "*) " + cmd + " ;;\n";
     }
   }
-  script += "*) echo " + ShellQuote("srun: error: Configuration file " + file_name +
-                                    " names no program for task ") +
-            "\"$SLURM_PROCID\" >&2; exit 1 ;;\nesac\n";
+  script +=
+      "*) echo " +
+      ShellQuote("srun: error: Configuration file " + file_name + " names no program for task ") +
+      "\"$SLURM_PROCID\" >&2; exit 1 ;;\nesac\n";
   return script;
 }
 

@@ -10,7 +10,7 @@ namespace {
 
 // Runs the script as task `rank` and returns what it printed.
 std::string RunAs(const std::string& script, int rank) {
-  std::string cmd = "SLURM_PROCID=" + std::to_string(rank) + " /bin/sh -c '" ;
+  std::string cmd = "SLURM_PROCID=" + std::to_string(rank) + " /bin/sh -c '";
   std::string quoted;
   for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   cmd += quoted + "' 2>&1";
@@ -47,11 +47,11 @@ TEST(MultiProg, StarTakesTheRanksNoOtherLineNames) {
 }
 
 TEST(MultiProg, InvalidFilesAreRefusedWithSlurmsMessage) {
-  for (const char* bad : {"0-2 hostname\n",         // rank 3 of 4 has no program
-                          "0-4 hostname\n",         // rank 4 is beyond the step
-                          "0-3\n",                  // no program
-                          "x hostname\n",           // not a rank list
-                          "3-1 hostname\n",         // backwards range
+  for (const char* bad : {"0-2 hostname\n",  // rank 3 of 4 has no program
+                          "0-4 hostname\n",  // rank 4 is beyond the step
+                          "0-3\n",           // no program
+                          "x hostname\n",    // not a rank list
+                          "3-1 hostname\n",  // backwards range
                           "0-3 echo 'unterminated\n"}) {
     Expected<std::string> s = MultiProgScript(bad, "/tmp/f", 4);
     ASSERT_FALSE(s.ok()) << bad;

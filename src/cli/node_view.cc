@@ -7,9 +7,7 @@ namespace {
 
 std::string Star(const NodeInfo& n) { return n.responding() ? "" : "*"; }
 
-std::string GpuType(const NodeInfo& n) {
-  return n.gpus().empty() ? "" : n.gpus(0).type();
-}
+std::string GpuType(const NodeInfo& n) { return n.gpus().empty() ? "" : n.gpus(0).type(); }
 
 }  // namespace
 
@@ -20,11 +18,21 @@ std::string NodeStateCompact(const NodeInfo& n) {
     s = busy ? "drng" : "drain";
   } else {
     switch (n.state()) {
-      case NODE_IDLE: s = "idle"; break;
-      case NODE_MIXED: s = "mix"; break;
-      case NODE_ALLOCATED: s = "alloc"; break;
-      case NODE_DOWN: s = "down"; break;
-      default: s = "unk"; break;
+      case NODE_IDLE:
+        s = "idle";
+        break;
+      case NODE_MIXED:
+        s = "mix";
+        break;
+      case NODE_ALLOCATED:
+        s = "alloc";
+        break;
+      case NODE_DOWN:
+        s = "down";
+        break;
+      default:
+        s = "unk";
+        break;
     }
   }
   return s + Star(n);
@@ -37,11 +45,21 @@ std::string NodeStateLong(const NodeInfo& n) {
     s = busy ? "draining" : "drained";
   } else {
     switch (n.state()) {
-      case NODE_IDLE: s = "idle"; break;
-      case NODE_MIXED: s = "mixed"; break;
-      case NODE_ALLOCATED: s = "allocated"; break;
-      case NODE_DOWN: s = "down"; break;
-      default: s = "unknown"; break;
+      case NODE_IDLE:
+        s = "idle";
+        break;
+      case NODE_MIXED:
+        s = "mixed";
+        break;
+      case NODE_ALLOCATED:
+        s = "allocated";
+        break;
+      case NODE_DOWN:
+        s = "down";
+        break;
+      default:
+        s = "unknown";
+        break;
     }
   }
   return s + Star(n);
@@ -50,11 +68,21 @@ std::string NodeStateLong(const NodeInfo& n) {
 std::string NodeStateScontrol(const NodeInfo& n) {
   std::string s;
   switch (n.state()) {
-    case NODE_IDLE: s = "IDLE"; break;
-    case NODE_MIXED: s = "MIXED"; break;
-    case NODE_ALLOCATED: s = "ALLOCATED"; break;
-    case NODE_DOWN: s = "DOWN"; break;
-    default: s = "UNKNOWN"; break;
+    case NODE_IDLE:
+      s = "IDLE";
+      break;
+    case NODE_MIXED:
+      s = "MIXED";
+      break;
+    case NODE_ALLOCATED:
+      s = "ALLOCATED";
+      break;
+    case NODE_DOWN:
+      s = "DOWN";
+      break;
+    default:
+      s = "UNKNOWN";
+      break;
   }
   s += Star(n);
   if (n.drain()) s += "+DRAIN";
@@ -63,11 +91,16 @@ std::string NodeStateScontrol(const NodeInfo& n) {
 
 int NodeStateRank(const NodeInfo& n) {
   switch (n.state()) {
-    case NODE_MIXED: return 0;
-    case NODE_ALLOCATED: return 1;
-    case NODE_IDLE: return 2;
-    case NODE_DOWN: return 3;
-    default: return 4;
+    case NODE_MIXED:
+      return 0;
+    case NODE_ALLOCATED:
+      return 1;
+    case NODE_IDLE:
+      return 2;
+    case NODE_DOWN:
+      return 3;
+    default:
+      return 4;
   }
 }
 

@@ -35,7 +35,6 @@ class Parser {
   }
 
  private:
-
   void TakeRest() {
     while (i_ < args_.size()) out_.positionals.push_back(args_[i_++]);
   }
@@ -46,7 +45,6 @@ class Parser {
   std::string bad_arg;
 
  private:
-
   Status Long(const std::string& a) {
     std::string_view body = std::string_view(a).substr(2);
     size_t eq = body.find('=');
@@ -72,7 +70,8 @@ class Parser {
       for (auto* c : cands)
         if (c->id != def->id || c->arg != def->arg) differing.push_back(c);
       if (!differing.empty()) {
-        std::string m = "option '" + a + "' is ambiguous; possibilities: '--" + def->long_name + "'";
+        std::string m =
+            "option '" + a + "' is ambiguous; possibilities: '--" + def->long_name + "'";
         for (auto* c : differing) m += std::string(" '--") + c->long_name + "'";
         return Error(m);
       }
@@ -147,8 +146,7 @@ class Parser {
 
 }  // namespace
 
-Expected<ParsedArgs> ParseCommandLine(const std::string& prog,
-                                      const std::vector<std::string>& args,
+Expected<ParsedArgs> ParseCommandLine(const std::string& prog, const std::vector<std::string>& args,
                                       const std::vector<OptionDef>& defs,
                                       const ParseSettings& settings, std::string* bad_arg) {
   Parser parser(prog, args, defs, settings);

@@ -55,8 +55,7 @@ struct ParseSettings {
 // "--time" for an option given as "--time", "--ti" or "-t" (the def with that short letter).
 std::string LongOptionName(const ParsedOption& opt, const std::vector<OptionDef>& defs);
 
-Expected<ParsedArgs> ParseCommandLine(const std::string& prog,
-                                      const std::vector<std::string>& args,
+Expected<ParsedArgs> ParseCommandLine(const std::string& prog, const std::vector<std::string>& args,
                                       const std::vector<OptionDef>& defs,
                                       const ParseSettings& settings = {},
                                       std::string* bad_arg = nullptr);

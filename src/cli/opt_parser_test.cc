@@ -103,8 +103,8 @@ TEST(OptParser, AmbiguityIgnoresAliasesAndQuotesTheWordAsTyped) {
 }
 
 TEST(OptParser, OptionsWithValuesPermutedAfterPositionals) {
-  auto p = ParseCommandLine("x", {"show", "-J", "n", "node", "--states", "R", "--parsab", "n1"},
-                            kDefs);
+  auto p =
+      ParseCommandLine("x", {"show", "-J", "n", "node", "--states", "R", "--parsab", "n1"}, kDefs);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->positionals, (std::vector<std::string>{"show", "node", "n1"}));
   ASSERT_EQ(p->options.size(), 3u);

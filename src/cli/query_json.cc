@@ -18,7 +18,9 @@ namespace {
 using nlohmann::json;
 
 json NullIfZero(int64_t v) { return v > 0 ? json(v) : json(); }
-std::string Tres(const char* what, int64_t n) { return n > 0 ? std::string(what) + std::to_string(n) : ""; }
+std::string Tres(const char* what, int64_t n) {
+  return n > 0 ? std::string(what) + std::to_string(n) : "";
+}
 
 // "0-3,5" for sorted ids.
 std::string IdRanges(std::vector<int32_t> ids) {
@@ -27,7 +29,8 @@ std::string IdRanges(std::vector<int32_t> ids) {
   for (size_t i = 0; i < ids.size();) {
     size_t j = i;
     while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    r += (r.empty() ? "" : ",") + std::to_string(ids[i]) + (j > i ? "-" + std::to_string(ids[j]) : "");
+    r += (r.empty() ? "" : ",") + std::to_string(ids[i]) +
+         (j > i ? "-" + std::to_string(ids[j]) : "");
     i = j + 1;
   }
   return r;
@@ -56,8 +59,8 @@ json GresDetail(const JobInfo& j) {
   for (const NodeAlloc& a : j.alloc()) {
     if (a.gpu_ids().empty()) continue;
     std::vector<int32_t> ids(a.gpu_ids().begin(), a.gpu_ids().end());
-    out.push_back("gpu:" + (a.gpu_type().empty() ? "" : a.gpu_type() + ":") + std::to_string(ids.size()) +
-                  "(IDX:" + IdRanges(ids) + ")");
+    out.push_back("gpu:" + (a.gpu_type().empty() ? "" : a.gpu_type() + ":") +
+                  std::to_string(ids.size()) + "(IDX:" + IdRanges(ids) + ")");
   }
   return out;
 }
@@ -71,7 +74,8 @@ json JobJson(const JobInfo& j, const std::string& cluster) {
   o["accrue_time"] = j.eligible_time();
   o["admin_comment"] = "";
   o["array_job_id"] = j.array_job_id();
-  o["array_task_id"] = j.array_job_id() > 0 && j.array_task_str().empty() ? json(j.array_task_id()) : json();
+  o["array_task_id"] =
+      j.array_job_id() > 0 && j.array_task_str().empty() ? json(j.array_task_id()) : json();
   o["array_max_tasks"] = j.array_throttle();
   std::string tasks = j.array_task_str();
   if (tasks.size() >= 2 && tasks.front() == '[') tasks = tasks.substr(1, tasks.size() - 2);
@@ -141,7 +145,8 @@ json JobJson(const JobInfo& j, const std::string& cluster) {
   bool per_cpu = s.mem_per_cpu_mb() > 0;
   o["memory_per_node"] = per_cpu ? json() : NullIfZero(j.mem_per_node_mb());
   o["memory_per_cpu"] = per_cpu ? json(s.mem_per_cpu_mb()) : json();
-  o["minimum_cpus_per_node"] = std::max(s.min_cpus_per_node(), cpt * std::max(1, s.ntasks_per_node()));
+  o["minimum_cpus_per_node"] =
+      std::max(s.min_cpus_per_node(), cpt * std::max(1, s.ntasks_per_node()));
   o["minimum_tmp_disk_per_node"] = s.tmp_disk_mb();
   o["preempt_time"] = j.preempt_time();
   o["pre_sus_time"] = 0;
@@ -253,7 +258,8 @@ json NodeJson(const NodeInfo& n, const std::function<std::string(uint32_t)>& use
 
 json OpenApiMeta() {
   return {{"plugin", {{"type", "openapi/v0.0.38"}, {"name", "Slurm OpenAPI v0.0.38"}}},
-          {"Slurm", {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
+          {"Slurm",
+           {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
 }
 
 std::string FormatSqueueJson(const std::vector<JobInfo>& jobs, const std::string& cluster) {
@@ -276,7 +282,8 @@ std::string FormatSdiagJson(const GetStatsReply& s) {
   const int64_t minutes = std::max<int64_t>(1, (s.now() - s.data_since()) / 60);
   json rpcs = json::array();
   for (const RpcMethodStats& m : s.rpcs())
-    rpcs.push_back({{"message_type", m.method()}, {"count", m.count()},
+    rpcs.push_back({{"message_type", m.method()},
+                    {"count", m.count()},
                     {"average_time", m.count() ? m.total_us() / m.count() : 0},
                     {"total_time", m.total_us()}});
   json stats{{"req_time", s.now()},

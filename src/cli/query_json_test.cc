@@ -72,11 +72,34 @@ TEST_F(QueryJson, SqueueJsonHasSlurmsKeysAndValues) {
     const json* theirs = ById(ref["jobs"], mine["job_id"]);
     ASSERT_NE(theirs, nullptr) << mine["job_id"];
     EXPECT_EQ(Keys(mine), Keys(*theirs)) << "job " << mine["job_id"];
-    for (const char* key : {"job_id", "name", "job_state", "state_reason", "partition", "account", "user_name",
-                            "qos", "node_count", "nodes", "batch_host", "cpus", "tasks", "time_limit",
-                            "array_job_id", "array_task_id", "array_task_string", "tres_per_node",
-                            "gres_detail", "memory_per_cpu", "memory_per_node", "standard_input", "requeue",
-                            "restart_cnt", "flags", "show_flags", "dependency", "batch_flag",
+    for (const char* key : {"job_id",
+                            "name",
+                            "job_state",
+                            "state_reason",
+                            "partition",
+                            "account",
+                            "user_name",
+                            "qos",
+                            "node_count",
+                            "nodes",
+                            "batch_host",
+                            "cpus",
+                            "tasks",
+                            "time_limit",
+                            "array_job_id",
+                            "array_task_id",
+                            "array_task_string",
+                            "tres_per_node",
+                            "gres_detail",
+                            "memory_per_cpu",
+                            "memory_per_node",
+                            "standard_input",
+                            "requeue",
+                            "restart_cnt",
+                            "flags",
+                            "show_flags",
+                            "dependency",
+                            "batch_flag",
                             "current_working_directory"}) {
       EXPECT_EQ(mine[key], (*theirs)[key]) << "job " << mine["job_id"] << " key " << key;
     }
@@ -116,10 +139,12 @@ TEST_F(QueryJson, SinfoJsonHasSlurmsKeysAndValues) {
   for (size_t i = 0; i < got["nodes"].size(); ++i) {
     const json &mine = got["nodes"][i], &theirs = ref["nodes"][i];
     EXPECT_EQ(Keys(mine), Keys(theirs)) << mine["name"];
-    for (const char* key : {"name", "hostname", "state", "state_flags", "cpus", "sockets", "cores", "threads",
-                            "real_memory", "gres", "gres_used", "alloc_cpus", "alloc_memory", "idle_cpus",
-                            "tres", "tres_used", "tres_weighted", "partitions", "architecture",
-                            "operating_system", "cpu_load", "free_memory", "slurmd_version", "reason"}) {
+    for (const char* key :
+         {"name",      "hostname",      "state",          "state_flags",  "cpus",
+          "sockets",   "cores",         "threads",        "real_memory",  "gres",
+          "gres_used", "alloc_cpus",    "alloc_memory",   "idle_cpus",    "tres",
+          "tres_used", "tres_weighted", "partitions",     "architecture", "operating_system",
+          "cpu_load",  "free_memory",   "slurmd_version", "reason"}) {
       EXPECT_EQ(mine[key], theirs[key]) << mine["name"] << " key " << key;
     }
   }
@@ -158,7 +183,8 @@ TEST_F(QueryJson, ScontrolShowJobAndNodeJsonAreTheSameShapes) {
   EXPECT_EQ(t.err.str(), "slurm_load_jobs error: Invalid job id specified\n");
   t.err.str("");
   EXPECT_EQ(RunScontrol({"show", "partition", "--json"}, t.env), 1);
-  EXPECT_NE(t.err.str().find("--json is supported for show job and show node only"), std::string::npos);
+  EXPECT_NE(t.err.str().find("--json is supported for show job and show node only"),
+            std::string::npos);
 }
 
 }  // namespace

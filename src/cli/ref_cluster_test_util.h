@@ -89,8 +89,8 @@ inline GetJobsReply RefJobs() {
   return r;
 }
 
-inline NodeInfo RefNode(const std::string& name, NodeState state, int alloc_cpus,
-                        int64_t alloc_mem, int alloc_gpus) {
+inline NodeInfo RefNode(const std::string& name, NodeState state, int alloc_cpus, int64_t alloc_mem,
+                        int alloc_gpus) {
   NodeInfo n;
   n.set_name(name);
   n.set_state(state);

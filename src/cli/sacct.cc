@@ -12,29 +12,59 @@
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
 #include "cli/own_config.h"
-#include "common/text_util.h"
 #include "cli/sacct_format.h"
+#include "common/text_util.h"
 
 namespace sluice {
 namespace {
 
-enum Opt { kAll = 1, kAccounts, kBrief, kDup, kEnd, kStart, kJobs, kNoHeader, kFormat,
-           kParsable, kParsable2, kState, kUser, kAllocs, kJson, kVersion, kHelp, kIgnored,
-           kLong, kUsage };
+enum Opt {
+  kAll = 1,
+  kAccounts,
+  kBrief,
+  kDup,
+  kEnd,
+  kStart,
+  kJobs,
+  kNoHeader,
+  kFormat,
+  kParsable,
+  kParsable2,
+  kState,
+  kUser,
+  kAllocs,
+  kJson,
+  kVersion,
+  kHelp,
+  kIgnored,
+  kLong,
+  kUsage
+};
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"allusers", 'a', ArgKind::kNone, kAll},       {"accounts", 'A', ArgKind::kRequired, kAccounts},
-      {"brief", 'b', ArgKind::kNone, kBrief},        {"duplicates", 'D', ArgKind::kNone, kDup},
-      {"endtime", 'E', ArgKind::kRequired, kEnd},    {"starttime", 'S', ArgKind::kRequired, kStart},
-      {"jobs", 'j', ArgKind::kRequired, kJobs},      {"noheader", 'n', ArgKind::kNone, kNoHeader},
-      {"format", 'o', ArgKind::kRequired, kFormat},  {"parsable", 'p', ArgKind::kNone, kParsable},
-      {"parsable2", 'P', ArgKind::kNone, kParsable2}, {"state", 's', ArgKind::kRequired, kState},
-      {"user", 'u', ArgKind::kRequired, kUser},      {"uid", 0, ArgKind::kRequired, kUser},
-      {"allocations", 'X', ArgKind::kNone, kAllocs}, {"json", 0, ArgKind::kNone, kJson},
-      {"version", 'V', ArgKind::kNone, kVersion},    {"help", 'h', ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kUsage},           {"long", 'l', ArgKind::kNone, kLong},
-      {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"allclusters", 'L', ArgKind::kNone, kIgnored},
+      {"allusers", 'a', ArgKind::kNone, kAll},
+      {"accounts", 'A', ArgKind::kRequired, kAccounts},
+      {"brief", 'b', ArgKind::kNone, kBrief},
+      {"duplicates", 'D', ArgKind::kNone, kDup},
+      {"endtime", 'E', ArgKind::kRequired, kEnd},
+      {"starttime", 'S', ArgKind::kRequired, kStart},
+      {"jobs", 'j', ArgKind::kRequired, kJobs},
+      {"noheader", 'n', ArgKind::kNone, kNoHeader},
+      {"format", 'o', ArgKind::kRequired, kFormat},
+      {"parsable", 'p', ArgKind::kNone, kParsable},
+      {"parsable2", 'P', ArgKind::kNone, kParsable2},
+      {"state", 's', ArgKind::kRequired, kState},
+      {"user", 'u', ArgKind::kRequired, kUser},
+      {"uid", 0, ArgKind::kRequired, kUser},
+      {"allocations", 'X', ArgKind::kNone, kAllocs},
+      {"json", 0, ArgKind::kNone, kJson},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"long", 'l', ArgKind::kNone, kLong},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"allclusters", 'L', ArgKind::kNone, kIgnored},
       {"verbose", 'v', ArgKind::kNone, kIgnored},
   };
   return *d;
@@ -42,14 +72,14 @@ const std::vector<OptionDef>& Defs() {
 
 struct JobSel {
   int64_t id = 0;
-  bool whole = true;        // no step given
-  std::string step;         // "0", "batch", ...
-  int64_t task = -1;        // 44_2 -> task 2
+  bool whole = true;  // no step given
+  std::string step;   // "0", "batch", ...
+  int64_t task = -1;  // 44_2 -> task 2
 };
 
 struct Options {
-  bool all = false, dup = false, header = true, allocs = false, json = false, help = false, usage = false,
-       version = false;
+  bool all = false, dup = false, header = true, allocs = false, json = false, help = false,
+       usage = false, version = false;
   int parsable = 0;
   std::string format, start, end;
   std::vector<JobSel> jobs;
@@ -64,15 +94,39 @@ int Fail(CliEnv& env, const std::string& msg) {
 
 Expected<std::set<int>> ParseStates(const std::string& list) {
   static const std::map<std::string, int> kNames = {
-      {"PD", JOB_PENDING}, {"PENDING", JOB_PENDING}, {"R", JOB_RUNNING}, {"RUNNING", JOB_RUNNING},
-      {"CD", JOB_COMPLETED}, {"COMPLETED", JOB_COMPLETED}, {"F", JOB_FAILED}, {"FAILED", JOB_FAILED},
-      {"CA", JOB_CANCELLED}, {"CANCELLED", JOB_CANCELLED}, {"TO", JOB_TIMEOUT}, {"TIMEOUT", JOB_TIMEOUT},
-      {"NF", JOB_NODE_FAIL}, {"NODE_FAIL", JOB_NODE_FAIL}, {"OOM", JOB_OUT_OF_MEMORY},
-      {"OUT_OF_MEMORY", JOB_OUT_OF_MEMORY}, {"RQ", acct::kStateRequeued},
-      {"REQUEUED", acct::kStateRequeued}, {"CG", JOB_COMPLETING}, {"COMPLETING", JOB_COMPLETING},
+      {"PD", JOB_PENDING},
+      {"PENDING", JOB_PENDING},
+      {"R", JOB_RUNNING},
+      {"RUNNING", JOB_RUNNING},
+      {"CD", JOB_COMPLETED},
+      {"COMPLETED", JOB_COMPLETED},
+      {"F", JOB_FAILED},
+      {"FAILED", JOB_FAILED},
+      {"CA", JOB_CANCELLED},
+      {"CANCELLED", JOB_CANCELLED},
+      {"TO", JOB_TIMEOUT},
+      {"TIMEOUT", JOB_TIMEOUT},
+      {"NF", JOB_NODE_FAIL},
+      {"NODE_FAIL", JOB_NODE_FAIL},
+      {"OOM", JOB_OUT_OF_MEMORY},
+      {"OUT_OF_MEMORY", JOB_OUT_OF_MEMORY},
+      {"RQ", acct::kStateRequeued},
+      {"REQUEUED", acct::kStateRequeued},
+      {"CG", JOB_COMPLETING},
+      {"COMPLETING", JOB_COMPLETING},
       // Slurm states Sluice never has: accepted, match nothing.
-      {"BF", -1}, {"BOOT_FAIL", -1}, {"DL", -1}, {"DEADLINE", -1}, {"PR", -1}, {"PREEMPTED", -1},
-      {"RS", -1}, {"RESIZING", -1}, {"RV", -1}, {"REVOKED", -1}, {"S", -1}, {"SUSPENDED", -1}};
+      {"BF", -1},
+      {"BOOT_FAIL", -1},
+      {"DL", -1},
+      {"DEADLINE", -1},
+      {"PR", -1},
+      {"PREEMPTED", -1},
+      {"RS", -1},
+      {"RESIZING", -1},
+      {"RV", -1},
+      {"REVOKED", -1},
+      {"S", -1},
+      {"SUSPENDED", -1}};
   std::set<int> out;
   for (std::string w : SplitList(list)) {
     for (auto& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -130,26 +184,59 @@ bool Picked(const std::vector<JobSel>& sel, const AcctJob& j, const AcctStep* s)
 
 Status Apply(const ParsedOption& o, Options* s) {
   switch (o.id) {
-    case kAll: s->all = true; break;
-    case kDup: s->dup = true; break;
-    case kNoHeader: s->header = false; break;
-    case kAllocs: s->allocs = true; break;
-    case kJson: s->json = true; break;
-    case kVersion: s->version = true; break;
-    case kHelp: s->help = true; break;
-    case kUsage: s->usage = true; break;
-    case kParsable: s->parsable = 1; break;
-    case kParsable2: s->parsable = 2; break;
-    case kBrief: s->format = "JobID,State,ExitCode"; break;
-    case kLong:
-      s->format = "JobID,JobIDRaw,JobName,Partition,MaxRSS,NTasks,AllocCPUS,Elapsed,State,"
-                  "ExitCode,ReqMem,ReqTRES,AllocTRES,TotalCPU";
+    case kAll:
+      s->all = true;
       break;
-    case kFormat: s->format = o.value; break;
-    case kStart: s->start = o.value; break;
-    case kEnd: s->end = o.value; break;
-    case kAccounts: for (auto& a : SplitList(o.value)) s->accounts.insert(a); break;
-    case kUser: for (auto& u : SplitList(o.value)) s->users.insert(u); break;
+    case kDup:
+      s->dup = true;
+      break;
+    case kNoHeader:
+      s->header = false;
+      break;
+    case kAllocs:
+      s->allocs = true;
+      break;
+    case kJson:
+      s->json = true;
+      break;
+    case kVersion:
+      s->version = true;
+      break;
+    case kHelp:
+      s->help = true;
+      break;
+    case kUsage:
+      s->usage = true;
+      break;
+    case kParsable:
+      s->parsable = 1;
+      break;
+    case kParsable2:
+      s->parsable = 2;
+      break;
+    case kBrief:
+      s->format = "JobID,State,ExitCode";
+      break;
+    case kLong:
+      s->format =
+          "JobID,JobIDRaw,JobName,Partition,MaxRSS,NTasks,AllocCPUS,Elapsed,State,"
+          "ExitCode,ReqMem,ReqTRES,AllocTRES,TotalCPU";
+      break;
+    case kFormat:
+      s->format = o.value;
+      break;
+    case kStart:
+      s->start = o.value;
+      break;
+    case kEnd:
+      s->end = o.value;
+      break;
+    case kAccounts:
+      for (auto& a : SplitList(o.value)) s->accounts.insert(a);
+      break;
+    case kUser:
+      for (auto& u : SplitList(o.value)) s->users.insert(u);
+      break;
     case kState: {
       ASSIGN_OR_RETURN(auto st, ParseStates(o.value));
       s->states.insert(st.begin(), st.end());
@@ -177,7 +264,8 @@ int RunSacct(const std::vector<std::string>& args, CliEnv& env) {
   for (const ParsedOption& p : parsed->options) {
     if (Status st = Apply(p, &o); !st.ok()) return Fail(env, st.message());
   }
-  if (!parsed->positionals.empty()) return Fail(env, "Unknown arguments: " + parsed->positionals[0]);
+  if (!parsed->positionals.empty())
+    return Fail(env, "Unknown arguments: " + parsed->positionals[0]);
   if (o.version) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
@@ -235,7 +323,8 @@ int RunSacct(const std::vector<std::string>& args, CliEnv& env) {
 
   // Latest attempt per job unless -D.
   std::map<int64_t, int32_t> latest;
-  for (const AcctJob& j : reply->jobs()) latest[j.job_id()] = std::max(latest[j.job_id()], j.attempt());
+  for (const AcctJob& j : reply->jobs())
+    latest[j.job_id()] = std::max(latest[j.job_id()], j.attempt());
   std::map<std::pair<int64_t, int32_t>, std::vector<const AcctStep*>> steps;
   for (const AcctStep& s : reply->steps()) steps[{s.job_id(), s.attempt()}].push_back(&s);
   std::vector<SacctRow> rows;

@@ -23,5 +23,4 @@ namespace sluice {
 
 int RunSacct(const std::vector<std::string>& args, CliEnv& env);
 
-
 }  // namespace sluice

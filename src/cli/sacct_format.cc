@@ -15,18 +15,42 @@ namespace {
 
 // Slurm 22.05 sacct defaults.
 const std::vector<SacctField> kFields = {
-    {"JobID", 12, false},     {"JobIDRaw", 12, false},  {"JobName", 10, true},
-    {"User", 9, true},        {"UID", 6, true},         {"Group", 9, true},
-    {"GID", 6, true},         {"Account", 10, true},    {"Partition", 10, true},
-    {"QOS", 10, true},        {"State", 10, true},      {"ExitCode", 8, true},
-    {"DerivedExitCode", 15, true}, {"Elapsed", 10, true}, {"ElapsedRaw", 10, true},
-    {"Start", 19, true},      {"End", 19, true},        {"Submit", 19, true},
-    {"Eligible", 19, true},   {"Timelimit", 10, true},  {"NodeList", 15, false},
-    {"NNodes", 8, true},      {"NTasks", 8, true},      {"AllocCPUS", 10, true},
-    {"ReqCPUS", 8, true},     {"AllocTRES", 10, true},  {"ReqTRES", 10, true},
-    {"ReqMem", 10, true},     {"MaxRSS", 10, true},     {"TotalCPU", 10, true},
-    {"CPUTime", 10, true},    {"WorkDir", 30, false},   {"Restarts", 8, true},
-    {"AllocNodes", 10, true}, {"ReqNodes", 8, true},    {"Cluster", 10, true},
+    {"JobID", 12, false},
+    {"JobIDRaw", 12, false},
+    {"JobName", 10, true},
+    {"User", 9, true},
+    {"UID", 6, true},
+    {"Group", 9, true},
+    {"GID", 6, true},
+    {"Account", 10, true},
+    {"Partition", 10, true},
+    {"QOS", 10, true},
+    {"State", 10, true},
+    {"ExitCode", 8, true},
+    {"DerivedExitCode", 15, true},
+    {"Elapsed", 10, true},
+    {"ElapsedRaw", 10, true},
+    {"Start", 19, true},
+    {"End", 19, true},
+    {"Submit", 19, true},
+    {"Eligible", 19, true},
+    {"Timelimit", 10, true},
+    {"NodeList", 15, false},
+    {"NNodes", 8, true},
+    {"NTasks", 8, true},
+    {"AllocCPUS", 10, true},
+    {"ReqCPUS", 8, true},
+    {"AllocTRES", 10, true},
+    {"ReqTRES", 10, true},
+    {"ReqMem", 10, true},
+    {"MaxRSS", 10, true},
+    {"TotalCPU", 10, true},
+    {"CPUTime", 10, true},
+    {"WorkDir", 30, false},
+    {"Restarts", 8, true},
+    {"AllocNodes", 10, true},
+    {"ReqNodes", 8, true},
+    {"Cluster", 10, true},
 };
 
 std::string StepIdText(int id) {
@@ -36,7 +60,8 @@ std::string StepIdText(int id) {
 }
 
 std::string JobIdText(const AcctJob& j, bool raw) {
-  if (!raw && j.array_job_id() > 0) return fmt::format("{}_{}", j.array_job_id(), j.array_task_id());
+  if (!raw && j.array_job_id() > 0)
+    return fmt::format("{}_{}", j.array_job_id(), j.array_task_id());
   return std::to_string(j.job_id());
 }
 
@@ -85,17 +110,28 @@ std::string CpuText(int64_t us) {
 
 std::string SacctStateName(int state, bool job_row, uint32_t uid) {
   switch (state) {
-    case JOB_PENDING: return "PENDING";
-    case JOB_RUNNING: return "RUNNING";
-    case JOB_COMPLETING: return "COMPLETING";
-    case JOB_COMPLETED: return "COMPLETED";
-    case JOB_FAILED: return "FAILED";
-    case JOB_CANCELLED: return job_row ? fmt::format("CANCELLED by {}", uid) : "CANCELLED";
-    case JOB_TIMEOUT: return "TIMEOUT";
-    case JOB_NODE_FAIL: return "NODE_FAIL";
-    case JOB_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
-    case acct::kStateRequeued: return "REQUEUED";
-    default: return "UNKNOWN";
+    case JOB_PENDING:
+      return "PENDING";
+    case JOB_RUNNING:
+      return "RUNNING";
+    case JOB_COMPLETING:
+      return "COMPLETING";
+    case JOB_COMPLETED:
+      return "COMPLETED";
+    case JOB_FAILED:
+      return "FAILED";
+    case JOB_CANCELLED:
+      return job_row ? fmt::format("CANCELLED by {}", uid) : "CANCELLED";
+    case JOB_TIMEOUT:
+      return "TIMEOUT";
+    case JOB_NODE_FAIL:
+      return "NODE_FAIL";
+    case JOB_OUT_OF_MEMORY:
+      return "OUT_OF_MEMORY";
+    case acct::kStateRequeued:
+      return "REQUEUED";
+    default:
+      return "UNKNOWN";
   }
 }
 
@@ -107,12 +143,14 @@ Expected<std::vector<SacctField>> ParseSacctFormat(const std::string& spec) {
   return ParseFieldList(spec, kFields);
 }
 
-Expected<std::vector<SacctField>> ParseFieldList(const std::string& spec, const std::vector<SacctField>& known) {
+Expected<std::vector<SacctField>> ParseFieldList(const std::string& spec,
+                                                 const std::vector<SacctField>& known) {
   std::vector<SacctField> out;
   size_t pos = 0;
   while (pos <= spec.size()) {
     size_t comma = spec.find(',', pos);
-    std::string item = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     pos = comma == std::string::npos ? spec.size() + 1 : comma + 1;
     if (item.empty()) continue;
     std::string name = item;
@@ -126,8 +164,8 @@ Expected<std::vector<SacctField>> ParseFieldList(const std::string& spec, const 
         return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", item));
       }
       if (v > kMaxFieldWidth) {  // each row would pad the cell to it
-        return InvalidArgument(fmt::format("Invalid field requested: \"{}\" (width over {})",
-                                           item, kMaxFieldWidth));
+        return InvalidArgument(
+            fmt::format("Invalid field requested: \"{}\" (width over {})", item, kMaxFieldWidth));
       }
       width = static_cast<int>(v);
     }
@@ -158,7 +196,9 @@ std::string SacctValue(const std::string& f, const SacctRow& r, int64_t now) {
   if (f == "Partition") return s ? "" : j.partition();
   if (f == "QOS") return s ? "" : j.qos();
   if (f == "Cluster") return "";
-  if (f == "State") return s ? SacctStateName(s->state(), false, 0) : SacctStateName(j.state(), true, j.has_cancelled_by() ? j.cancelled_by() : j.uid());
+  if (f == "State")
+    return s ? SacctStateName(s->state(), false, 0)
+             : SacctStateName(j.state(), true, j.has_cancelled_by() ? j.cancelled_by() : j.uid());
   if (f == "ExitCode") return ExitText(r);
   if (f == "DerivedExitCode") return s ? "" : "0:0";
   if (f == "Elapsed") return FormatHms(ElapsedS(r, now));
@@ -172,7 +212,10 @@ std::string SacctValue(const std::string& f, const SacctRow& r, int64_t now) {
   if (f == "NNodes" || f == "AllocNodes") return std::to_string(s ? s->nnodes() : j.nnodes());
   if (f == "ReqNodes") return s ? "" : std::to_string(j.nnodes());
   if (f == "NTasks") return s ? std::to_string(s->ntasks()) : "";
-  if (f == "AllocCPUS") return std::to_string(s ? s->alloc_cpus() : (j.alloc_cpus() > 0 ? j.alloc_cpus() : (j.start_time() > 0 ? 0 : j.req_cpus())));
+  if (f == "AllocCPUS")
+    return std::to_string(
+        s ? s->alloc_cpus()
+          : (j.alloc_cpus() > 0 ? j.alloc_cpus() : (j.start_time() > 0 ? 0 : j.req_cpus())));
   if (f == "ReqCPUS") return std::to_string(s ? s->alloc_cpus() : j.req_cpus());
   if (f == "AllocTRES") return s ? s->alloc_tres() : j.alloc_tres();
   if (f == "ReqTRES") return s ? "" : j.req_tres();
@@ -200,7 +243,8 @@ std::string FormatColumns(const std::vector<SacctField>& fields, size_t rows,
         if (parsable == 1 || i + 1 < fields.size()) out += "|";
       } else {
         out += (cut ? Cut(v, fields[i].width, fields[i].right)
-                    : Justify(v, fields[i].width, fields[i].right)) + " ";
+                    : Justify(v, fields[i].width, fields[i].right)) +
+               " ";
       }
     }
     out += "\n";
@@ -218,8 +262,9 @@ std::string FormatColumns(const std::vector<SacctField>& fields, size_t rows,
 std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector<SacctRow>& rows,
                         int parsable, bool header, int64_t now) {
   return FormatColumns(
-      fields, rows.size(), [&](const SacctField& f, size_t r) { return SacctValue(f.name, rows[r], now); },
-      parsable, header);
+      fields, rows.size(),
+      [&](const SacctField& f, size_t r) { return SacctValue(f.name, rows[r], now); }, parsable,
+      header);
 }
 
 namespace {
@@ -239,22 +284,25 @@ nlohmann::json ExitJson(int code, int sig, bool cancelled) {
 
 }  // namespace
 
-std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now, const std::string& cluster) {
+std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
+                            const std::string& cluster) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const SacctRow& r : rows) {
     if (r.step) {
       if (jobs.empty()) continue;
       const AcctStep& s = *r.step;
       nlohmann::json st;
-      st["step"] = {{"job_id", r.job->job_id()}, {"id", StepIdText(s.step_id())},
-                    {"name", s.name()}};
+      st["step"] = {
+          {"job_id", r.job->job_id()}, {"id", StepIdText(s.step_id())}, {"name", s.name()}};
       st["state"] = SacctStateName(s.state(), false, 0);
       st["exit_code"] = ExitJson(s.exit_code(), s.term_signal(), false);
       st["nodes"] = {{"count", s.nnodes()}, {"range", s.nodes()}};
       st["tasks"] = {{"count", s.ntasks()}};
       int64_t cpu = std::max<int64_t>(0, s.total_cpu_us());
-      st["time"] = {{"elapsed", ElapsedS(r, now)}, {"start", s.start_time()},
-                    {"end", s.end_time()}, {"suspended", 0},
+      st["time"] = {{"elapsed", ElapsedS(r, now)},
+                    {"start", s.start_time()},
+                    {"end", s.end_time()},
+                    {"suspended", 0},
                     {"total", {{"seconds", cpu / 1000000}, {"microseconds", cpu % 1000000}}}};
       st["tres"] = {{"allocated", s.alloc_tres()}};
       if (s.max_rss_kb() >= 0) st["statistics"] = {{"max_rss_kb", s.max_rss_kb()}};
@@ -277,8 +325,8 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now, cons
     // Slurm's other keys, with what Sluice knows (no comments, containers, het jobs, MCS
     // labels or wckeys here).
     o["cluster"] = cluster;
-    o["association"] = {{"account", j.account()}, {"cluster", cluster}, {"partition", nullptr},
-                        {"user", j.user()}};
+    o["association"] = {
+        {"account", j.account()}, {"cluster", cluster}, {"partition", nullptr}, {"user", j.user()}};
     o["comment"] = {{"administrator", nullptr}, {"job", nullptr}, {"system", nullptr}};
     o["constraints"] = "";
     o["container"] = nullptr;
@@ -289,26 +337,33 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now, cons
     o["priority"] = 0;
     o["reservation"] = {{"id", 0}, {"name", 0}};
     o["wckey"] = {{"wckey", ""}, {"flags", nlohmann::json::array()}};
-    o["array"] = {{"job_id", j.array_job_id()},
-                  {"task_id", j.array_job_id() > 0 ? nlohmann::json(j.array_task_id()) : nlohmann::json()}};
+    o["array"] = {
+        {"job_id", j.array_job_id()},
+        {"task_id", j.array_job_id() > 0 ? nlohmann::json(j.array_task_id()) : nlohmann::json()}};
     std::string state = SacctStateName(j.state(), false, 0);
     o["state"] = {{"current", state}, {"reason", "None"}};
     bool cancelled = Cancelledish(j.state());
-    o["exit_code"] = cancelled ? ExitJson(0, 0, true) : ExitJson(j.exit_code(), j.term_signal(), false);
+    o["exit_code"] =
+        cancelled ? ExitJson(0, 0, true) : ExitJson(j.exit_code(), j.term_signal(), false);
     o["derived_exit_code"] = ExitJson(0, 0, false);
-    o["time"] = {{"elapsed", ElapsedS(r, now)}, {"eligible", j.eligible_time()},
-                 {"end", j.end_time()}, {"start", j.start_time()},
-                 {"submission", j.submit_time()}, {"suspended", 0},
-                 {"limit", j.time_limit_min() < 0 ? nlohmann::json() : nlohmann::json(j.time_limit_min())}};
+    o["time"] = {
+        {"elapsed", ElapsedS(r, now)},
+        {"eligible", j.eligible_time()},
+        {"end", j.end_time()},
+        {"start", j.start_time()},
+        {"submission", j.submit_time()},
+        {"suspended", 0},
+        {"limit", j.time_limit_min() < 0 ? nlohmann::json() : nlohmann::json(j.time_limit_min())}};
     o["required"] = {{"CPUs", j.req_cpus()}, {"memory", j.req_mem_mb()}};
     o["tres"] = {{"allocated", j.alloc_tres()}, {"requested", j.req_tres()}};
     o["steps"] = nlohmann::json::array();
     jobs.push_back(o);
   }
   nlohmann::json root;
-  root["meta"] = {{"plugin", {{"type", "openapi/dbv0.0.38"}, {"name", "Slurm OpenAPI DB v0.0.38"}}},
-                  {"Slurm", {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}},
-                             {"release", "22.05.8"}}}};
+  root["meta"] = {
+      {"plugin", {{"type", "openapi/dbv0.0.38"}, {"name", "Slurm OpenAPI DB v0.0.38"}}},
+      {"Slurm",
+       {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
   root["errors"] = nlohmann::json::array();
   root["jobs"] = jobs;
   return root.dump(2) + "\n";

@@ -19,7 +19,7 @@
 namespace sluice {
 
 struct SacctField {
-  std::string name;    // canonical spelling (header)
+  std::string name;  // canonical spelling (header)
   int width = 10;
   bool right = true;
 };
@@ -27,7 +27,8 @@ struct SacctField {
 // "JobID,State%20,exitcode" -> fields; unknown name -> "Invalid field requested: \"x\"".
 Expected<std::vector<SacctField>> ParseSacctFormat(const std::string& spec);
 // The same against another command's fields (sstat), matched case-insensitively.
-Expected<std::vector<SacctField>> ParseFieldList(const std::string& spec, const std::vector<SacctField>& known);
+Expected<std::vector<SacctField>> ParseFieldList(const std::string& spec,
+                                                 const std::vector<SacctField>& known);
 std::vector<SacctField> DefaultSacctFields();
 
 struct SacctRow {
@@ -45,7 +46,8 @@ std::string FormatColumns(const std::vector<SacctField>& fields, size_t rows,
                           int parsable, bool header);
 std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector<SacctRow>& rows,
                         int parsable, bool header, int64_t now);
-std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now, const std::string& cluster);
+std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
+                            const std::string& cluster);
 
 // "2048K" (empty for a negative, unknown, size); CPU time as Slurm: [D-][HH:]MM:SS.mmm.
 std::string KbText(int64_t kb);

@@ -66,14 +66,15 @@ TEST_F(SacctTest, DefaultColumnsMatchReference) {
   Job(31, "exit3", JOB_FAILED, 1)->set_exit_code(3);
   Step(31, acct::kBatchStep, "batch", JOB_FAILED, 1)->set_exit_code(3);
   EXPECT_EQ(Run({}), 0);
-  EXPECT_EQ(t.out.str(), std::string(kHeader) +
-                             "8              envbatch        gpu       root          4  COMPLETED      0:0 \n"
-                             "8.batch           batch                  root          2  COMPLETED      0:0 \n"
-                             "8.0                bash                  root          4  COMPLETED      0:0 \n"
-                             "35             cancelme        gpu       root          1 CANCELLED+      0:0 \n"
-                             "35.batch          batch                  root          1  CANCELLED     0:15 \n"
-                             "31                exit3        gpu       root          1     FAILED      3:0 \n"
-                             "31.batch          batch                  root          1     FAILED      3:0 \n");
+  EXPECT_EQ(t.out.str(),
+            std::string(kHeader) +
+                "8              envbatch        gpu       root          4  COMPLETED      0:0 \n"
+                "8.batch           batch                  root          2  COMPLETED      0:0 \n"
+                "8.0                bash                  root          4  COMPLETED      0:0 \n"
+                "35             cancelme        gpu       root          1 CANCELLED+      0:0 \n"
+                "35.batch          batch                  root          1  CANCELLED     0:15 \n"
+                "31                exit3        gpu       root          1     FAILED      3:0 \n"
+                "31.batch          batch                  root          1     FAILED      3:0 \n");
   EXPECT_EQ(t.err.str(), "");
 }
 
@@ -98,8 +99,8 @@ TEST_F(SacctTest, ParsableFormatAndDuplicates) {
 
 TEST_F(SacctTest, CancelledByUidAndTimelimitLikeReference) {
   Job(36, "cancelpend", JOB_CANCELLED, 1)->set_start_time(0);
-  EXPECT_EQ(Run({"--parsable2", "-o", "JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,Timelimit",
-                 "-j", "36"}),
+  EXPECT_EQ(Run({"--parsable2", "-o",
+                 "JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,Timelimit", "-j", "36"}),
             0);
   EXPECT_EQ(t.out.str(),
             "JobID|JobName|State|ExitCode|DerivedExitCode|Elapsed|Timelimit\n"
@@ -190,11 +191,35 @@ TEST_F(SacctTest, JsonParses) {
   EXPECT_EQ(j["jobs"][0]["exit_code"]["return_code"], 0);
   EXPECT_EQ(j["jobs"][0]["steps"][0]["step"]["id"], "batch");
   // Every key of a job in Slurm 22.05's output (shared/reference/cli/sacct_json.txt).
-  for (const char* key : {"account", "allocation_nodes", "array", "association", "cluster",
-                          "comment", "constraints", "container", "derived_exit_code",
-                          "exit_code", "flags", "group", "het", "job_id", "kill_request_user",
-                          "mcs", "name", "nodes", "partition", "priority", "qos", "required",
-                          "reservation", "state", "steps", "time", "tres", "user", "wckey",
+  for (const char* key : {"account",
+                          "allocation_nodes",
+                          "array",
+                          "association",
+                          "cluster",
+                          "comment",
+                          "constraints",
+                          "container",
+                          "derived_exit_code",
+                          "exit_code",
+                          "flags",
+                          "group",
+                          "het",
+                          "job_id",
+                          "kill_request_user",
+                          "mcs",
+                          "name",
+                          "nodes",
+                          "partition",
+                          "priority",
+                          "qos",
+                          "required",
+                          "reservation",
+                          "state",
+                          "steps",
+                          "time",
+                          "tres",
+                          "user",
+                          "wckey",
                           "working_directory"}) {
     EXPECT_TRUE(j["jobs"][0].contains(key)) << key;
   }
@@ -216,8 +241,8 @@ TEST_F(SacctTest, BadInputIsAnError) {
   // Numbers too long for 64 bits (fuzz_acct_query: std::stoll threw and sreport aborted):
   // refused, as are offsets that would overflow once multiplied.
   const int64_t now = 1'800'000'000;
-  for (const char* bad : {"2022333333333333333333333333", "999999999999", "now-99999999999999999999d",
-                          "now+1234567890weeks"}) {
+  for (const char* bad : {"2022333333333333333333333333", "999999999999",
+                          "now-99999999999999999999d", "now+1234567890weeks"}) {
     auto r = ParseSacctTime(bad, now);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().message(), std::string("Invalid time specification (pos=0): ") + bad);
@@ -238,13 +263,13 @@ TEST(SreportCalc, UtilizationAndTopUsers) {
   jobs[0].set_alloc_cpus(4);
   jobs[0].set_alloc_gpus(2);
   jobs[0].set_start_time(100);
-  jobs[0].set_end_time(400);   // 300 s, all inside
+  jobs[0].set_end_time(400);  // 300 s, all inside
   jobs[1].set_user("bob");
   jobs[1].set_account("b");
   jobs[1].set_alloc_cpus(1);
   jobs[1].set_start_time(50);  // 50 s before the window: only 100 s count
   jobs[1].set_end_time(200);
-  jobs[2].set_user("carol");   // never started
+  jobs[2].set_user("carol");  // never started
   Utilization u = ClusterUtilization(jobs, 16, "cpu", 100, 1100, 2000);
   EXPECT_EQ(u.allocated, 4 * 300 + 100);
   EXPECT_EQ(u.reported, 16 * 1000);
@@ -270,13 +295,15 @@ TEST_F(SacctTest, SreportGpuHoursParsable) {
   AcctJob* j = Job(5, "train", JOB_COMPLETED, 4);
   j->set_alloc_gpus(2);
   j->set_start_time(kRefDay - 86400 + 3600);
-  j->set_end_time(kRefDay - 86400 + 3 * 3600);   // 2 h x 2 GPUs = 4 GPU-hours
+  j->set_end_time(kRefDay - 86400 + 3 * 3600);  // 2 h x 2 GPUs = 4 GPU-hours
   NodeInfo* n = t.api.nodes.add_nodes();
   n->set_cpus(16);
   for (int i = 0; i < 8; ++i) n->add_gpus()->set_index(i);
   t.api.config.add_keys("ClusterName");
   t.api.config.add_values("anchor");
-  EXPECT_EQ(RunSreport({"-P", "-n", "-t", "hours", "--tres=gres/gpu", "cluster", "utilization"}, t.env), 0);
+  EXPECT_EQ(
+      RunSreport({"-P", "-n", "-t", "hours", "--tres=gres/gpu", "cluster", "utilization"}, t.env),
+      0);
   EXPECT_EQ(t.out.str(), "anchor|gres/gpu|4|0|0|188|0|192\n");
   t.out.str("");
   EXPECT_EQ(RunSreport({"-P", "-n", "-t", "hours", "--tres=gres/gpu", "user", "top"}, t.env), 0);

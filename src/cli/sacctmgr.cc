@@ -2,8 +2,8 @@
 
 #include <ostream>
 
-#include "cli/help_text.h"
 #include "cli/commit_prompt.h"
+#include "cli/help_text.h"
 #include "cli/sacctmgr_args.h"
 #include "cli/sacctmgr_format.h"
 #include "cli/sacctmgr_json.h"
@@ -13,8 +13,10 @@ namespace sluice {
 namespace {
 
 void PrintError(const std::string& msg, CliEnv& env) {
-  if (!msg.empty() && msg[0] == ' ') *env.err << msg << "\n";  // Slurm's indented messages
-  else *env.err << "sacctmgr: error: " << msg << "\n";
+  if (!msg.empty() && msg[0] == ' ')
+    *env.err << msg << "\n";  // Slurm's indented messages
+  else
+    *env.err << "sacctmgr: error: " << msg << "\n";
 }
 
 // Without -i: shows what the change would do (a check_only request), asks, and commits
@@ -90,7 +92,8 @@ int RunSacctmgr(const std::vector<std::string>& args, CliEnv& env) {
       for (const auto& l : reply->lines()) *env.out << l << "\n";
     return 0;
   }
-  const std::vector<TresRow> tres = entity == "tres" || entity == "cluster" ? TresOf(**api) : std::vector<TresRow>{};
+  const std::vector<TresRow> tres =
+      entity == "tres" || entity == "cluster" ? TresOf(**api) : std::vector<TresRow>{};
   if (cmd->json) {
     *env.out << FormatSacctmgrJson(*cmd, *reply, tres);
     return 0;

@@ -8,16 +8,33 @@
 namespace sluice {
 namespace {
 
-enum Opt { kImmediate = 1, kNoHeader, kParsable, kParsable2, kAssoc, kQuiet, kVersion, kHelp, kJson, kIgnored };
+enum Opt {
+  kImmediate = 1,
+  kNoHeader,
+  kParsable,
+  kParsable2,
+  kAssoc,
+  kQuiet,
+  kVersion,
+  kHelp,
+  kJson,
+  kIgnored
+};
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"immediate", 'i', ArgKind::kNone, kImmediate}, {"noheader", 'n', ArgKind::kNone, kNoHeader},
-      {"parsable", 'p', ArgKind::kNone, kParsable},   {"parsable2", 'P', ArgKind::kNone, kParsable2},
-      {"associations", 's', ArgKind::kNone, kAssoc},  {"quiet", 'Q', ArgKind::kNone, kQuiet},
-      {"version", 'V', ArgKind::kNone, kVersion},     {"help", 'h', ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kHelp},            {"verbose", 'v', ArgKind::kNone, kIgnored},
-      {"readonly", 'r', ArgKind::kNone, kIgnored},    {"cluster", 'M', ArgKind::kRequired, kIgnored},
+      {"immediate", 'i', ArgKind::kNone, kImmediate},
+      {"noheader", 'n', ArgKind::kNone, kNoHeader},
+      {"parsable", 'p', ArgKind::kNone, kParsable},
+      {"parsable2", 'P', ArgKind::kNone, kParsable2},
+      {"associations", 's', ArgKind::kNone, kAssoc},
+      {"quiet", 'Q', ArgKind::kNone, kQuiet},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kHelp},
+      {"verbose", 'v', ArgKind::kNone, kIgnored},
+      {"readonly", 'r', ArgKind::kNone, kIgnored},
+      {"cluster", 'M', ArgKind::kRequired, kIgnored},
       {"json", 0, ArgKind::kNone, kJson},
   };
   return *d;
@@ -41,7 +58,10 @@ Expected<std::string> Entity(const std::string& w) {
   if (e == "association" || e == "associations" || e == "assoc") return std::string("association");
   if (e == "tres") return std::string("tres");
   if (e == "wckey" || e == "wckeys") return std::string("wckey");
-  return InvalidArgument(fmt::format("No valid entity in {} command\nInput line must include \"Account\", \"Cluster\", \"QOS\", \"User\" or \"Association\"", w));
+  return InvalidArgument(
+      fmt::format("No valid entity in {} command\nInput line must include \"Account\", "
+                  "\"Cluster\", \"QOS\", \"User\" or \"Association\"",
+                  w));
 }
 
 }  // namespace
@@ -73,16 +93,35 @@ Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args
   SacctmgrCommand c;
   for (const auto& o : parsed.options) {
     switch (o.id) {
-      case kImmediate: c.immediate = true; break;
-      case kNoHeader: c.noheader = true; break;
-      case kParsable: c.parsable = 1; break;
-      case kParsable2: c.parsable = 2; break;
-      case kAssoc: c.associations = true; break;
-      case kQuiet: c.quiet = true; break;
-      case kVersion: c.version = true; break;
-      case kHelp: c.help = true; break;
-      case kJson: c.json = true; break;
-      default: break;
+      case kImmediate:
+        c.immediate = true;
+        break;
+      case kNoHeader:
+        c.noheader = true;
+        break;
+      case kParsable:
+        c.parsable = 1;
+        break;
+      case kParsable2:
+        c.parsable = 2;
+        break;
+      case kAssoc:
+        c.associations = true;
+        break;
+      case kQuiet:
+        c.quiet = true;
+        break;
+      case kVersion:
+        c.version = true;
+        break;
+      case kHelp:
+        c.help = true;
+        break;
+      case kJson:
+        c.json = true;
+        break;
+      default:
+        break;
     }
   }
   const auto& w = parsed.positionals;
@@ -95,24 +134,33 @@ Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args
   ASSIGN_OR_RETURN(std::string entity, Entity(w[1]));
   if (entity == "association" && verb != "show")
     return InvalidArgument("Associations are changed through their account or user");
-  if (entity == "tres" && verb != "show") return InvalidArgument("TRES come from the cluster's configuration");
-  if (entity == "wckey" && verb != "show") return InvalidArgument("WCKeys are not tracked (TrackWCKey=no)");
+  if (entity == "tres" && verb != "show")
+    return InvalidArgument("TRES come from the cluster's configuration");
+  if (entity == "wckey" && verb != "show")
+    return InvalidArgument("WCKeys are not tracked (TrackWCKey=no)");
   c.request.set_verb(verb);
   c.request.set_entity(entity);
   bool in_set = false;
   for (size_t i = 2; i < w.size(); ++i) {
     const std::string lw = ToLower(w[i]);
-    if (lw == "where") { in_set = false; continue; }
+    if (lw == "where") {
+      in_set = false;
+      continue;
+    }
     if (lw == "set") {
       if (verb != "modify") return InvalidArgument(fmt::format("'set' is only valid with modify"));
       in_set = true;
       continue;
     }
-    if (lw == "withassoc" || lw == "withassocs") { c.associations = true; continue; }
+    if (lw == "withassoc" || lw == "withassocs") {
+      c.associations = true;
+      continue;
+    }
     if (lw == "withcoord" || lw == "withdeleted" || lw == "withsubaccounts") continue;
     size_t eq = w[i].find('=');
     if (eq == std::string::npos) {
-      for (auto n : Split(w[i], ',')) if (!n.empty()) c.request.add_names(std::string(n));
+      for (auto n : Split(w[i], ','))
+        if (!n.empty()) c.request.add_names(std::string(n));
       continue;
     }
     std::string key = ToLower(w[i].substr(0, eq));
@@ -121,11 +169,14 @@ Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args
       continue;
     }
     if (verb == "add" && (key == "name" || key == "names")) {
-      for (auto n : Split(w[i].substr(eq + 1), ',')) if (!n.empty()) c.request.add_names(std::string(n));
+      for (auto n : Split(w[i].substr(eq + 1), ','))
+        if (!n.empty()) c.request.add_names(std::string(n));
       continue;
     }
-    if (verb == "add" || in_set) c.request.add_set(w[i]);
-    else c.request.add_where(w[i]);
+    if (verb == "add" || in_set)
+      c.request.add_set(w[i]);
+    else
+      c.request.add_where(w[i]);
   }
   if (verb == "modify" && c.request.set().empty())
     return InvalidArgument(" You didn't give me anything to set");

@@ -22,16 +22,16 @@ struct SacctmgrField {
 };
 
 struct SacctmgrCommand {
-  SacctmgrRequest request;        // verb/entity normalised to lower case
+  SacctmgrRequest request;  // verb/entity normalised to lower case
   bool noheader = false;
-  int parsable = 0;               // 1: -p, 2: -P
-  bool associations = false;      // -s or withassoc
+  int parsable = 0;           // 1: -p, 2: -P
+  bool associations = false;  // -s or withassoc
   bool quiet = false;
   bool help = false;
   bool version = false;
   std::vector<SacctmgrField> format;
-  bool immediate = false;         // -i: commit without asking
-  bool json = false;              // --json (show): cli/sacctmgr_json.h
+  bool immediate = false;  // -i: commit without asking
+  bool json = false;       // --json (show): cli/sacctmgr_json.h
 };
 
 Expected<SacctmgrCommand> ParseSacctmgrArgs(const std::vector<std::string>& args);

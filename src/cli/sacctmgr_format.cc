@@ -12,7 +12,7 @@ namespace sluice {
 namespace {
 
 struct FieldDef {
-  const char* key;      // canonical, lower case
+  const char* key;  // canonical, lower case
   const char* header;
   int width;
   std::vector<const char*> aliases;
@@ -104,45 +104,66 @@ std::string Qos(const google::protobuf::RepeatedPtrField<std::string>& l) {
 }
 
 Row AccountRow(const AssocAccount& a, const std::string& cluster) {
-  Row r{{"account", a.name()}, {"description", a.description()}, {"organization", a.organization()},
-        {"cluster", cluster}, {"parentname", a.parent()}, {"fairshare", std::to_string(a.shares())},
-        {"qos", Qos(a.qos())}, {"defaultqos", a.default_qos()}, {"name", a.name()}};
+  Row r{{"account", a.name()},
+        {"description", a.description()},
+        {"organization", a.organization()},
+        {"cluster", cluster},
+        {"parentname", a.parent()},
+        {"fairshare", std::to_string(a.shares())},
+        {"qos", Qos(a.qos())},
+        {"defaultqos", a.default_qos()},
+        {"name", a.name()}};
   PutLimits(a.limits(), &r);
   return r;
 }
 
 Row UserRow(const AssocUser& u, const std::string& cluster) {
-  Row r{{"user", u.user()}, {"defaultaccount", u.default_account()},
-        {"adminlevel", u.admin_level().empty() ? "None" : u.admin_level()}, {"cluster", cluster},
-        {"account", u.account()}, {"fairshare", std::to_string(u.shares())}, {"qos", Qos(u.qos())},
-        {"defaultqos", u.default_qos()}, {"name", u.user()}};
+  Row r{{"user", u.user()},
+        {"defaultaccount", u.default_account()},
+        {"adminlevel", u.admin_level().empty() ? "None" : u.admin_level()},
+        {"cluster", cluster},
+        {"account", u.account()},
+        {"fairshare", std::to_string(u.shares())},
+        {"qos", Qos(u.qos())},
+        {"defaultqos", u.default_qos()},
+        {"name", u.user()}};
   PutLimits(u.limits(), &r);
   return r;
 }
 
 const char* ModeName(QosPreemptMode m) {
   switch (m) {
-    case QOS_PREEMPT_OFF: return "off";
-    case QOS_PREEMPT_CANCEL: return "cancel";
-    case QOS_PREEMPT_REQUEUE: return "requeue";
-    case QOS_PREEMPT_SUSPEND: return "suspend";
-    default: return "cluster";
+    case QOS_PREEMPT_OFF:
+      return "off";
+    case QOS_PREEMPT_CANCEL:
+      return "cancel";
+    case QOS_PREEMPT_REQUEUE:
+      return "requeue";
+    case QOS_PREEMPT_SUSPEND:
+      return "suspend";
+    default:
+      return "cluster";
   }
 }
 
 Row QosRow(const QosInfo& q) {
-  Row r{{"name", q.name()}, {"priority", std::to_string(q.priority())},
-        {"gracetime", FormatHms(q.grace_time_s())}, {"preempt", Join(q.preempt())},
-        {"preemptmode", ModeName(q.preempt_mode())}, {"flags", Join(q.flags())},
-        {"usagefactor", fmt::format("{:.6f}", q.usage_factor())}, {"description", q.description()}};
+  Row r{{"name", q.name()},
+        {"priority", std::to_string(q.priority())},
+        {"gracetime", FormatHms(q.grace_time_s())},
+        {"preempt", Join(q.preempt())},
+        {"preemptmode", ModeName(q.preempt_mode())},
+        {"flags", Join(q.flags())},
+        {"usagefactor", fmt::format("{:.6f}", q.usage_factor())},
+        {"description", q.description()}};
   PutLimits(q.limits(), &r);
   return r;
 }
 
 std::vector<std::string> Defaults(const SacctmgrCommand& c) {
   const std::string& e = c.request.entity();
-  const std::vector<std::string> limits = {"grpjobs", "grptres", "grpsubmit", "maxjobs", "maxtres",
-                                           "maxsubmit", "maxwall", "qos", "defaultqos"};
+  const std::vector<std::string> limits = {"grpjobs", "grptres", "grpsubmit",
+                                           "maxjobs", "maxtres", "maxsubmit",
+                                           "maxwall", "qos",     "defaultqos"};
   std::vector<std::string> out;
   if (e == "cluster") {
     out = {"cluster", "controlhost", "controlport", "rpc", "fairshare"};
@@ -168,23 +189,25 @@ std::vector<std::string> Defaults(const SacctmgrCommand& c) {
   } else if (e == "wckey") {
     out = {"name", "cluster", "user"};
   } else {
-    out = {"name", "priority", "gracetime", "preempt", "preemptmode", "flags", "usagefactor",
-           "grptres", "grptresmins", "grpjobs", "grpsubmit", "maxtres", "maxwall", "maxtrespu",
-           "maxjobspu", "maxsubmitpu"};
+    out = {"name",        "priority",  "gracetime",   "preempt",    "preemptmode", "flags",
+           "usagefactor", "grptres",   "grptresmins", "grpjobs",    "grpsubmit",   "maxtres",
+           "maxwall",     "maxtrespu", "maxjobspu",   "maxsubmitpu"};
   }
   return out;
 }
 
-std::vector<Row> Rows(const SacctmgrCommand& c, const SacctmgrReply& reply, const std::string& cluster,
-                      const std::vector<TresRow>& tres) {
+std::vector<Row> Rows(const SacctmgrCommand& c, const SacctmgrReply& reply,
+                      const std::string& cluster, const std::vector<TresRow>& tres) {
   std::vector<Row> rows;
   const std::string& e = c.request.entity();
   if (e == "tres") {
-    for (const TresRow& t : tres) rows.push_back({{"type", t.type}, {"name", t.name}, {"id", std::to_string(t.id)}});
+    for (const TresRow& t : tres)
+      rows.push_back({{"type", t.type}, {"name", t.name}, {"id", std::to_string(t.id)}});
   } else if (e == "wckey") {
   } else if (e == "cluster") {
     for (const auto& cl : reply.clusters())
-      rows.push_back({{"cluster", cl.name()}, {"fairshare", "1"}, {"qos", "normal"}, {"rpc", "9728"}});
+      rows.push_back(
+          {{"cluster", cl.name()}, {"fairshare", "1"}, {"qos", "normal"}, {"rpc", "9728"}});
   } else if (e == "account") {
     for (const auto& a : reply.accounts()) {
       rows.push_back(AccountRow(a, cluster));
@@ -229,11 +252,15 @@ std::string Cell(const std::string& v, int width) {
 }  // namespace
 
 Expected<std::string> FormatSacctmgrShow(const SacctmgrCommand& cmd, const SacctmgrReply& reply,
-                                         const std::string& cluster, const std::vector<TresRow>& tres) {
+                                         const std::string& cluster,
+                                         const std::vector<TresRow>& tres) {
   std::vector<SacctmgrField> fields = cmd.format;
   if (fields.empty())
     for (const auto& k : Defaults(cmd)) fields.push_back({k, 0, false});
-  struct Col { const FieldDef* def; int width; };
+  struct Col {
+    const FieldDef* def;
+    int width;
+  };
   std::vector<Col> cols;
   for (const auto& f : fields) {
     const FieldDef* d = FindField(f.name);

@@ -30,6 +30,7 @@ namespace sluice {
 // format field.
 // `tres`: the rows of `show tres`.
 Expected<std::string> FormatSacctmgrShow(const SacctmgrCommand& cmd, const SacctmgrReply& reply,
-                                         const std::string& cluster, const std::vector<TresRow>& tres = {});
+                                         const std::string& cluster,
+                                         const std::vector<TresRow>& tres = {});
 
 }  // namespace sluice

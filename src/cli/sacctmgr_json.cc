@@ -28,9 +28,10 @@ json TresList(const std::string& tres) {
     size_t slash = key.find('/');
     int64_t count = 0;
     ParseNonNegative(item.substr(eq + 1), &count);
-    out.push_back({{"type", std::string(key.substr(0, slash))},
-                   {"name", slash == std::string_view::npos ? "" : std::string(key.substr(slash + 1))},
-                   {"count", count}});
+    out.push_back(
+        {{"type", std::string(key.substr(0, slash))},
+         {"name", slash == std::string_view::npos ? "" : std::string(key.substr(slash + 1))},
+         {"count", count}});
   }
   return out;
 }
@@ -40,19 +41,23 @@ json AssocRef(const std::string& account, const std::string& cluster, const std:
 }
 
 json AssocMax(const AssocLimits& l) {
-  return {{"jobs", {{"active", NullOr(l.has_max_jobs(), l.max_jobs())},
-                    {"total", NullOr(l.has_max_submit_jobs(), l.max_submit_jobs())},
-                    {"per", {{"wall_clock", NullOr(l.has_max_wall_min(), l.max_wall_min())}}}}},
-          {"tres", {{"per", {{"job", TresList(l.max_tres_per_job())}}},
-                    {"group", {{"active", TresList(l.grp_tres())}, {"minutes", TresList(l.grp_tres_mins())}}}}},
-          {"group", {{"jobs", NullOr(l.has_grp_jobs(), l.grp_jobs())},
-                     {"submitted", NullOr(l.has_grp_submit_jobs(), l.grp_submit_jobs())}}}};
+  return {
+      {"jobs",
+       {{"active", NullOr(l.has_max_jobs(), l.max_jobs())},
+        {"total", NullOr(l.has_max_submit_jobs(), l.max_submit_jobs())},
+        {"per", {{"wall_clock", NullOr(l.has_max_wall_min(), l.max_wall_min())}}}}},
+      {"tres",
+       {{"per", {{"job", TresList(l.max_tres_per_job())}}},
+        {"group", {{"active", TresList(l.grp_tres())}, {"minutes", TresList(l.grp_tres_mins())}}}}},
+      {"group",
+       {{"jobs", NullOr(l.has_grp_jobs(), l.grp_jobs())},
+        {"submitted", NullOr(l.has_grp_submit_jobs(), l.grp_submit_jobs())}}}};
 }
 
 json Association(const std::string& cluster, const std::string& account, const std::string& user,
                  const std::string& parent, int64_t shares, const AssocLimits& limits,
-                 const google::protobuf::RepeatedPtrField<std::string>& qos, const std::string& default_qos,
-                 bool is_default) {
+                 const google::protobuf::RepeatedPtrField<std::string>& qos,
+                 const std::string& default_qos, bool is_default) {
   json a = AssocRef(account, cluster, user);
   a["parent_account"] = parent;
   a["shares_raw"] = shares;
@@ -66,11 +71,16 @@ json Association(const std::string& cluster, const std::string& account, const s
 
 const char* PreemptModeName(QosPreemptMode m) {
   switch (m) {
-    case QOS_PREEMPT_OFF: return "OFF";
-    case QOS_PREEMPT_CANCEL: return "CANCEL";
-    case QOS_PREEMPT_REQUEUE: return "REQUEUE";
-    case QOS_PREEMPT_SUSPEND: return "SUSPEND";
-    default: return "CLUSTER";
+    case QOS_PREEMPT_OFF:
+      return "OFF";
+    case QOS_PREEMPT_CANCEL:
+      return "CANCEL";
+    case QOS_PREEMPT_REQUEUE:
+      return "REQUEUE";
+    case QOS_PREEMPT_SUSPEND:
+      return "SUSPEND";
+    default:
+      return "CLUSTER";
   }
 }
 
@@ -80,8 +90,12 @@ json Accounts(const SacctmgrReply& r, const std::string& cluster) {
     json assocs = json::array({AssocRef(a.name(), cluster, "")});
     for (const AssocUser& u : r.users())
       if (u.account() == a.name()) assocs.push_back(AssocRef(a.name(), cluster, u.user()));
-    out.push_back({{"name", a.name()}, {"description", a.description()}, {"organization", a.organization()},
-                   {"associations", assocs}, {"coordinators", json::array()}, {"flags", json::array()}});
+    out.push_back({{"name", a.name()},
+                   {"description", a.description()},
+                   {"organization", a.organization()},
+                   {"associations", assocs},
+                   {"coordinators", json::array()},
+                   {"flags", json::array()}});
   }
   return out;
 }
@@ -93,8 +107,8 @@ json Associations(const SacctmgrReply& r, const std::string& cluster) {
                               a.default_qos(), false));
     for (const AssocUser& u : r.users()) {
       if (u.account() != a.name()) continue;
-      out.push_back(Association(cluster, u.account(), u.user(), a.name(), u.shares(), u.limits(), u.qos(),
-                                u.default_qos(), u.default_account() == u.account()));
+      out.push_back(Association(cluster, u.account(), u.user(), a.name(), u.shares(), u.limits(),
+                                u.qos(), u.default_qos(), u.default_account() == u.account()));
     }
   }
   return out;
@@ -108,7 +122,8 @@ json Users(const SacctmgrReply& r, const std::string& cluster) {
       it->second = {{"name", u.user()},
                     {"administrator_level", u.admin_level().empty() ? "None" : u.admin_level()},
                     {"default", {{"account", u.default_account()}, {"wckey", ""}}},
-                    {"associations", json::array()}, {"coordinators", json::array()},
+                    {"associations", json::array()},
+                    {"coordinators", json::array()},
                     {"flags", json::array()}};
     }
     it->second["associations"].push_back(AssocRef(u.account(), cluster, u.user()));
@@ -125,14 +140,25 @@ json Qos(const SacctmgrReply& r) {
     const AssocLimits& l = q.limits();
     json limits = {
         {"grace_time", q.grace_time_s()},
-        {"max", {{"jobs", {{"active_jobs", {{"per", {{"user", NullOr(l.has_max_jobs(), l.max_jobs())}}}}}}},
-                 {"tres", {{"per", {{"job", TresList(l.max_tres_per_job())}, {"user", TresList(l.max_tres_per_user())}}},
-                           {"total", TresList(l.grp_tres())}, {"minutes", TresList(l.grp_tres_mins())}}},
-                 {"wall_clock", {{"per", {{"job", NullOr(l.has_max_wall_min(), l.max_wall_min())}}}}}}}};
-    out.push_back({{"name", q.name()}, {"id", ++id}, {"description", q.description()},
-                   {"flags", Strings(q.flags())}, {"priority", q.priority()},
-                   {"usage_factor", q.usage_factor()}, {"limits", limits},
-                   {"preempt", {{"list", Strings(q.preempt())}, {"mode", {PreemptModeName(q.preempt_mode())}}}}});
+        {"max",
+         {{"jobs",
+           {{"active_jobs", {{"per", {{"user", NullOr(l.has_max_jobs(), l.max_jobs())}}}}}}},
+          {"tres",
+           {{"per",
+             {{"job", TresList(l.max_tres_per_job())}, {"user", TresList(l.max_tres_per_user())}}},
+            {"total", TresList(l.grp_tres())},
+            {"minutes", TresList(l.grp_tres_mins())}}},
+          {"wall_clock", {{"per", {{"job", NullOr(l.has_max_wall_min(), l.max_wall_min())}}}}}}}};
+    out.push_back(
+        {{"name", q.name()},
+         {"id", ++id},
+         {"description", q.description()},
+         {"flags", Strings(q.flags())},
+         {"priority", q.priority()},
+         {"usage_factor", q.usage_factor()},
+         {"limits", limits},
+         {"preempt",
+          {{"list", Strings(q.preempt())}, {"mode", {PreemptModeName(q.preempt_mode())}}}}});
   }
   return out;
 }
@@ -146,9 +172,9 @@ json Tres(const std::vector<TresRow>& tres) {
 }  // namespace
 
 std::vector<TresRow> ClusterTres(const std::vector<std::string>& gres_types) {
-  std::vector<TresRow> out = {{"cpu", "", 1},     {"mem", "", 2},     {"energy", "", 3},
-                              {"node", "", 4},    {"billing", "", 5}, {"fs", "disk", 6},
-                              {"vmem", "", 7},    {"pages", "", 8}};
+  std::vector<TresRow> out = {{"cpu", "", 1},  {"mem", "", 2},     {"energy", "", 3},
+                              {"node", "", 4}, {"billing", "", 5}, {"fs", "disk", 6},
+                              {"vmem", "", 7}, {"pages", "", 8}};
   int id = 1001;
   for (const std::string& g : gres_types) out.push_back({"gres", g, id++});
   return out;
@@ -170,10 +196,14 @@ std::string FormatSacctmgrJson(const SacctmgrCommand& cmd, const SacctmgrReply& 
   } else if (e == "cluster") {
     json list = json::array();
     for (const AssocCluster& c : reply.clusters()) {
-      list.push_back({{"name", c.name()}, {"nodes", ""}, {"flags", json::array()},
-                      {"controller", {{"host", ""}, {"port", 0}}}, {"rpc_version", 9728},
+      list.push_back({{"name", c.name()},
+                      {"nodes", ""},
+                      {"flags", json::array()},
+                      {"controller", {{"host", ""}, {"port", 0}}},
+                      {"rpc_version", 9728},
                       {"select_plugin", "select/cons_tres"},
-                      {"associations", {{"root", AssocRef("root", c.name(), "")}}}, {"tres", Tres(tres)}});
+                      {"associations", {{"root", AssocRef("root", c.name(), "")}}},
+                      {"tres", Tres(tres)}});
     }
     root["clusters"] = list;
   } else if (e == "wckey") {

@@ -111,7 +111,8 @@ TEST_F(SacctmgrTest, ChangeMessagesAndErrors) {
   EXPECT_EQ(t.out.str(), " Adding Account(s)\n  physics\n");
   api.status = PermissionDenied("Your user doesn't have privilege to perform this action");
   EXPECT_EQ(Run({"-i", "add", "account", "x"}), 1);
-  EXPECT_EQ(t.err.str(), "sacctmgr: error: Your user doesn't have privilege to perform this action\n");
+  EXPECT_EQ(t.err.str(),
+            "sacctmgr: error: Your user doesn't have privilege to perform this action\n");
   t.err.str("");
   api.status = Status(Code::kAlreadyExists, " Nothing new added.");
   EXPECT_EQ(Run({"add", "account", "x"}), 1);
@@ -181,7 +182,8 @@ TEST_F(SacctmgrConfirmTest, NothingToChangeOrAnErrorDoesNotAsk) {
   api.status = PermissionDenied("Your user doesn't have privilege to perform this action");
   EXPECT_EQ(Run({"add", "account", "x"}), 1);
   EXPECT_EQ(api.requests.size(), 2u);
-  EXPECT_EQ(t.err.str(), "sacctmgr: error: Your user doesn't have privilege to perform this action\n");
+  EXPECT_EQ(t.err.str(),
+            "sacctmgr: error: Your user doesn't have privilege to perform this action\n");
 }
 
 TEST(CommitPrompt, NoAnswerInTimeIsNo) {
@@ -203,9 +205,11 @@ TEST_F(SacctmgrTest, QosColumns) {
   QosInfo* q = api.reply.add_qos();
   q->set_name("normal");
   q->set_usage_factor(1);
-  EXPECT_EQ(Run({"-P", "show", "qos", "format=name,priority,usagefactor,preemptmode,gracetime"}), 0);
-  EXPECT_EQ(t.out.str(), "Name|Priority|UsageFactor|PreemptMode|GraceTime\n"
-                         "normal|0|1.000000|cluster|00:00:00\n");
+  EXPECT_EQ(Run({"-P", "show", "qos", "format=name,priority,usagefactor,preemptmode,gracetime"}),
+            0);
+  EXPECT_EQ(t.out.str(),
+            "Name|Priority|UsageFactor|PreemptMode|GraceTime\n"
+            "normal|0|1.000000|cluster|00:00:00\n");
 }
 
 // --json: every entity the Slurm testsuite asks for is JSON with the v0.0.38 keys.
@@ -220,8 +224,10 @@ TEST_F(SacctmgrTest, JsonForEveryEntity) {
   api.config.add_keys("GresTypes");
   api.config.add_values("gpu");
   const std::map<std::string, std::string> key = {
-      {"accounts", "accounts"}, {"associations", "associations"}, {"clusters", "clusters"},
-      {"qos", "QOS"}, {"wckeys", "wckeys"}, {"users", "users"}, {"tres", "TRES"}};
+      {"accounts", "accounts"}, {"associations", "associations"},
+      {"clusters", "clusters"}, {"qos", "QOS"},
+      {"wckeys", "wckeys"},     {"users", "users"},
+      {"tres", "TRES"}};
   for (const auto& [entity, list] : key) {
     t.out.str("");
     ASSERT_EQ(Run({"--json", "show", entity}), 0) << entity << t.err.str();
@@ -239,11 +245,14 @@ TEST_F(SacctmgrTest, JsonForEveryEntity) {
   ASSERT_EQ(Run({"--json", "show", "associations"}), 0);
   nlohmann::json assocs = nlohmann::json::parse(t.out.str());
   const nlohmann::json grp = assocs["associations"][0]["max"]["tres"]["group"]["active"];
-  EXPECT_EQ(grp, nlohmann::json::parse(R"([{"type":"cpu","name":"","count":8},{"type":"gres","name":"gpu","count":2}])"));
+  EXPECT_EQ(grp,
+            nlohmann::json::parse(
+                R"([{"type":"cpu","name":"","count":8},{"type":"gres","name":"gpu","count":2}])"));
   t.out.str("");
   ASSERT_EQ(Run({"--json", "show", "tres"}), 0);
   nlohmann::json tres = nlohmann::json::parse(t.out.str());
-  EXPECT_EQ(tres["TRES"].back(), nlohmann::json::parse(R"({"type":"gres","name":"gpu","id":1001})"));
+  EXPECT_EQ(tres["TRES"].back(),
+            nlohmann::json::parse(R"({"type":"gres","name":"gpu","id":1001})"));
   t.out.str("");
   ASSERT_EQ(Run({"show", "tres"}), 0);
   EXPECT_NE(t.out.str().find("    gres        gpu   1001 \n"), std::string::npos) << t.out.str();

@@ -18,8 +18,9 @@ extern char** environ;
 namespace sluice {
 namespace {
 
-Expected<pid_t> StartCommand(const std::vector<std::string>& cmd, const std::vector<std::string>& extra,
-                             const sigset_t& mask, const CliEnv& env) {
+Expected<pid_t> StartCommand(const std::vector<std::string>& cmd,
+                             const std::vector<std::string>& extra, const sigset_t& mask,
+                             const CliEnv& env) {
   std::map<std::string, std::string> vars = env.environ;
   for (const std::string& e : extra) {
     size_t eq = e.find('=');
@@ -89,7 +90,8 @@ int RunSalloc(const std::vector<std::string>& args, CliEnv& env) {
     *env.err << "salloc: error: " << spec.status().message() << "\n";
     return 1;
   }
-  Expected<JobInfo> job = Allocate("salloc", std::move(*spec), api, env, signals.fd(), o.immediate_s);
+  Expected<JobInfo> job =
+      Allocate("salloc", std::move(*spec), api, env, signals.fd(), o.immediate_s);
   if (!job.ok()) return 1;
   *env.err << "salloc: Granted job allocation " << job->job_id() << "\n";
   env.err->flush();

@@ -8,9 +8,9 @@
 
 #include "cli/batch_script.h"
 #include "cli/help_text.h"
-#include "cli/time_spec.h"
 #include "cli/job_states.h"
 #include "cli/sbatch_options.h"
+#include "cli/time_spec.h"
 #include "common/request_bounds.h"
 
 namespace sluice {
@@ -44,7 +44,8 @@ struct ScriptSource {
 Expected<ScriptSource> LoadScript(const SbatchOptions& cmd, const std::vector<std::string>& pos,
                                   CliEnv& env) {
   if (cmd.has_wrap) {
-    if (!pos.empty()) return FailedPrecondition("Script arguments not permitted with --wrap option");
+    if (!pos.empty())
+      return FailedPrecondition("Script arguments not permitted with --wrap option");
     return ScriptSource{WrapScript(cmd.wrap), ""};
   }
   if (pos.empty()) {
@@ -75,7 +76,8 @@ Status CheckSpecSizes(const JobSpec& spec) {
 // Applies the #SBATCH directives of `script`, one SbatchOptions per component of a
 // heterogeneous job ("#SBATCH hetjob" or "packjob" lines separate them; one component
 // without such lines); on error prints and returns the exit code.
-int ApplyDirectives(const std::string& script, std::vector<SbatchOptions>* components, CliEnv& env) {
+int ApplyDirectives(const std::string& script, std::vector<SbatchOptions>* components,
+                    CliEnv& env) {
   Expected<std::vector<Directive>> dirs = ExtractDirectives(script);
   if (!dirs.ok()) return OptionFailure(env, dirs.status());
   components->resize(1);

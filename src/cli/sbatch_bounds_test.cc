@@ -48,8 +48,8 @@ TEST_F(SbatchBoundsTest, ArrayWithinSlurmsCeilingGoesToTheController) {
 TEST_F(SbatchBoundsTest, OversizeScriptIsRefusedWithoutReadingOn) {
   t.SetStdin("#!/bin/sh\n" + std::string(kMaxScriptBytes, '#'));
   EXPECT_EQ(Run({}), 1);
-  EXPECT_EQ(t.err.str(), std::string("sbatch: error: Batch job submission failed: ") +
-                             kMsgTooLong + "\n");
+  EXPECT_EQ(t.err.str(),
+            std::string("sbatch: error: Batch job submission failed: ") + kMsgTooLong + "\n");
   EXPECT_TRUE(t.api.submits.empty());
   t.err.str("");
   t.in.clear();  // the first run read to EOF
@@ -60,8 +60,8 @@ TEST_F(SbatchBoundsTest, OversizeScriptIsRefusedWithoutReadingOn) {
 TEST_F(SbatchBoundsTest, OversizeEnvironmentOrArgumentsAreRefused) {
   t.env.environ["BIG"] = std::string(kMaxEnvBytes, 'x');
   EXPECT_EQ(Run({"--wrap", "true"}), 1);
-  EXPECT_EQ(t.err.str(), std::string("sbatch: error: Batch job submission failed: ") +
-                             kMsgTooLong + "\n");
+  EXPECT_EQ(t.err.str(),
+            std::string("sbatch: error: Batch job submission failed: ") + kMsgTooLong + "\n");
   t.env.environ.erase("BIG");
   for (size_t i = 0; i <= kMaxEnvEntries; ++i) t.env.environ["V" + std::to_string(i)] = "1";
   t.err.str("");

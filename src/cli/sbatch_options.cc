@@ -1,9 +1,9 @@
 #include "cli/sbatch_options.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 
 #include "cli/time_spec.h"
 #include "common/array_spec.h"
@@ -15,12 +15,60 @@ namespace sluice {
 namespace {
 
 enum Opt {
-  kAccount = 1, kCpusPerTask, kConstraint, kChdir, kError, kGpus, kHold, kHelp, kInput,
-  kJobName, kNtasks, kNodes, kOutput, kPartition, kQos, kQuiet, kTime, kUsage, kVerbose,
-  kVersion, kNodelist, kWait, kExclude, kNtasksPerNode, kMem, kMemPerCpu, kMemPerGpu, kGres,
-  kGpusPerNode, kGpusPerTask, kExport, kParsable, kWrap, kRequeue, kNoRequeue, kSignal,
-  kExclusive, kComment, kTestOnly, kOpenMode, kArray, kDependency, kKillOnInvalidDep, kIgnored,
-  kUnsupported, kNice, kReservation, kSwitches, kCpusPerGpu, kTmp, kBegin, kMinCpus, kOvercommit, kPropagate,
+  kAccount = 1,
+  kCpusPerTask,
+  kConstraint,
+  kChdir,
+  kError,
+  kGpus,
+  kHold,
+  kHelp,
+  kInput,
+  kJobName,
+  kNtasks,
+  kNodes,
+  kOutput,
+  kPartition,
+  kQos,
+  kQuiet,
+  kTime,
+  kUsage,
+  kVerbose,
+  kVersion,
+  kNodelist,
+  kWait,
+  kExclude,
+  kNtasksPerNode,
+  kMem,
+  kMemPerCpu,
+  kMemPerGpu,
+  kGres,
+  kGpusPerNode,
+  kGpusPerTask,
+  kExport,
+  kParsable,
+  kWrap,
+  kRequeue,
+  kNoRequeue,
+  kSignal,
+  kExclusive,
+  kComment,
+  kTestOnly,
+  kOpenMode,
+  kArray,
+  kDependency,
+  kKillOnInvalidDep,
+  kIgnored,
+  kUnsupported,
+  kNice,
+  kReservation,
+  kSwitches,
+  kCpusPerGpu,
+  kTmp,
+  kBegin,
+  kMinCpus,
+  kOvercommit,
+  kPropagate,
 };
 
 struct Unsupported {
@@ -33,35 +81,52 @@ struct Unsupported {
 constexpr Unsupported kUnsupportedOpts[] = {
     {"deadline", 0, ArgKind::kRequired},
     {"priority", 0, ArgKind::kRequired},
-    {"licenses", 'L', ArgKind::kRequired},     
-    {"bb", 0, ArgKind::kRequired},             {"bbf", 0, ArgKind::kRequired},
-    {"container", 0, ArgKind::kRequired},      {"gpu-bind", 0, ArgKind::kRequired},
-    {"gpu-freq", 0, ArgKind::kRequired},       {"ntasks-per-gpu", 0, ArgKind::kRequired},
-    {"ntasks-per-socket", 0, ArgKind::kRequired}, {"ntasks-per-core", 0, ArgKind::kRequired},
-    {"sockets-per-node", 0, ArgKind::kRequired}, {"cores-per-socket", 0, ArgKind::kRequired},
-    {"threads-per-core", 0, ArgKind::kRequired}, {"extra-node-info", 'B', ArgKind::kRequired},
-    {"core-spec", 'S', ArgKind::kRequired},    {"thread-spec", 0, ArgKind::kRequired},
-    {"prefer", 0, ArgKind::kRequired},         {"batch", 0, ArgKind::kRequired},
-    {"delay-boot", 0, ArgKind::kRequired},     {"spread-job", 0, ArgKind::kNone},
-    {"use-min-nodes", 0, ArgKind::kNone},      {"oversubscribe", 's', ArgKind::kNone},
-    {"contiguous", 0, ArgKind::kNone},         {"mcs-label", 0, ArgKind::kRequired},
-    {"power", 0, ArgKind::kRequired},          {"reboot", 0, ArgKind::kNone},
-    {"network", 0, ArgKind::kRequired},        {"time-min", 0, ArgKind::kRequired},
-    {"tres-per-task", 0, ArgKind::kRequired},  {"mem-bind", 0, ArgKind::kRequired},
-    {"nodefile", 'F', ArgKind::kRequired},     {"export-file", 0, ArgKind::kRequired},
+    {"licenses", 'L', ArgKind::kRequired},
+    {"bb", 0, ArgKind::kRequired},
+    {"bbf", 0, ArgKind::kRequired},
+    {"container", 0, ArgKind::kRequired},
+    {"gpu-bind", 0, ArgKind::kRequired},
+    {"gpu-freq", 0, ArgKind::kRequired},
+    {"ntasks-per-gpu", 0, ArgKind::kRequired},
+    {"ntasks-per-socket", 0, ArgKind::kRequired},
+    {"ntasks-per-core", 0, ArgKind::kRequired},
+    {"sockets-per-node", 0, ArgKind::kRequired},
+    {"cores-per-socket", 0, ArgKind::kRequired},
+    {"threads-per-core", 0, ArgKind::kRequired},
+    {"extra-node-info", 'B', ArgKind::kRequired},
+    {"core-spec", 'S', ArgKind::kRequired},
+    {"thread-spec", 0, ArgKind::kRequired},
+    {"prefer", 0, ArgKind::kRequired},
+    {"batch", 0, ArgKind::kRequired},
+    {"delay-boot", 0, ArgKind::kRequired},
+    {"spread-job", 0, ArgKind::kNone},
+    {"use-min-nodes", 0, ArgKind::kNone},
+    {"oversubscribe", 's', ArgKind::kNone},
+    {"contiguous", 0, ArgKind::kNone},
+    {"mcs-label", 0, ArgKind::kRequired},
+    {"power", 0, ArgKind::kRequired},
+    {"reboot", 0, ArgKind::kNone},
+    {"network", 0, ArgKind::kRequired},
+    {"time-min", 0, ArgKind::kRequired},
+    {"tres-per-task", 0, ArgKind::kRequired},
+    {"mem-bind", 0, ArgKind::kRequired},
+    {"nodefile", 'F', ArgKind::kRequired},
+    {"export-file", 0, ArgKind::kRequired},
     {"uid", 0, ArgKind::kRequired},
-    {"gid", 0, ArgKind::kRequired},            {"cluster-constraint", 0, ArgKind::kRequired},
-    {"burst-buffer", 0, ArgKind::kRequired},   {"ignore-pbs", 0, ArgKind::kNone},
+    {"gid", 0, ArgKind::kRequired},
+    {"cluster-constraint", 0, ArgKind::kRequired},
+    {"burst-buffer", 0, ArgKind::kRequired},
+    {"ignore-pbs", 0, ArgKind::kNone},
 };
 
 // Accepted and ignored: they change nothing a Sluice job can observe yet.
 constexpr Unsupported kIgnoredOpts[] = {
-    {"mail-type", 0, ArgKind::kRequired},   {"mail-user", 0, ArgKind::kRequired},
-    {"wckey", 0, ArgKind::kRequired},       {"clusters", 'M', ArgKind::kRequired},
-    {"cluster", 0, ArgKind::kRequired},     {"hint", 0, ArgKind::kRequired},
+    {"mail-type", 0, ArgKind::kRequired},      {"mail-user", 0, ArgKind::kRequired},
+    {"wckey", 0, ArgKind::kRequired},          {"clusters", 'M', ArgKind::kRequired},
+    {"cluster", 0, ArgKind::kRequired},        {"hint", 0, ArgKind::kRequired},
     {"distribution", 'm', ArgKind::kRequired}, {"wait-all-nodes", 0, ArgKind::kRequired},
-    {"acctg-freq", 0, ArgKind::kRequired},  {"profile", 0, ArgKind::kRequired},
-    {"cpu-freq", 0, ArgKind::kRequired},    {"get-user-env", 0, ArgKind::kOptional},
+    {"acctg-freq", 0, ArgKind::kRequired},     {"profile", 0, ArgKind::kRequired},
+    {"cpu-freq", 0, ArgKind::kRequired},       {"get-user-env", 0, ArgKind::kOptional},
     {"no-kill", 'k', ArgKind::kOptional},
 };
 
@@ -122,7 +187,8 @@ std::vector<OptionDef> BuildDefs() {
       {"switches", 0, ArgKind::kRequired, kSwitches},
       {"cpus-per-gpu", 0, ArgKind::kRequired, kCpusPerGpu},
   };
-  for (const auto& u : kUnsupportedOpts) d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
+  for (const auto& u : kUnsupportedOpts)
+    d.push_back({u.long_name, u.short_name, u.arg, kUnsupported});
   for (const auto& u : kIgnoredOpts) d.push_back({u.long_name, u.short_name, u.arg, kIgnored});
   return d;
 }
@@ -216,25 +282,34 @@ Status ApplyResourceOption(const ParsedOption& opt, SbatchOptions* o) {
       s.set_cpus_per_task(v);
       return Status::Ok();
     }
-    case kMem: return SetMem(opt, o, 1);
-    case kMemPerCpu: return SetMem(opt, o, 2);
-    case kMemPerGpu: return SetMem(opt, o, 4);
+    case kMem:
+      return SetMem(opt, o, 1);
+    case kMemPerCpu:
+      return SetMem(opt, o, 2);
+    case kMemPerGpu:
+      return SetMem(opt, o, 4);
     case kTmp: {
       Expected<int64_t> mb = ParseMemoryMb(opt.value);
       if (!mb.ok()) return InvalidArgument("Invalid --tmp specification");
       s.set_tmp_disk_mb(*mb);
       return Status::Ok();
     }
-    case kOvercommit: s.set_overcommit(true); return Status::Ok();
+    case kOvercommit:
+      s.set_overcommit(true);
+      return Status::Ok();
     case kMinCpus: {
       ASSIGN_OR_RETURN(int32_t n, PositiveInt(opt.value, "--mincpus"));
       s.set_min_cpus_per_node(n);
       return Status::Ok();
     }
-    case kGres: return SetGres(opt.value, &s);
-    case kGpusPerNode: return SetGpusPerNode(opt.value, &s);
-    case kGpus: return SetGpuCount(opt, &s, false);
-    case kGpusPerTask: return SetGpuCount(opt, &s, true);
+    case kGres:
+      return SetGres(opt.value, &s);
+    case kGpusPerNode:
+      return SetGpusPerNode(opt.value, &s);
+    case kGpus:
+      return SetGpuCount(opt, &s, false);
+    case kGpusPerTask:
+      return SetGpuCount(opt, &s, true);
     case kTime: {
       Expected<int64_t> t = ParseTimeLimitMinutes(opt.value);
       if (!t.ok()) return InvalidArgument("Invalid --time specification");
@@ -248,19 +323,44 @@ Status ApplyResourceOption(const ParsedOption& opt, SbatchOptions* o) {
 Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
   JobSpec& s = o->spec;
   switch (opt.id) {
-    case kHold: s.set_hold(true); break;
-    case kHelp: o->help = true; break;
-    case kUsage: o->usage = true; break;
-    case kVersion: o->version = true; break;
-    case kVerbose: ++o->verbose; break;
-    case kQuiet: o->quiet = true; break;
-    case kWait: o->wait = true; break;
-    case kParsable: o->parsable = true; break;
-    case kRequeue: s.set_requeue(1); break;
-    case kNoRequeue: s.set_requeue(2); break;
-    case kExclusive: s.set_exclusive(true); break;
-    case kTestOnly: o->test_only = true; break;
-    case kIgnored: break;
+    case kHold:
+      s.set_hold(true);
+      break;
+    case kHelp:
+      o->help = true;
+      break;
+    case kUsage:
+      o->usage = true;
+      break;
+    case kVersion:
+      o->version = true;
+      break;
+    case kVerbose:
+      ++o->verbose;
+      break;
+    case kQuiet:
+      o->quiet = true;
+      break;
+    case kWait:
+      o->wait = true;
+      break;
+    case kParsable:
+      o->parsable = true;
+      break;
+    case kRequeue:
+      s.set_requeue(1);
+      break;
+    case kNoRequeue:
+      s.set_requeue(2);
+      break;
+    case kExclusive:
+      s.set_exclusive(true);
+      break;
+    case kTestOnly:
+      o->test_only = true;
+      break;
+    case kIgnored:
+      break;
     case kCpusPerGpu: {
       ASSIGN_OR_RETURN(int32_t v, PositiveInt(opt.value, "--cpus-per-gpu"));
       s.set_cpus_per_gpu(v);
@@ -293,12 +393,14 @@ Status ApplyFlagOption(const ParsedOption& opt, SbatchOptions* o) {
       RETURN_IF_ERROR(ParsePropagate(o->propagate).status());
       break;
     case kBegin:  // resolved against the clock when the job is built (BuildSpec)
-      if (!ParseBeginTime(opt.value, 0).ok()) return InvalidArgument("Invalid time specification " + opt.value);
+      if (!ParseBeginTime(opt.value, 0).ok())
+        return InvalidArgument("Invalid time specification " + opt.value);
       o->begin = opt.value;
       break;
     case kUnsupported:
       return FailedPrecondition(LongOptionName(opt, SbatchOptionDefs()) + " is not supported yet");
-    default: return ApplyResourceOption(opt, o);
+    default:
+      return ApplyResourceOption(opt, o);
   }
   return Status::Ok();
 }
@@ -352,12 +454,16 @@ static Status ApplyArrayDepOption(const ParsedOption& opt, SbatchOptions* o) {
       RETURN_IF_ERROR(CheckArrayOption(v));
       s.set_array_spec(v);
       break;
-    case kDependency: s.set_dependency(v); break;
+    case kDependency:
+      s.set_dependency(v);
+      break;
     case kKillOnInvalidDep:
-      if (v != "yes" && v != "no") return InvalidArgument("Invalid --kill-on-invalid-dep specification");
+      if (v != "yes" && v != "no")
+        return InvalidArgument("Invalid --kill-on-invalid-dep specification");
       s.set_kill_on_invalid_dep(v == "yes" ? 1 : 2);
       break;
-    default: return ApplyFlagOption(opt, o);
+    default:
+      return ApplyFlagOption(opt, o);
   }
   return Status::Ok();
 }
@@ -366,20 +472,48 @@ Status ApplySbatchOption(const ParsedOption& opt, SbatchOptions* o) {
   JobSpec& s = o->spec;
   const std::string& v = opt.value;
   switch (opt.id) {
-    case kAccount: s.set_account(v); break;
-    case kConstraint: s.set_constraint(v); break;
-    case kChdir: o->chdir = v; break;
-    case kError: s.set_stderr_pattern(v); break;
-    case kInput: s.set_stdin_path(v); break;
-    case kJobName: s.set_name(v); break;
-    case kOutput: s.set_stdout_pattern(v); break;
-    case kPartition: s.set_partition(v); break;
-    case kQos: s.set_qos(v); break;
-    case kNodelist: s.set_nodelist(v); break;
-    case kExclude: s.set_exclude(v); break;
-    case kComment: s.set_comment(v); break;
-    case kReservation: s.set_reservation(v); break;
-    case kExport: o->export_spec = v; break;
+    case kAccount:
+      s.set_account(v);
+      break;
+    case kConstraint:
+      s.set_constraint(v);
+      break;
+    case kChdir:
+      o->chdir = v;
+      break;
+    case kError:
+      s.set_stderr_pattern(v);
+      break;
+    case kInput:
+      s.set_stdin_path(v);
+      break;
+    case kJobName:
+      s.set_name(v);
+      break;
+    case kOutput:
+      s.set_stdout_pattern(v);
+      break;
+    case kPartition:
+      s.set_partition(v);
+      break;
+    case kQos:
+      s.set_qos(v);
+      break;
+    case kNodelist:
+      s.set_nodelist(v);
+      break;
+    case kExclude:
+      s.set_exclude(v);
+      break;
+    case kComment:
+      s.set_comment(v);
+      break;
+    case kReservation:
+      s.set_reservation(v);
+      break;
+    case kExport:
+      o->export_spec = v;
+      break;
     case kWrap:
       o->has_wrap = true;
       o->wrap = v;
@@ -393,7 +527,8 @@ Status ApplySbatchOption(const ParsedOption& opt, SbatchOptions* o) {
         return InvalidArgument("Invalid --open-mode argument: " + v);
       s.set_open_mode(v[0] == 'a' ? "append" : "truncate");
       break;
-    default: return ApplyArrayDepOption(opt, o);
+    default:
+      return ApplyArrayDepOption(opt, o);
   }
   return Status::Ok();
 }
@@ -418,16 +553,26 @@ Status ApplySbatchOptions(const std::vector<ParsedOption>& opts, SbatchOptions* 
 
 std::vector<ParsedOption> SbatchEnvOptions(const std::map<std::string, std::string>& env) {
   static const std::pair<const char*, int> kVars[] = {
-      {"SBATCH_ACCOUNT", kAccount},       {"SBATCH_PARTITION", kPartition},
-      {"SBATCH_QOS", kQos},               {"SBATCH_TIMELIMIT", kTime},
-      {"SBATCH_JOB_NAME", kJobName},      {"SBATCH_EXPORT", kExport},
-      {"SBATCH_CONSTRAINT", kConstraint}, {"SBATCH_GRES", kGres},
-      {"SBATCH_GPUS", kGpus},             {"SBATCH_GPUS_PER_NODE", kGpusPerNode},
-      {"SBATCH_GPUS_PER_TASK", kGpusPerTask}, {"SBATCH_MEM_PER_CPU", kMemPerCpu},
-      {"SBATCH_MEM_PER_GPU", kMemPerGpu}, {"SBATCH_MEM_PER_NODE", kMem},
-      {"SBATCH_SIGNAL", kSignal},         {"SBATCH_OPEN_MODE", kOpenMode},
-      {"SBATCH_ARRAY_INX", kArray},       {"SBATCH_OUTPUT", kOutput},
-      {"SBATCH_ERROR", kError},           {"SBATCH_INPUT", kInput},
+      {"SBATCH_ACCOUNT", kAccount},
+      {"SBATCH_PARTITION", kPartition},
+      {"SBATCH_QOS", kQos},
+      {"SBATCH_TIMELIMIT", kTime},
+      {"SBATCH_JOB_NAME", kJobName},
+      {"SBATCH_EXPORT", kExport},
+      {"SBATCH_CONSTRAINT", kConstraint},
+      {"SBATCH_GRES", kGres},
+      {"SBATCH_GPUS", kGpus},
+      {"SBATCH_GPUS_PER_NODE", kGpusPerNode},
+      {"SBATCH_GPUS_PER_TASK", kGpusPerTask},
+      {"SBATCH_MEM_PER_CPU", kMemPerCpu},
+      {"SBATCH_MEM_PER_GPU", kMemPerGpu},
+      {"SBATCH_MEM_PER_NODE", kMem},
+      {"SBATCH_SIGNAL", kSignal},
+      {"SBATCH_OPEN_MODE", kOpenMode},
+      {"SBATCH_ARRAY_INX", kArray},
+      {"SBATCH_OUTPUT", kOutput},
+      {"SBATCH_ERROR", kError},
+      {"SBATCH_INPUT", kInput},
   };
   std::vector<ParsedOption> out;
   for (const auto& [name, id] : kVars) {
@@ -436,8 +581,11 @@ std::vector<ParsedOption> SbatchEnvOptions(const std::map<std::string, std::stri
       out.push_back({id, it->second, true, std::string("$") + name});
   }
   static const std::pair<const char*, int> kFlags[] = {
-      {"SBATCH_EXCLUSIVE", kExclusive}, {"SBATCH_REQUEUE", kRequeue},
-      {"SBATCH_NO_REQUEUE", kNoRequeue}, {"SBATCH_WAIT", kWait}, {"SBATCH_HOLD", kHold},
+      {"SBATCH_EXCLUSIVE", kExclusive},
+      {"SBATCH_REQUEUE", kRequeue},
+      {"SBATCH_NO_REQUEUE", kNoRequeue},
+      {"SBATCH_WAIT", kWait},
+      {"SBATCH_HOLD", kHold},
   };
   for (const auto& [name, id] : kFlags)
     if (env.count(name)) out.push_back({id, "", false, std::string("$") + name});

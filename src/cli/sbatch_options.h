@@ -33,9 +33,9 @@ struct SbatchOptions {
   std::string export_spec;  // --export as typed; empty = ALL
   bool has_wrap = false;
   std::string wrap;
-  std::string chdir;        // -D as typed (resolved against cwd by BuildJobSpec)
-  std::string begin;        // --begin as typed (cli/time_spec.h, resolved by BuildJobSpec)
-  std::string propagate;    // --propagate as typed ("" = ALL, Slurm's default)
+  std::string chdir;      // -D as typed (resolved against cwd by BuildJobSpec)
+  std::string begin;      // --begin as typed (cli/time_spec.h, resolved by BuildJobSpec)
+  std::string propagate;  // --propagate as typed ("" = ALL, Slurm's default)
   // Memory options seen from the source being applied (--mem/--mem-per-cpu/-gpu are
   // mutually exclusive within one source; a later source replaces an earlier one).
   int mem_kinds_this_source = 0;

@@ -57,12 +57,14 @@ TEST_F(SbatchTest, WrapSubmitsAndPrints) {
 }
 
 TEST_F(SbatchTest, ArrayAndDependencyOptions) {
-  EXPECT_EQ(Run({"--array=0-15:4%2", "-d", "afterok:37?afternotok:38",
-                 "--kill-on-invalid-dep=yes", "--wrap", "true"}), 0);
+  EXPECT_EQ(Run({"--array=0-15:4%2", "-d", "afterok:37?afternotok:38", "--kill-on-invalid-dep=yes",
+                 "--wrap", "true"}),
+            0);
   EXPECT_EQ(Spec().array_spec(), "0-15:4%2");
   EXPECT_EQ(Spec().dependency(), "afterok:37?afternotok:38");
   EXPECT_EQ(Spec().kill_on_invalid_dep(), 1);
-  std::string path = Script("arr.sh", "#!/bin/sh\n#SBATCH --array=1,3,5-7\n#SBATCH -d singleton\ntrue\n");
+  std::string path =
+      Script("arr.sh", "#!/bin/sh\n#SBATCH --array=1,3,5-7\n#SBATCH -d singleton\ntrue\n");
   EXPECT_EQ(Run({"--kill-on-invalid-dep=no", path}), 0);
   EXPECT_EQ(Spec().array_spec(), "1,3,5-7");
   EXPECT_EQ(Spec().dependency(), "singleton");
@@ -125,10 +127,36 @@ TEST_F(SbatchTest, ScriptFromStdin) {
 }
 
 TEST_F(SbatchTest, ResourceOptions) {
-  EXPECT_EQ(Run({"-N3", "-n", "12", "-c", "2", "-G", "h100:4", "--gpus-per-task=1",
-                 "--gpus-per-node=2", "--mem-per-gpu=10G", "-t", "30", "-A", "proj", "--qos=high",
-                 "-C", "nvlink", "-w", "node[01-03]", "-x", "node09", "--comment=c", "-H",
-                 "--no-requeue", "-e", "err-%j", "-i", "in.txt", "--open-mode=append", "--wrap",
+  EXPECT_EQ(Run({"-N3",
+                 "-n",
+                 "12",
+                 "-c",
+                 "2",
+                 "-G",
+                 "h100:4",
+                 "--gpus-per-task=1",
+                 "--gpus-per-node=2",
+                 "--mem-per-gpu=10G",
+                 "-t",
+                 "30",
+                 "-A",
+                 "proj",
+                 "--qos=high",
+                 "-C",
+                 "nvlink",
+                 "-w",
+                 "node[01-03]",
+                 "-x",
+                 "node09",
+                 "--comment=c",
+                 "-H",
+                 "--no-requeue",
+                 "-e",
+                 "err-%j",
+                 "-i",
+                 "in.txt",
+                 "--open-mode=append",
+                 "--wrap",
                  "x"}),
             0);
   const JobSpec& s = Spec();
@@ -180,8 +208,7 @@ TEST_F(SbatchTest, SizeOptionsTakeSlurmSpellings) {
 
 TEST_F(SbatchTest, ExportModes) {
   EXPECT_EQ(Run({"--export=NONE", "--wrap", "x"}), 0);
-  EXPECT_EQ(EnvWithoutUmask(),
-            (std::vector<std::string>{"SLURM_CONF=/x"}));
+  EXPECT_EQ(EnvWithoutUmask(), (std::vector<std::string>{"SLURM_CONF=/x"}));
   EXPECT_EQ(Run({"--export=HOME,FOO=bar", "--wrap", "x"}), 0);
   EXPECT_EQ(EnvWithoutUmask(),
             (std::vector<std::string>{"FOO=bar", "HOME=/home/alice", "SLURM_CONF=/x"}));
@@ -210,8 +237,9 @@ TEST_F(SbatchTest, EnvironmentInputBetweenScriptAndCommandLine) {
 
 TEST_F(SbatchTest, OptionErrors) {
   EXPECT_EQ(Run({"--bogus-option", "--wrap", "true"}), 255);
-  EXPECT_EQ(t.err.str(),
-            "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n");
+  EXPECT_EQ(
+      t.err.str(),
+      "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n");
   struct Case {
     std::vector<std::string> args;
     const char* err;
@@ -232,7 +260,8 @@ TEST_F(SbatchTest, OptionErrors) {
       {{"--mem-per-gpu=1P"}, "sbatch: error: Invalid --mem-per-gpu specification\n", 255},
       {{"--tmp=lots"}, "sbatch: error: Invalid --tmp specification\n", 255},
       {{"--mem=1G", "--mem-per-cpu=1G"},
-       "sbatch: error: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 255},
+       "sbatch: error: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n",
+       255},
       {{"--gres=gpu:x:y:z"}, "sbatch: error: Invalid --gres specification\n", 255},
       {{"--signal=NOPE@10"}, "sbatch: error: Invalid --signal specification\n", 255},
       {{"--signal=USR1@-3"}, "sbatch: error: Invalid --signal specification\n", 255},
@@ -241,9 +270,12 @@ TEST_F(SbatchTest, OptionErrors) {
       {{"--array=0-3%x"}, "sbatch: error: Invalid --array specification\n", 255},
       {{"-a", ""}, "sbatch: error: Invalid --array specification\n", 255},
       {{"--kill-on-invalid-dep=maybe"},
-       "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255},
+       "sbatch: error: Invalid --kill-on-invalid-dep specification\n",
+       255},
       {{"--bb=x"}, "sbatch: error: --bb is not supported yet\n", 1},
-      {{"--cpus-per-gpu=0"}, "sbatch: error: Invalid numeric value \"0\" for --cpus-per-gpu.\n", 255},
+      {{"--cpus-per-gpu=0"},
+       "sbatch: error: Invalid numeric value \"0\" for --cpus-per-gpu.\n",
+       255},
       {{"--switches=x"}, "sbatch: error: Invalid numeric value \"x\" for --switches.\n", 255},
       {{"--switches=2@soon"}, "sbatch: error: Invalid --switches max-time: soon\n", 255},
   };
@@ -286,8 +318,8 @@ TEST_F(SbatchTest, ScriptErrors) {
 }
 
 TEST_F(SbatchTest, SubmitFailures) {
-  t.api.submit_status = InvalidArgument(
-      "invalid partition specified: nosuch\nInvalid partition name specified");
+  t.api.submit_status =
+      InvalidArgument("invalid partition specified: nosuch\nInvalid partition name specified");
   EXPECT_EQ(Run({"-p", "nosuch", "--wrap", "true"}), 1);
   EXPECT_EQ(t.err.str(),
             "sbatch: error: invalid partition specified: nosuch\n"
@@ -395,7 +427,8 @@ TEST_F(SbatchTest, RecordsTheSubmittersUmask) {
   const auto& env = Spec().env();
   EXPECT_EQ(std::count(env.begin(), env.end(), std::string("SLURM_UMASK=0027")), 1);
   EXPECT_EQ(Run({"--export=NONE,SLURM_UMASK=0077", "--wrap", "x"}), 0);  // explicit wins
-  EXPECT_EQ(std::count(Spec().env().begin(), Spec().env().end(), std::string("SLURM_UMASK=0077")), 1);
+  EXPECT_EQ(std::count(Spec().env().begin(), Spec().env().end(), std::string("SLURM_UMASK=0077")),
+            1);
   EXPECT_EQ(EnvWithoutUmask().size() + 1, static_cast<size_t>(Spec().env().size()));
 }
 

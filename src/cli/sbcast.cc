@@ -19,11 +19,16 @@ enum Opt { kForce = 1, kPreserve, kJobId, kVersion, kHelp, kUsage, kIgnored };
 
 const std::vector<OptionDef>& Defs() {
   static const std::vector<OptionDef> defs = {
-      {"force", 'f', ArgKind::kNone, kForce},         {"preserve", 'p', ArgKind::kNone, kPreserve},
-      {"jobid", 'j', ArgKind::kRequired, kJobId},     {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 'h', ArgKind::kNone, kHelp},           {"usage", 0, ArgKind::kNone, kUsage},
-      {"compress", 'C', ArgKind::kOptional, kIgnored}, {"fanout", 'F', ArgKind::kRequired, kIgnored},
-      {"size", 's', ArgKind::kRequired, kIgnored},    {"timeout", 't', ArgKind::kRequired, kIgnored},
+      {"force", 'f', ArgKind::kNone, kForce},
+      {"preserve", 'p', ArgKind::kNone, kPreserve},
+      {"jobid", 'j', ArgKind::kRequired, kJobId},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"compress", 'C', ArgKind::kOptional, kIgnored},
+      {"fanout", 'F', ArgKind::kRequired, kIgnored},
+      {"size", 's', ArgKind::kRequired, kIgnored},
+      {"timeout", 't', ArgKind::kRequired, kIgnored},
       {"verbose", 'v', ArgKind::kNone, kIgnored},
   };
   return defs;
@@ -59,13 +64,26 @@ int RunSbcast(const std::vector<std::string>& args, CliEnv& env) {
   std::string job = env.Getenv("SLURM_JOB_ID");
   for (const ParsedOption& o : parsed->options) {
     switch (o.id) {
-      case kForce: force = true; break;
-      case kPreserve: preserve = true; break;
-      case kJobId: job = o.value.substr(0, o.value.find('.')); break;
-      case kVersion: *env.out << "slurm " << kSlurmVersion << "\n"; return 0;
-      case kHelp: *env.out << HelpText("sbcast", HelpKind::kHelp); return 0;
-      case kUsage: *env.out << HelpText("sbcast", HelpKind::kUsage); return 0;
-      default: break;
+      case kForce:
+        force = true;
+        break;
+      case kPreserve:
+        preserve = true;
+        break;
+      case kJobId:
+        job = o.value.substr(0, o.value.find('.'));
+        break;
+      case kVersion:
+        *env.out << "slurm " << kSlurmVersion << "\n";
+        return 0;
+      case kHelp:
+        *env.out << HelpText("sbcast", HelpKind::kHelp);
+        return 0;
+      case kUsage:
+        *env.out << HelpText("sbcast", HelpKind::kUsage);
+        return 0;
+      default:
+        break;
     }
   }
   const std::vector<std::string>& files = parsed->positionals;
@@ -100,10 +118,19 @@ int RunSbcast(const std::vector<std::string>& args, CliEnv& env) {
   }
   char mode[8] = "";
   if (preserve) std::snprintf(mode, sizeof mode, "%o", st.st_mode & 07777);
-  std::vector<std::string> srun = {
-      "--jobid=" + job, "--overlap", "-N" + std::to_string(info->alloc_size()),
-      "--ntasks-per-node=1", "--input=all", "--job-name=sbcast", "/bin/sh", "-c", kWriter,
-      files[1], force ? "1" : "0", mode, preserve ? std::to_string(st.st_mtime) : ""};
+  std::vector<std::string> srun = {"--jobid=" + job,
+                                   "--overlap",
+                                   "-N" + std::to_string(info->alloc_size()),
+                                   "--ntasks-per-node=1",
+                                   "--input=all",
+                                   "--job-name=sbcast",
+                                   "/bin/sh",
+                                   "-c",
+                                   kWriter,
+                                   files[1],
+                                   force ? "1" : "0",
+                                   mode,
+                                   preserve ? std::to_string(st.st_mtime) : ""};
   CliEnv step_env = env;
   step_env.stdin_fd = fd;
   int rc = RunSrun(srun, step_env);

@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
-#include "cli/help_text.h"
 #include "cli/array_view.h"
+#include "cli/help_text.h"
 #include "cli/job_states.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -19,8 +19,25 @@ namespace sluice {
 namespace {
 
 enum Opt {
-  kAccount = 1, kBatch, kFull, kName, kPartition, kQos, kQuiet, kSignal, kState, kUser,
-  kVerbose, kVersion, kNodelist, kMe, kHelp, kIgnored, kUnsupported, kUsage };
+  kAccount = 1,
+  kBatch,
+  kFull,
+  kName,
+  kPartition,
+  kQos,
+  kQuiet,
+  kSignal,
+  kState,
+  kUser,
+  kVerbose,
+  kVersion,
+  kNodelist,
+  kMe,
+  kHelp,
+  kIgnored,
+  kUnsupported,
+  kUsage
+};
 
 constexpr int kEsInvalidJobId = 2017;
 constexpr int kEsAlreadyDone = 2021;
@@ -28,17 +45,28 @@ constexpr int kEsAccessDenied = 2002;
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"account", 'A', ArgKind::kRequired, kAccount}, {"batch", 'b', ArgKind::kNone, kBatch},
-      {"full", 'f', ArgKind::kNone, kFull},           {"name", 'n', ArgKind::kRequired, kName},
-      {"jobname", 0, ArgKind::kRequired, kName},      {"partition", 'p', ArgKind::kRequired, kPartition},
-      {"qos", 'q', ArgKind::kRequired, kQos},         {"quiet", 'Q', ArgKind::kNone, kQuiet},
-      {"signal", 's', ArgKind::kRequired, kSignal},   {"state", 't', ArgKind::kRequired, kState},
-      {"user", 'u', ArgKind::kRequired, kUser},       {"verbose", 'v', ArgKind::kNone, kVerbose},
-      {"version", 'V', ArgKind::kNone, kVersion},     {"nodelist", 'w', ArgKind::kRequired, kNodelist},
-      {"me", 0, ArgKind::kNone, kMe},                 {"help", 0, ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kUsage},            {"clusters", 'M', ArgKind::kRequired, kIgnored},
-      {"hurry", 'H', ArgKind::kNone, kIgnored},       {"ctld", 0, ArgKind::kNone, kIgnored},
-      {"sibling", 0, ArgKind::kRequired, kIgnored},   {"wckey", 0, ArgKind::kRequired, kIgnored},
+      {"account", 'A', ArgKind::kRequired, kAccount},
+      {"batch", 'b', ArgKind::kNone, kBatch},
+      {"full", 'f', ArgKind::kNone, kFull},
+      {"name", 'n', ArgKind::kRequired, kName},
+      {"jobname", 0, ArgKind::kRequired, kName},
+      {"partition", 'p', ArgKind::kRequired, kPartition},
+      {"qos", 'q', ArgKind::kRequired, kQos},
+      {"quiet", 'Q', ArgKind::kNone, kQuiet},
+      {"signal", 's', ArgKind::kRequired, kSignal},
+      {"state", 't', ArgKind::kRequired, kState},
+      {"user", 'u', ArgKind::kRequired, kUser},
+      {"verbose", 'v', ArgKind::kNone, kVerbose},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"nodelist", 'w', ArgKind::kRequired, kNodelist},
+      {"me", 0, ArgKind::kNone, kMe},
+      {"help", 0, ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"hurry", 'H', ArgKind::kNone, kIgnored},
+      {"ctld", 0, ArgKind::kNone, kIgnored},
+      {"sibling", 0, ArgKind::kRequired, kIgnored},
+      {"wckey", 0, ArgKind::kRequired, kIgnored},
       {"interactive", 'i', ArgKind::kNone, kUnsupported},
       {"reservation", 'R', ArgKind::kRequired, kUnsupported},
   };
@@ -49,7 +77,8 @@ struct ScancelOptions {
   std::vector<JobSelector> sels;  // as typed: 12, 12_3, 12_[1-3]
   std::vector<StepRef> steps;     // 12.0: that step only
   int signal = 0;
-  bool batch = false, full = false, quiet = false, me = false, help = false, usage = false, version = false;
+  bool batch = false, full = false, quiet = false, me = false, help = false, usage = false,
+       version = false;
   int verbose = 0;
   std::set<JobState> states;
   std::set<uint32_t> uids;
@@ -87,27 +116,54 @@ Status ApplyValueOption(const ParsedOption& o, ScancelOptions* s, CliEnv& env) {
       s->nodes.insert(h->begin(), h->end());
       return Status::Ok();
     }
-    case kAccount: s->account = o.value; break;
-    case kName: s->name = o.value; break;
-    case kPartition: s->partition = o.value; break;
-    case kQos: s->qos = o.value; break;
+    case kAccount:
+      s->account = o.value;
+      break;
+    case kName:
+      s->name = o.value;
+      break;
+    case kPartition:
+      s->partition = o.value;
+      break;
+    case kQos:
+      s->qos = o.value;
+      break;
   }
   return Status::Ok();
 }
 
 Status ApplyOption(const ParsedOption& o, ScancelOptions* s, CliEnv& env) {
   switch (o.id) {
-    case kBatch: s->batch = true; break;
-    case kQuiet: s->quiet = true; break;
-    case kVerbose: ++s->verbose; break;
-    case kVersion: s->version = true; break;
-    case kMe: s->me = true; break;
-    case kHelp: s->help = true; break;
-    case kUsage: s->usage = true; break;
-    case kFull: s->full = true; break;
-    case kIgnored: break;
-    case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
-    default: return ApplyValueOption(o, s, env);
+    case kBatch:
+      s->batch = true;
+      break;
+    case kQuiet:
+      s->quiet = true;
+      break;
+    case kVerbose:
+      ++s->verbose;
+      break;
+    case kVersion:
+      s->version = true;
+      break;
+    case kMe:
+      s->me = true;
+      break;
+    case kHelp:
+      s->help = true;
+      break;
+    case kUsage:
+      s->usage = true;
+      break;
+    case kFull:
+      s->full = true;
+      break;
+    case kIgnored:
+      break;
+    case kUnsupported:
+      return FailedPrecondition(o.spelled + " is not supported yet");
+    default:
+      return ApplyValueOption(o, s, env);
   }
   return Status::Ok();
 }
@@ -202,7 +258,8 @@ int Cancel(const ScancelOptions& s, CliEnv& env) {
   }
   for (const std::string& m : missing) {
     if (s.verbose > 0)
-      *env.err << "scancel: error: Kill job error on job id " << m << ": Invalid job id specified\n";
+      *env.err << "scancel: error: Kill job error on job id " << m
+               << ": Invalid job id specified\n";
   }
   std::vector<int64_t> ids = r.whole;
   ids.insert(ids.end(), r.exact.begin(), r.exact.end());
@@ -247,10 +304,14 @@ int SlurmErrno(int code, const std::string& message) {
   if (message == "Job/step already completing or completed") return kEsAlreadyDone;
   if (message == "Access/permission denied") return kEsAccessDenied;
   switch (static_cast<Code>(code)) {
-    case Code::kNotFound: return kEsInvalidJobId;
-    case Code::kPermissionDenied: return kEsAccessDenied;
-    case Code::kFailedPrecondition: return kEsAlreadyDone;
-    default: return 1;
+    case Code::kNotFound:
+      return kEsInvalidJobId;
+    case Code::kPermissionDenied:
+      return kEsAccessDenied;
+    case Code::kFailedPrecondition:
+      return kEsAlreadyDone;
+    default:
+      return 1;
   }
 }
 

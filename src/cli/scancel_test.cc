@@ -58,7 +58,8 @@ TEST_F(ScancelTest, JobDotStepCancelsThatStepOnly) {
   r->set_code(static_cast<int>(Code::kPermissionDenied));
   r->set_message("Access/permission denied");
   EXPECT_NE(Run({"40.0"}), 0);
-  EXPECT_EQ(t.err.str(), "scancel: error: Kill job error on job step id 40.0: Access/permission denied\n");
+  EXPECT_EQ(t.err.str(),
+            "scancel: error: Kill job error on job step id 40.0: Access/permission denied\n");
   ASSERT_EQ(t.api.cancels.size(), 1u);
   EXPECT_EQ(t.api.cancels[0].job_ids_size(), 0);
   for (const char* bad : {"40.", ".1", "40.x", "40.-1"}) {
@@ -105,7 +106,9 @@ TEST_F(ScancelTest, Errors) {
   EXPECT_EQ(t.err.str(), "scancel: error: No job identification provided\n");
   t.err.str("");
   EXPECT_EQ(Run({"--bogus"}), 1);
-  EXPECT_EQ(t.err.str(), "scancel: unrecognized option '--bogus'\nTry \"scancel --help\" for more information\n");
+  EXPECT_EQ(
+      t.err.str(),
+      "scancel: unrecognized option '--bogus'\nTry \"scancel --help\" for more information\n");
   t.err.str("");
   EXPECT_EQ(Run({"12_x"}), 1);
   EXPECT_EQ(t.err.str(), "scancel: error: Invalid job id: 12_x\n");

@@ -1,5 +1,5 @@
-#include "cli/step_view.h"
 #include "cli/scontrol.h"
+#include "cli/step_view.h"
 
 #include <signal.h>
 
@@ -7,8 +7,8 @@
 #include <iomanip>
 #include <iostream>
 
-#include "cli/help_text.h"
 #include "cli/array_view.h"
+#include "cli/help_text.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
 #include "cli/own_config.h"
@@ -21,18 +21,36 @@
 namespace sluice {
 namespace {
 
-enum Opt { kOneLiner = 1, kDetails, kQuiet, kVerbose, kVersion, kHelp, kIgnored, kUnsupported, kJson };
+enum Opt {
+  kOneLiner = 1,
+  kDetails,
+  kQuiet,
+  kVerbose,
+  kVersion,
+  kHelp,
+  kIgnored,
+  kUnsupported,
+  kJson
+};
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"oneliner", 'o', ArgKind::kNone, kOneLiner}, {"details", 'd', ArgKind::kNone, kDetails},
-      {"quiet", 'Q', ArgKind::kNone, kQuiet},       {"verbose", 'v', ArgKind::kNone, kVerbose},
-      {"version", 'V', ArgKind::kNone, kVersion},   {"help", 'h', ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kHelp},          {"all", 'a', ArgKind::kNone, kIgnored},
-      {"cluster", 'M', ArgKind::kRequired, kIgnored}, {"clusters", 0, ArgKind::kRequired, kIgnored},
-      {"federation", 0, ArgKind::kNone, kIgnored},  {"future", 'F', ArgKind::kNone, kIgnored},
-      {"hide", 0, ArgKind::kNone, kIgnored},        {"local", 0, ArgKind::kNone, kIgnored},
-      {"sibling", 0, ArgKind::kNone, kIgnored},     {"json", 0, ArgKind::kNone, kJson},
+      {"oneliner", 'o', ArgKind::kNone, kOneLiner},
+      {"details", 'd', ArgKind::kNone, kDetails},
+      {"quiet", 'Q', ArgKind::kNone, kQuiet},
+      {"verbose", 'v', ArgKind::kNone, kVerbose},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kHelp},
+      {"all", 'a', ArgKind::kNone, kIgnored},
+      {"cluster", 'M', ArgKind::kRequired, kIgnored},
+      {"clusters", 0, ArgKind::kRequired, kIgnored},
+      {"federation", 0, ArgKind::kNone, kIgnored},
+      {"future", 'F', ArgKind::kNone, kIgnored},
+      {"hide", 0, ArgKind::kNone, kIgnored},
+      {"local", 0, ArgKind::kNone, kIgnored},
+      {"sibling", 0, ArgKind::kNone, kIgnored},
+      {"json", 0, ArgKind::kNone, kJson},
       {"yaml", 0, ArgKind::kNone, kUnsupported},
   };
   return *d;
@@ -77,7 +95,8 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
     sels.insert(sels.end(), v->begin(), v->end());
   }
   Expected<ClientApiInterface*> api = Api(c);
-  Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
+  Expected<GetJobsReply> rep =
+      api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
   if (!rep.ok()) return Error(c, "slurm_load_jobs error: " + rep.status().message());
   int64_t now = rep->now() > 0 ? rep->now() : c.env.clock->Now();
   int shown = 0;
@@ -86,7 +105,8 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
     if (sels.empty() || AnySelectorMatches(sels, j)) jobs.push_back(j);
   }
   if (c.json) {
-    if (jobs.empty() && req.job_ids_size() > 0) return Error(c, "slurm_load_jobs error: Invalid job id specified");
+    if (jobs.empty() && req.job_ids_size() > 0)
+      return Error(c, "slurm_load_jobs error: Invalid job id specified");
     *c.env.out << FormatSqueueJson(jobs, LoadOwnConfig(c.env).cluster_name);
     return 0;
   }
@@ -110,7 +130,8 @@ int ShowNodes(Ctx& c, const std::vector<std::string>& names) {
   }
   for (const std::string& w : wanted) req.add_names(w);
   Expected<ClientApiInterface*> api = Api(c);
-  Expected<GetNodesReply> rep = api.ok() ? (*api)->GetNodes(req) : Expected<GetNodesReply>(api.status());
+  Expected<GetNodesReply> rep =
+      api.ok() ? (*api)->GetNodes(req) : Expected<GetNodesReply>(api.status());
   if (!rep.ok()) return Error(c, "slurm_load_node error: " + rep.status().message());
   for (const std::string& w : wanted) {
     bool found = std::any_of(rep->nodes().begin(), rep->nodes().end(),
@@ -132,7 +153,8 @@ int ShowPartitions(Ctx& c, const std::vector<std::string>& names) {
   Expected<ClientApiInterface*> api = Api(c);
   Expected<GetPartitionsReply> parts =
       api.ok() ? (*api)->GetPartitions({}) : Expected<GetPartitionsReply>(api.status());
-  Expected<GetNodesReply> nodes = parts.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(parts.status());
+  Expected<GetNodesReply> nodes =
+      parts.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(parts.status());
   if (!nodes.ok()) return Error(c, "slurm_load_partitions error: " + nodes.status().message());
   std::vector<NodeInfo> node_list(nodes->nodes().begin(), nodes->nodes().end());
   int shown = 0;
@@ -154,7 +176,8 @@ std::string ControllerHost(const GetConfigReply& cfg) {
 
 int ShowConfig(Ctx& c, bool ping) {
   Expected<ClientApiInterface*> api = Api(c);
-  Expected<GetConfigReply> cfg = api.ok() ? (*api)->GetConfig({}) : Expected<GetConfigReply>(api.status());
+  Expected<GetConfigReply> cfg =
+      api.ok() ? (*api)->GetConfig({}) : Expected<GetConfigReply>(api.status());
   if (!cfg.ok()) {
     if (ping) {
       *c.env.out << "Slurmctld(primary) is DOWN\n";
@@ -206,7 +229,8 @@ int Show(Ctx& c, std::vector<std::string> args) {
   if (Is(e, "hostnames", 5)) return ShowHosts(c, "hostnames", rest);
   if (Is(e, "jobs", 1)) return ShowJobs(c, rest);
   if (Is(e, "nodes", 1)) return ShowNodes(c, rest);
-  if (c.json) return Error(c, "scontrol: error: --json is supported for show job and show node only");
+  if (c.json)
+    return Error(c, "scontrol: error: --json is supported for show job and show node only");
   if (Is(e, "partitions", 1)) return ShowPartitions(c, rest);
   if (Is(e, "config", 1)) return ShowConfig(c, false);
   if (Is(e, "reservations", 3))
@@ -235,7 +259,8 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
     if (o.id == kJson) c.json = true;
     if (o.id == kVersion) version = true;
     if (o.id == kHelp) help = true;
-    if (o.id == kUnsupported) return Error(c, "scontrol: error: " + o.spelled + " is not supported yet");
+    if (o.id == kUnsupported)
+      return Error(c, "scontrol: error: " + o.spelled + " is not supported yet");
   }
   std::vector<std::string> words = parsed->positionals;
   if (version || (!words.empty() && Is(words[0], "version", 4))) {
@@ -257,8 +282,9 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (Is(cmd, "requeue", 3)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE, rest);
   if (Is(cmd, "ping", 2)) return ShowConfig(c, true);
   if (Is(cmd, "reconfigure", 3))
-    return Error(c, "scontrol: error: reconfigure is not provided by Sluice: restart sluicectld to "
-                    "reread the configuration (running jobs keep running)");
+    return Error(c,
+                 "scontrol: error: reconfigure is not provided by Sluice: restart sluicectld to "
+                 "reread the configuration (running jobs keep running)");
   if (Is(cmd, "create", 2) || Is(cmd, "delete", 3)) {
     const bool create = Is(cmd, "create", 2);
     // "create reservation K=V..." / "create Reservation=NAME ..." / "delete ReservationName=NAME"
@@ -267,9 +293,12 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
     if (!Is(what, "reservationname", 3))
       return Error(c, "scontrol: error: invalid entity:" + rest[0] + " for keyword:" + cmd);
     std::vector<std::string> args = rest;
-    if (rest[0].find('=') == std::string::npos) args.erase(args.begin());
-    else if (!create) args = {rest[0]};
-    else if (what != "reservationname" && what != "reservation") args.erase(args.begin());
+    if (rest[0].find('=') == std::string::npos)
+      args.erase(args.begin());
+    else if (!create)
+      args = {rest[0]};
+    else if (what != "reservationname" && what != "reservation")
+      args.erase(args.begin());
     return ScontrolReservation(env, create ? RESV_CREATE : RESV_DELETE, args, c.oneliner, c.quiet);
   }
   return Error(c, "invalid keyword: " + cmd);
@@ -298,7 +327,8 @@ int UpdateNode(Ctx& c, const std::vector<std::string>& args) {
     in_reason = false;
     if (k == "nodename") {
       Expected<std::vector<std::string>> h = ExpandHostlist(v);
-      if (!h.ok() || h->empty()) return Error(c, "scontrol: error: Invalid node name specified: " + v);
+      if (!h.ok() || h->empty())
+        return Error(c, "scontrol: error: Invalid node name specified: " + v);
       for (const std::string& n : *h) req.add_names(n);
     } else if (k == "state") {
       std::string up = v;
@@ -317,7 +347,8 @@ int UpdateNode(Ctx& c, const std::vector<std::string>& args) {
     return Error(c, "You must specify a reason when DOWNING or DRAINING a node. Request denied");
   req.set_reason(reason);
   Expected<ClientApiInterface*> api = Api(c);
-  Expected<UpdateNodeReply> rep = api.ok() ? (*api)->UpdateNode(req) : Expected<UpdateNodeReply>(api.status());
+  Expected<UpdateNodeReply> rep =
+      api.ok() ? (*api)->UpdateNode(req) : Expected<UpdateNodeReply>(api.status());
   if (!rep.ok()) return Error(c, "slurm_update error: " + rep.status().message());
   return 0;
 }
@@ -349,7 +380,8 @@ int UpdateJob(Ctx& c, const std::vector<std::string>& args) {
   if (req.job_ids().empty() && req.exact_job_ids().empty())
     return Error(c, "No job identification provided");
   Expected<ClientApiInterface*> api = Api(c);
-  Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
+  Expected<UpdateJobReply> rep =
+      api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
   if (!rep.ok()) return Error(c, "slurm_update error: " + rep.status().message());
   return 0;
 }
@@ -363,8 +395,9 @@ int RunScontrolUpdate(Ctx& c, const std::vector<std::string>& args) {
     if (k == "reservationname" || k == "reservation")
       return ScontrolReservation(c.env, RESV_UPDATE, args, c.oneliner, c.quiet);
   }
-  return Error(c, "No valid entity in update command\nInput line must include \"NodeName\", "
-                  "\"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"");
+  return Error(c,
+               "No valid entity in update command\nInput line must include \"NodeName\", "
+               "\"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"");
 }
 
 // `scontrol requeue` of its own job (Lightning and submitit call it from rank 0's signal
@@ -377,7 +410,9 @@ void ShieldOwnRequeue(const CliEnv& env, const UpdateJobRequest& req) {
   std::string own = env.Getenv("SLURM_JOB_ID");
   if (!rq || own.empty()) return;
   for (const auto* ids : {&req.job_ids(), &req.exact_job_ids()}) {
-    if (std::none_of(ids->begin(), ids->end(), [&](int64_t id) { return std::to_string(id) == own; })) continue;
+    if (std::none_of(ids->begin(), ids->end(),
+                     [&](int64_t id) { return std::to_string(id) == own; }))
+      continue;
     ::signal(SIGTERM, SIG_IGN);
     return;
   }
@@ -388,7 +423,8 @@ int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string
   req.set_action(action);
   std::vector<JobSelector> sels;
   for (const std::string& a : args) {
-    if (action == JOB_ACTION_REQUEUE_HOLD && KeyValue(a).first == "state") continue;  // State=SpecialExit
+    if (action == JOB_ACTION_REQUEUE_HOLD && KeyValue(a).first == "state")
+      continue;  // State=SpecialExit
     Expected<std::vector<JobSelector>> v = ParseJobSelectors(a);
     if (!v.ok()) return Error(c, "Invalid job id specified for job " + a);
     sels.insert(sels.end(), v->begin(), v->end());
@@ -403,7 +439,8 @@ int RunScontrolJobAction(Ctx& c, JobAction action, const std::vector<std::string
     if (!missing.empty()) return Error(c, "Invalid job id specified for job " + missing[0]);
   }
   ShieldOwnRequeue(c.env, req);
-  Expected<UpdateJobReply> rep = api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
+  Expected<UpdateJobReply> rep =
+      api.ok() ? (*api)->UpdateJob(req) : Expected<UpdateJobReply>(api.status());
   if (!rep.ok()) {
     bool rq = action == JOB_ACTION_REQUEUE || action == JOB_ACTION_REQUEUE_HOLD;
     std::string what = rq ? "slurm_requeue error: " : "slurm_update error: ";

@@ -26,7 +26,8 @@ bool HasKey(const std::vector<std::string>& args, std::initializer_list<const ch
 
 // The scontrol-side checks of a create request, as Slurm's scontrol makes them.
 std::string CreateProblem(const std::vector<std::string>& args) {
-  if (!HasKey(args, {"starttime"})) return "A start time must be specified.  No reservation created.";
+  if (!HasKey(args, {"starttime"}))
+    return "A start time must be specified.  No reservation created.";
   if (!HasKey(args, {"endtime", "duration"}))
     return "An end time or duration must be specified.  No reservation created.";
   if (!HasKey(args, {"nodes", "nodelist", "nodecnt", "nodecount", "tres", "corecnt"}))
@@ -76,7 +77,8 @@ int ScontrolReservation(CliEnv& env, ReservationAction action, const std::vector
       *env.out << "Reservation updated.\n";
       return 0;
     case RESV_DELETE:
-      if (!rep.ok()) return fail("delete_reservation " + req.name() + ": " + rep.status().message());
+      if (!rep.ok())
+        return fail("delete_reservation " + req.name() + ": " + rep.status().message());
       return 0;
     default:
       break;

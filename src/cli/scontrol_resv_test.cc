@@ -89,8 +89,8 @@ TEST_F(ScontrolResvTest, ShowOneLinerInactiveAndEmpty) {
 
 TEST_F(ScontrolResvTest, CreateSendsWordsAndPrintsName) {
   t.api.resv_reply.set_name("maint");
-  EXPECT_EQ(Run({"create", "reservation", "ReservationName=maint", "StartTime=now",
-                 "Duration=60", "Nodes=node[01-02]", "Users=root", "Flags=MAINT"}),
+  EXPECT_EQ(Run({"create", "reservation", "ReservationName=maint", "StartTime=now", "Duration=60",
+                 "Nodes=node[01-02]", "Users=root", "Flags=MAINT"}),
             0);
   EXPECT_EQ(t.out.str(), "Reservation created: maint\n");
   ASSERT_EQ(t.api.resv_requests.size(), 1u);

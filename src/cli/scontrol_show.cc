@@ -34,7 +34,8 @@ std::string JobEnd(const JobInfo& j) {
 }
 
 std::string MinMemory(const JobInfo& j) {
-  if (j.spec().mem_per_cpu_mb() > 0) return "MinMemoryCPU=" + FormatMemoryMb(j.spec().mem_per_cpu_mb());
+  if (j.spec().mem_per_cpu_mb() > 0)
+    return "MinMemoryCPU=" + FormatMemoryMb(j.spec().mem_per_cpu_mb());
   return "MinMemoryNode=" + (j.mem_per_node_mb() > 0 ? FormatMemoryMb(j.mem_per_node_mb()) : "0");
 }
 
@@ -43,7 +44,7 @@ std::string ArrayFields(const JobInfo& j) {
   if (j.array_job_id() == 0) return "";
   const std::string& s = j.array_task_str();
   std::string tasks = s.size() >= 2 && s.front() == '[' ? s.substr(1, s.size() - 2)
-                                                         : std::to_string(j.array_task_id());
+                                                        : std::to_string(j.array_task_id());
   size_t pct = tasks.find('%');
   if (pct != std::string::npos) tasks.resize(pct);
   std::string r = " ArrayJobId=" + std::to_string(j.array_job_id()) + " ArrayTaskId=" + tasks;
@@ -54,38 +55,41 @@ std::string ArrayFields(const JobInfo& j) {
 // " HetJobId=10 HetJobOffset=1 HetJobIdSet=10-12" for a heterogeneous job's components.
 std::string HetFields(const JobInfo& j) {
   if (j.het_job_id() == 0) return "";
-  return " HetJobId=" + std::to_string(j.het_job_id()) + " HetJobOffset=" + std::to_string(j.het_job_offset()) +
-         " HetJobIdSet=" + HetJobIdSet(j);
+  return " HetJobId=" + std::to_string(j.het_job_id()) +
+         " HetJobOffset=" + std::to_string(j.het_job_offset()) + " HetJobIdSet=" + HetJobIdSet(j);
 }
 
 std::string JobHead(const JobInfo& j, int64_t now) {
   const JobSpec& s = j.spec();
-  std::string r = "JobId=" + std::to_string(j.job_id()) + ArrayFields(j) + HetFields(j) + " JobName=" + s.name() + "\n";
+  std::string r = "JobId=" + std::to_string(j.job_id()) + ArrayFields(j) + HetFields(j) +
+                  " JobName=" + s.name() + "\n";
   r += "   UserId=" + Who(j.user(), j.uid()) + " GroupId=" + Who(j.group(), j.gid()) +
        " MCS_label=N/A\n";
   r += "   Priority=" + std::to_string(j.priority()) + " Nice=0 Account=" + OrNull(s.account()) +
        " QOS=" + (s.qos().empty() ? "normal" : s.qos()) + "\n";
-  r += "   JobState=" + JobStateName(j) +
-       " Reason=" + (j.reason().empty() ? "None" : j.reason()) + " Dependency=" + DependencyString(j) + "\n";
+  r += "   JobState=" + JobStateName(j) + " Reason=" + (j.reason().empty() ? "None" : j.reason()) +
+       " Dependency=" + DependencyString(j) + "\n";
   r += "   Requeue=" + std::string(s.requeue() == 2 ? "0" : "1") +
-       " Restarts=" + std::to_string(j.restarts()) + " BatchFlag=1 Reboot=0 ExitCode=" +
-       JobExitCode(j) + "\n";
+       " Restarts=" + std::to_string(j.restarts()) +
+       " BatchFlag=1 Reboot=0 ExitCode=" + JobExitCode(j) + "\n";
   r += "   RunTime=" + FormatHms(JobRunSeconds(j, now)) +
        " TimeLimit=" + FormatHmsLimit(j.time_limit_min()) + " TimeMin=N/A\n";
   r += "   SubmitTime=" + TsOr(j.submit_time(), "Unknown") +
        " EligibleTime=" + TsOr(j.eligible_time(), "Unknown") + "\n";
   r += "   AccrueTime=" + TsOr(j.eligible_time(), "Unknown") + "\n";
-  r += "   StartTime=" + TsOr(JobStartOrPlanned(j), "Unknown") +
-       " EndTime=" + JobEnd(j) + " Deadline=N/A\n";
-  r += "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=" + TsOr(j.last_sched_eval(), "Unknown") +
-       " Scheduler=Main\n";
+  r += "   StartTime=" + TsOr(JobStartOrPlanned(j), "Unknown") + " EndTime=" + JobEnd(j) +
+       " Deadline=N/A\n";
+  r +=
+      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=" + TsOr(j.last_sched_eval(), "Unknown") +
+      " Scheduler=Main\n";
   return r;
 }
 
 std::string JobBody(const JobInfo& j) {
   const JobSpec& s = j.spec();
   int cpt = std::max(1, s.cpus_per_task());
-  std::string r = "   Partition=" + s.partition() + " AllocNode:Sid=" + OrNull(s.submit_host()) + ":0\n";
+  std::string r =
+      "   Partition=" + s.partition() + " AllocNode:Sid=" + OrNull(s.submit_host()) + ":0\n";
   r += "   ReqNodeList=" + OrNull(s.nodelist()) + " ExcNodeList=" + OrNull(s.exclude()) + "\n";
   r += "   NodeList=" + JobNodeList(j) + "\n";
   if (!JobBatchHost(j).empty()) r += "   BatchHost=" + JobBatchHost(j) + "\n";
@@ -97,8 +101,8 @@ std::string JobBody(const JobInfo& j) {
        ":0:*:* CoreSpec=*\n";
   r += "   MinCPUsNode=" +
        std::to_string(std::max(s.min_cpus_per_node(), cpt * std::max(1, s.ntasks_per_node()))) +
-       " " + MinMemory(j) + " MinTmpDiskNode=" +
-       (s.tmp_disk_mb() > 0 ? FormatMemoryMb(s.tmp_disk_mb()) : "0") + "\n";
+       " " + MinMemory(j) +
+       " MinTmpDiskNode=" + (s.tmp_disk_mb() > 0 ? FormatMemoryMb(s.tmp_disk_mb()) : "0") + "\n";
   r += "   Features=" + OrNull(s.constraint()) + " DelayBoot=00:00:00\n";
   r += "   OverSubscribe=" + std::string(s.exclusive() ? "NO" : "OK") +
        " Contiguous=0 Licenses=(null) Network=(null)\n";
@@ -142,10 +146,11 @@ std::string FormatNodeRecord(const NodeInfo& n, const std::function<std::string(
        " Version=" + OrNull(n.version()) + "\n";
   r += "   OS=" + OrNull(n.os()) + " \n";
   r += "   RealMemory=" + std::to_string(n.real_memory_mb()) +
-       " AllocMem=" + std::to_string(n.alloc_mem_mb()) + " FreeMem=" +
-       (n.has_free_mem_mb() ? std::to_string(n.free_mem_mb()) : "N/A") +
+       " AllocMem=" + std::to_string(n.alloc_mem_mb()) +
+       " FreeMem=" + (n.has_free_mem_mb() ? std::to_string(n.free_mem_mb()) : "N/A") +
        " Sockets=" + std::to_string(n.sockets()) + " Boards=1\n";
-  r += "   State=" + NodeStateScontrol(n) + " ThreadsPerCore=" + std::to_string(n.threads_per_core()) +
+  r += "   State=" + NodeStateScontrol(n) +
+       " ThreadsPerCore=" + std::to_string(n.threads_per_core()) +
        " TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A\n";
   r += "   Partitions=" + parts + " \n";
   r += "   BootTime=" + TsOr(n.boot_time(), "None") +
@@ -220,9 +225,10 @@ std::string FormatReservationRecord(const ReservationInfo& r, int64_t now) {
        " NodeCnt=" + std::to_string(nodes.size()) + " CoreCnt=" + std::to_string(r.core_cnt()) +
        " Features=(null) PartitionName=" + OrNull(r.partition()) + " Flags=" + flags + "\n";
   s += "   TRES=" + OrNull(r.tres()) + "\n";
-  s += "   Users=" + join(r.users(), r.users_denied()) + " Groups=(null) Accounts=" +
-       join(r.accounts(), r.accounts_denied()) + " Licenses=(null) State=" +
-       (active ? "ACTIVE" : "INACTIVE") + " BurstBuffer=(null) Watts=n/a\n";
+  s += "   Users=" + join(r.users(), r.users_denied()) +
+       " Groups=(null) Accounts=" + join(r.accounts(), r.accounts_denied()) +
+       " Licenses=(null) State=" + (active ? "ACTIVE" : "INACTIVE") +
+       " BurstBuffer=(null) Watts=n/a\n";
   s += "   MaxStartDelay=(null)\n\n";
   return s;
 }

@@ -16,7 +16,8 @@
 namespace sluice {
 
 std::string FormatJobRecord(const JobInfo& job, int64_t now);
-std::string FormatNodeRecord(const NodeInfo& node, const std::function<std::string(uint32_t)>& user);
+std::string FormatNodeRecord(const NodeInfo& node,
+                             const std::function<std::string(uint32_t)>& user);
 std::string FormatPartitionRecord(const PartitionInfo& part, const std::vector<NodeInfo>& nodes);
 std::string FormatReservationRecord(const ReservationInfo& resv, int64_t now);
 std::string OneLiner(const std::string& record);

@@ -17,34 +17,35 @@ class ScontrolTest : public ::testing::Test {
 
 TEST_F(ScontrolTest, ShowPendingJob) {
   EXPECT_EQ(Run({"show", "job", "14"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "JobId=14 JobName=bigjob\n"
-            "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
-            "   Priority=1 Nice=0 Account=root QOS=normal\n"
-            "   JobState=PENDING Reason=Resources Dependency=(null)\n"
-            "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
-            "   RunTime=00:00:00 TimeLimit=UNLIMITED TimeMin=N/A\n"
-            "   SubmitTime=2026-11-30T02:26:13 EligibleTime=2026-11-30T02:26:13\n"
-            "   AccrueTime=2026-11-30T02:26:13\n"
-            "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
-            "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-30T02:26:14 Scheduler=Main\n"
-            "   Partition=gpu AllocNode:Sid=localhost:0\n"
-            "   ReqNodeList=(null) ExcNodeList=(null)\n"
-            "   NodeList=\n"
-            "   NumNodes=4-4 NumCPUs=4 NumTasks=4 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-            "   TRES=cpu=4,mem=4000M,node=4,billing=4,gres/gpu=32\n"
-            "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
-            "   MinCPUsNode=1 MinMemoryCPU=1000M MinTmpDiskNode=0\n"
-            "   Features=(null) DelayBoot=00:00:00\n"
-            "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
-            "   Command=(null)\n"
-            "   WorkDir=/home/alice/run\n"
-            "   StdErr=/dev/null\n"
-            "   StdIn=/dev/null\n"
-            "   StdOut=/dev/null\n"
-            "   Power=\n"
-            "   TresPerNode=gres:gpu:8\n"
-            "   \n\n");
+  EXPECT_EQ(
+      t.out.str(),
+      "JobId=14 JobName=bigjob\n"
+      "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+      "   Priority=1 Nice=0 Account=root QOS=normal\n"
+      "   JobState=PENDING Reason=Resources Dependency=(null)\n"
+      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+      "   RunTime=00:00:00 TimeLimit=UNLIMITED TimeMin=N/A\n"
+      "   SubmitTime=2026-11-30T02:26:13 EligibleTime=2026-11-30T02:26:13\n"
+      "   AccrueTime=2026-11-30T02:26:13\n"
+      "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
+      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-30T02:26:14 Scheduler=Main\n"
+      "   Partition=gpu AllocNode:Sid=localhost:0\n"
+      "   ReqNodeList=(null) ExcNodeList=(null)\n"
+      "   NodeList=\n"
+      "   NumNodes=4-4 NumCPUs=4 NumTasks=4 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+      "   TRES=cpu=4,mem=4000M,node=4,billing=4,gres/gpu=32\n"
+      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+      "   MinCPUsNode=1 MinMemoryCPU=1000M MinTmpDiskNode=0\n"
+      "   Features=(null) DelayBoot=00:00:00\n"
+      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+      "   Command=(null)\n"
+      "   WorkDir=/home/alice/run\n"
+      "   StdErr=/dev/null\n"
+      "   StdIn=/dev/null\n"
+      "   StdOut=/dev/null\n"
+      "   Power=\n"
+      "   TresPerNode=gres:gpu:8\n"
+      "   \n\n");
 }
 
 TEST_F(ScontrolTest, ShowJobAsksForTheIdsWithoutScriptOrEnv) {
@@ -61,8 +62,9 @@ TEST_F(ScontrolTest, ShowJobAsksForTheIdsWithoutScriptOrEnv) {
 TEST_F(ScontrolTest, ShowHeldJobHasUnknownEligibility) {
   EXPECT_EQ(Run({"show", "job", "15"}), 0);
   std::string s = t.out.str();
-  EXPECT_NE(s.find("   SubmitTime=2026-11-30T02:26:13 EligibleTime=Unknown\n   AccrueTime=Unknown\n"),
-            std::string::npos);
+  EXPECT_NE(
+      s.find("   SubmitTime=2026-11-30T02:26:13 EligibleTime=Unknown\n   AccrueTime=Unknown\n"),
+      std::string::npos);
   EXPECT_NE(s.find("   Priority=0 Nice=0"), std::string::npos);
   EXPECT_NE(s.find("   NumNodes=1 NumCPUs=1"), std::string::npos);
   EXPECT_EQ(s.find("TresPerNode"), std::string::npos);
@@ -73,7 +75,8 @@ TEST_F(ScontrolTest, ShowRunningJob) {
   std::string s = t.out.str();
   EXPECT_NE(s.find("   JobState=RUNNING Reason=None Dependency=(null)\n"), std::string::npos);
   EXPECT_NE(s.find("   RunTime=00:00:02 TimeLimit=UNLIMITED TimeMin=N/A\n"), std::string::npos);
-  EXPECT_NE(s.find("   StartTime=2026-11-30T02:26:14 EndTime=Unknown Deadline=N/A\n"), std::string::npos);
+  EXPECT_NE(s.find("   StartTime=2026-11-30T02:26:14 EndTime=Unknown Deadline=N/A\n"),
+            std::string::npos);
   EXPECT_NE(s.find("   NodeList=node[01-02]\n   BatchHost=node01\n"
                    "   NumNodes=2 NumCPUs=2 NumTasks=2 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
                    "   TRES=cpu=2,mem=2000M,node=2,billing=2,gres/gpu=8\n"),

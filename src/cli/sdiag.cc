@@ -17,9 +17,12 @@ enum Opt { kAll = 1, kReset, kJson, kVersion, kHelp, kUsage, kIgnored };
 
 const std::vector<OptionDef>& Defs() {
   static const std::vector<OptionDef> defs = {
-      {"all", 'a', ArgKind::kNone, kAll},        {"reset", 'r', ArgKind::kNone, kReset},
-      {"json", 0, ArgKind::kNone, kJson},        {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 'h', ArgKind::kNone, kHelp},      {"usage", 0, ArgKind::kNone, kUsage},
+      {"all", 'a', ArgKind::kNone, kAll},
+      {"reset", 'r', ArgKind::kNone, kReset},
+      {"json", 0, ArgKind::kNone, kJson},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
       {"cluster", 'M', ArgKind::kRequired, kIgnored},
       {"sort-by-id", 'i', ArgKind::kNone, kIgnored},
       {"sort-by-time", 't', ArgKind::kNone, kIgnored},
@@ -66,8 +69,8 @@ void Print(const GetStatsReply& s, std::ostream& out) {
   std::stable_sort(rpcs.begin(), rpcs.end(),
                    [](const auto& a, const auto& b) { return a.count() > b.count(); });
   for (const RpcMethodStats& m : rpcs) {
-    out << fmt::format("\t{:<24} count:{:<6} ave_time:{:<6} total_time:{}\n", m.method(),
-                       m.count(), m.count() ? m.total_us() / m.count() : 0, m.total_us());
+    out << fmt::format("\t{:<24} count:{:<6} ave_time:{:<6} total_time:{}\n", m.method(), m.count(),
+                       m.count() ? m.total_us() / m.count() : 0, m.total_us());
   }
 }
 
@@ -82,12 +85,23 @@ int RunSdiag(const std::vector<std::string>& args, CliEnv& env) {
   bool reset = false, json = false;
   for (const ParsedOption& o : parsed->options) {
     switch (o.id) {
-      case kReset: reset = true; break;
-      case kJson: json = true; break;
-      case kVersion: *env.out << "slurm " << kSlurmVersion << "\n"; return 0;
-      case kHelp: *env.out << HelpText("sdiag", HelpKind::kHelp); return 0;
-      case kUsage: *env.out << HelpText("sdiag", HelpKind::kUsage); return 0;
-      default: break;
+      case kReset:
+        reset = true;
+        break;
+      case kJson:
+        json = true;
+        break;
+      case kVersion:
+        *env.out << "slurm " << kSlurmVersion << "\n";
+        return 0;
+      case kHelp:
+        *env.out << HelpText("sdiag", HelpKind::kHelp);
+        return 0;
+      case kUsage:
+        *env.out << HelpText("sdiag", HelpKind::kUsage);
+        return 0;
+      default:
+        break;
     }
   }
   if (!parsed->positionals.empty()) {

@@ -46,9 +46,9 @@ TEST(Sdiag, PrintsSlurmsSectionsWithMeansAndRpcsByCount) {
        {"sdiag output at Mon Nov 30 12:00:00 2026 (1796040000)\n",
         "Data since      Mon Nov 30 11:00:00 2026 (1796036400)\n", "Jobs submitted: 12\n",
         "Jobs started:   10\n", "Jobs completed: 7\n", "Jobs canceled:  2\n", "Jobs failed:    1\n",
-        "Jobs pending:   2\n", "Jobs running:   1\n", "\tLast cycle:   90\n", "\tMax cycle:    400\n",
-        "\tTotal cycles: 4\n", "\tMean cycle:   200\n", "\tMean depth cycle:  3\n",
-        "\tCycles per minute: 0\n", "\tLast queue length: 2\n",
+        "Jobs pending:   2\n", "Jobs running:   1\n", "\tLast cycle:   90\n",
+        "\tMax cycle:    400\n", "\tTotal cycles: 4\n", "\tMean cycle:   200\n",
+        "\tMean depth cycle:  3\n", "\tCycles per minute: 0\n", "\tLast queue length: 2\n",
         "\tTotal backfilled jobs (since last slurm start): 3\n"})
     EXPECT_NE(out.find(want), std::string::npos) << want << "\n" << out;
   // By count, most first.

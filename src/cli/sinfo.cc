@@ -17,29 +17,57 @@ namespace sluice {
 namespace {
 
 enum Opt {
-  kDead = 1, kNoHeader, kLong, kNode, kNodes, kFormat, kFormatLong, kPartition, kResponding,
-  kReasons, kSummarize, kStates, kVersion, kHelp, kIgnored, kUnsupported, kJson, kUsage };
+  kDead = 1,
+  kNoHeader,
+  kLong,
+  kNode,
+  kNodes,
+  kFormat,
+  kFormatLong,
+  kPartition,
+  kResponding,
+  kReasons,
+  kSummarize,
+  kStates,
+  kVersion,
+  kHelp,
+  kIgnored,
+  kUnsupported,
+  kJson,
+  kUsage
+};
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"all", 'a', ArgKind::kNone, kIgnored},        {"dead", 'd', ArgKind::kNone, kDead},
-      {"exact", 'e', ArgKind::kNone, kIgnored},      {"noheader", 'h', ArgKind::kNone, kNoHeader},
-      {"long", 'l', ArgKind::kNone, kLong},          {"Node", 'N', ArgKind::kNone, kNode},
-      {"nodes", 'n', ArgKind::kRequired, kNodes},    {"format", 'o', ArgKind::kRequired, kFormat},
+      {"all", 'a', ArgKind::kNone, kIgnored},
+      {"dead", 'd', ArgKind::kNone, kDead},
+      {"exact", 'e', ArgKind::kNone, kIgnored},
+      {"noheader", 'h', ArgKind::kNone, kNoHeader},
+      {"long", 'l', ArgKind::kNone, kLong},
+      {"Node", 'N', ArgKind::kNone, kNode},
+      {"nodes", 'n', ArgKind::kRequired, kNodes},
+      {"format", 'o', ArgKind::kRequired, kFormat},
       {"Format", 'O', ArgKind::kRequired, kFormatLong},
       {"partition", 'p', ArgKind::kRequired, kPartition},
       {"responding", 'r', ArgKind::kNone, kResponding},
       {"list-reasons", 'R', ArgKind::kNone, kReasons},
-      {"summarize", 's', ArgKind::kNone, kSummarize}, {"sort", 'S', ArgKind::kRequired, kIgnored},
-      {"states", 't', ArgKind::kRequired, kStates},  {"verbose", 'v', ArgKind::kNone, kIgnored},
-      {"version", 'V', ArgKind::kNone, kVersion},    {"help", 0, ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kUsage},           {"clusters", 'M', ArgKind::kRequired, kIgnored},
-      {"noconvert", 0, ArgKind::kNone, kIgnored},    {"local", 0, ArgKind::kNone, kIgnored},
-      {"federation", 0, ArgKind::kNone, kIgnored},   {"future", 0, ArgKind::kNone, kIgnored},
+      {"summarize", 's', ArgKind::kNone, kSummarize},
+      {"sort", 'S', ArgKind::kRequired, kIgnored},
+      {"states", 't', ArgKind::kRequired, kStates},
+      {"verbose", 'v', ArgKind::kNone, kIgnored},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 0, ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"noconvert", 0, ArgKind::kNone, kIgnored},
+      {"local", 0, ArgKind::kNone, kIgnored},
+      {"federation", 0, ArgKind::kNone, kIgnored},
+      {"future", 0, ArgKind::kNone, kIgnored},
       {"hide", 0, ArgKind::kNone, kIgnored},
       {"iterate", 'i', ArgKind::kRequired, kUnsupported},
       {"reservation", 'T', ArgKind::kNone, kUnsupported},
-      {"json", 0, ArgKind::kNone, kJson},            {"yaml", 0, ArgKind::kNone, kUnsupported},
+      {"json", 0, ArgKind::kNone, kJson},
+      {"yaml", 0, ArgKind::kNone, kUnsupported},
   };
   return *d;
 }
@@ -52,27 +80,56 @@ struct SinfoOptions {
 };
 
 constexpr const char* kStateWords[] = {
-    "idle", "mix", "mixed", "alloc", "allocated", "down", "drain", "drained", "draining",
-    "drng", "unk", "unknown", "resv", "reserved", "comp", "completing", "fail", "failing",
-    "maint", "no_respond", "npc", "plnd", "planned", "power_down", "powered_down",
-    "power_up", "future", "futr", "inval", "boot", "blocked", "cloud", "reboot"};
+    "idle",    "mix",        "mixed",      "alloc",        "allocated", "down",       "drain",
+    "drained", "draining",   "drng",       "unk",          "unknown",   "resv",       "reserved",
+    "comp",    "completing", "fail",       "failing",      "maint",     "no_respond", "npc",
+    "plnd",    "planned",    "power_down", "powered_down", "power_up",  "future",     "futr",
+    "inval",   "boot",       "blocked",    "cloud",        "reboot"};
 
 Status ApplyOption(const ParsedOption& o, SinfoOptions* s) {
   switch (o.id) {
-    case kDead: s->dead = true; break;
-    case kNoHeader: s->header = false; break;
-    case kLong: s->long_fmt = true; break;
-    case kNode: s->node_mode = true; break;
-    case kResponding: s->responding = true; break;
-    case kReasons: s->reasons = true; break;
-    case kSummarize: s->summarize = true; break;
-    case kVersion: s->version = true; break;
-    case kHelp: s->help = true; break;
-    case kUsage: s->usage = true; break;
-    case kJson: s->json = true; break;
-    case kFormat: s->format = o.value; break;
-    case kFormatLong: s->format_long = o.value; break;
-    case kPartition: for (auto& p : SplitList(o.value)) s->partitions.insert(p); break;
+    case kDead:
+      s->dead = true;
+      break;
+    case kNoHeader:
+      s->header = false;
+      break;
+    case kLong:
+      s->long_fmt = true;
+      break;
+    case kNode:
+      s->node_mode = true;
+      break;
+    case kResponding:
+      s->responding = true;
+      break;
+    case kReasons:
+      s->reasons = true;
+      break;
+    case kSummarize:
+      s->summarize = true;
+      break;
+    case kVersion:
+      s->version = true;
+      break;
+    case kHelp:
+      s->help = true;
+      break;
+    case kUsage:
+      s->usage = true;
+      break;
+    case kJson:
+      s->json = true;
+      break;
+    case kFormat:
+      s->format = o.value;
+      break;
+    case kFormatLong:
+      s->format_long = o.value;
+      break;
+    case kPartition:
+      for (auto& p : SplitList(o.value)) s->partitions.insert(p);
+      break;
     case kNodes: {
       Expected<std::vector<std::string>> h = ExpandHostlist(o.value);
       if (!h.ok()) return InvalidArgument("Invalid node name specified: " + o.value);
@@ -87,7 +144,8 @@ Status ApplyOption(const ParsedOption& o, SinfoOptions* s) {
         s->states.insert(w);
       }
       break;
-    case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
+    case kUnsupported:
+      return FailedPrecondition(o.spelled + " is not supported yet");
   }
   return Status::Ok();
 }
@@ -158,7 +216,8 @@ int Show(const SinfoOptions& s, const std::vector<FormatField>& fields, CliEnv& 
     for (const NodeInfo* n : node_list) all.add_nodes(n->name());
     part_list = {&all};
   }
-  std::vector<SinfoRow> rows = BuildSinfoRows(fields, part_list, node_list, s.node_mode, env.user_name);
+  std::vector<SinfoRow> rows =
+      BuildSinfoRows(fields, part_list, node_list, s.node_mode, env.user_name);
   int64_t now = nodes->now() > 0 ? nodes->now() : env.clock->Now();
   if (s.long_fmt) *env.out << LongDateLine(now) << "\n";
   *env.out << SinfoFormat(fields, rows, s.header, env.user_name);
@@ -168,14 +227,16 @@ int Show(const SinfoOptions& s, const std::vector<FormatField>& fields, CliEnv& 
 // --json: every wanted node once (in a wanted partition), as Slurm's sinfo --json.
 int ShowJson(const SinfoOptions& s, CliEnv& env) {
   Expected<ClientApiInterface*> api = env.connect();
-  Expected<GetNodesReply> nodes = api.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(api.status());
+  Expected<GetNodesReply> nodes =
+      api.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(api.status());
   if (!nodes.ok()) {
     *env.err << "slurm_load_node: " << nodes.status().message() << "\n";
     return 1;
   }
   std::vector<NodeInfo> wanted;
   for (const NodeInfo& n : nodes->nodes()) {
-    bool in_partition = s.partitions.empty() ||
+    bool in_partition =
+        s.partitions.empty() ||
         std::any_of(n.partitions().begin(), n.partitions().end(),
                     [&](const std::string& p) { return s.partitions.count(p) > 0; });
     if (in_partition && NodeWanted(n, s)) wanted.push_back(n);

@@ -18,26 +18,46 @@ struct FieldName {
 };
 
 constexpr FieldName kFields[] = {
-    {"a", "available", "AVAIL"},        {"A", "nodeai", "NODES(A/I)"},
-    {"b", "featuresact", "ACTIVE_FEATURES"}, {"c", "cpus", "CPUS"},
-    {"C", "cpusstate", "CPUS(A/I/O/T)"}, {"d", "disk", "TMP_DISK"},
-    {"D", "nodes", "NODES"},            {"e", "freemem", "FREE_MEM"},
-    {"E", "reason", "REASON"},          {"f", "features", "AVAIL_FEATURES"},
-    {"F", "nodeaiot", "NODES(A/I/O/T)"}, {"g", "groups", "GROUPS"},
-    {"G", "gres", "GRES"},              {"h", "oversubscribe", "OVERSUBSCRIBE"},
-    {"H", "timestamp", "TIMESTAMP"},    {"l", "time", "TIMELIMIT"},
-    {"L", "defaulttime", "DEFAULTTIME"}, {"m", "memory", "MEMORY"},
-    {"n", "nodehost", "HOSTNAMES"},     {"N", "nodelist", "NODELIST"},
-    {"o", "nodeaddr", "NODE_ADDR"},     {"O", "cpusload", "CPU_LOAD"},
-    {"p", "prioritytier", "PRIO_TIER"}, {"P", "partition", "PARTITION"},
-    {"r", "root", "ROOT"},              {"R", "partitionname", "PARTITION"},
-    {"s", "size", "JOB_SIZE"},          {"t", "statecompact", "STATE"},
-    {"T", "statelong", "STATE"},        {"u", "user", "USER"},
-    {"U", "userlong", "USER"},          {"w", "weight", "WEIGHT"},
-    {"X", "sockets", "SOCKETS"},        {"Y", "cores", "CORES"},
-    {"Z", "threads", "THREADS"},        {"z", "extendedprocs", "S:C:T"},
-    {"gresused", "gresused", "GRES_USED"}, {"allocmem", "allocmem", "ALLOCMEM"},
-    {"t", "state", "STATE"},            {"E", "reasonlong", "REASON"},
+    {"a", "available", "AVAIL"},
+    {"A", "nodeai", "NODES(A/I)"},
+    {"b", "featuresact", "ACTIVE_FEATURES"},
+    {"c", "cpus", "CPUS"},
+    {"C", "cpusstate", "CPUS(A/I/O/T)"},
+    {"d", "disk", "TMP_DISK"},
+    {"D", "nodes", "NODES"},
+    {"e", "freemem", "FREE_MEM"},
+    {"E", "reason", "REASON"},
+    {"f", "features", "AVAIL_FEATURES"},
+    {"F", "nodeaiot", "NODES(A/I/O/T)"},
+    {"g", "groups", "GROUPS"},
+    {"G", "gres", "GRES"},
+    {"h", "oversubscribe", "OVERSUBSCRIBE"},
+    {"H", "timestamp", "TIMESTAMP"},
+    {"l", "time", "TIMELIMIT"},
+    {"L", "defaulttime", "DEFAULTTIME"},
+    {"m", "memory", "MEMORY"},
+    {"n", "nodehost", "HOSTNAMES"},
+    {"N", "nodelist", "NODELIST"},
+    {"o", "nodeaddr", "NODE_ADDR"},
+    {"O", "cpusload", "CPU_LOAD"},
+    {"p", "prioritytier", "PRIO_TIER"},
+    {"P", "partition", "PARTITION"},
+    {"r", "root", "ROOT"},
+    {"R", "partitionname", "PARTITION"},
+    {"s", "size", "JOB_SIZE"},
+    {"t", "statecompact", "STATE"},
+    {"T", "statelong", "STATE"},
+    {"u", "user", "USER"},
+    {"U", "userlong", "USER"},
+    {"w", "weight", "WEIGHT"},
+    {"X", "sockets", "SOCKETS"},
+    {"Y", "cores", "CORES"},
+    {"Z", "threads", "THREADS"},
+    {"z", "extendedprocs", "S:C:T"},
+    {"gresused", "gresused", "GRES_USED"},
+    {"allocmem", "allocmem", "ALLOCMEM"},
+    {"t", "state", "STATE"},
+    {"E", "reasonlong", "REASON"},
 };
 
 const FieldName* Find(const std::string& key) {
@@ -91,15 +111,24 @@ std::string Features(const NodeInfo& n) {
 
 std::string PartValue(char c, const PartitionInfo& p) {
   switch (c) {
-    case 'a': return p.up() ? "up" : "down";
-    case 'g': return "all";
-    case 'h': return "NO";
-    case 'l': return FormatSinfoLimit(p.max_time_min());
-    case 'L': return p.default_time_min() > 0 ? FormatSinfoLimit(p.default_time_min()) : "n/a";
-    case 'p': return "1";
-    case 'P': return p.name() + (p.is_default() ? "*" : "");
-    case 'r': return "no";
-    case 'R': return p.name();
+    case 'a':
+      return p.up() ? "up" : "down";
+    case 'g':
+      return "all";
+    case 'h':
+      return "NO";
+    case 'l':
+      return FormatSinfoLimit(p.max_time_min());
+    case 'L':
+      return p.default_time_min() > 0 ? FormatSinfoLimit(p.default_time_min()) : "n/a";
+    case 'p':
+      return "1";
+    case 'P':
+      return p.name() + (p.is_default() ? "*" : "");
+    case 'r':
+      return "no";
+    case 'R':
+      return p.name();
     case 's':
       return "1-" + (p.max_nodes() > 0 ? std::to_string(p.max_nodes()) : std::string("infinite"));
   }
@@ -111,28 +140,44 @@ std::string NodeValue(const std::string& k, const NodeInfo& n, const UserNameFn&
   if (k == "allocmem") return std::to_string(n.alloc_mem_mb());
   char buf[32];
   switch (k[0]) {
-    case 'b': case 'f': return Features(n);
-    case 'c': return std::to_string(n.cpus());
-    case 'd': return "0";
-    case 'e': return n.has_free_mem_mb() ? std::to_string(n.free_mem_mb()) : "N/A";
-    case 'E': return n.reason().empty() ? "none" : n.reason();
-    case 'G': return NodeGres(n);
-    case 'H': return n.reason_time() > 0 ? FormatTimestamp(n.reason_time()) : "Unknown";
-    case 'm': return std::to_string(n.real_memory_mb());
+    case 'b':
+    case 'f':
+      return Features(n);
+    case 'c':
+      return std::to_string(n.cpus());
+    case 'd':
+      return "0";
+    case 'e':
+      return n.has_free_mem_mb() ? std::to_string(n.free_mem_mb()) : "N/A";
+    case 'E':
+      return n.reason().empty() ? "none" : n.reason();
+    case 'G':
+      return NodeGres(n);
+    case 'H':
+      return n.reason_time() > 0 ? FormatTimestamp(n.reason_time()) : "Unknown";
+    case 'm':
+      return std::to_string(n.real_memory_mb());
     case 'O':
       if (!n.has_cpu_load()) return "N/A";
       std::snprintf(buf, sizeof(buf), "%.2f", n.cpu_load());
       return buf;
-    case 't': return NodeStateCompact(n);
-    case 'T': return NodeStateLong(n);
-    case 'u': return n.reason().empty() ? "Unknown" : user(n.reason_uid());
+    case 't':
+      return NodeStateCompact(n);
+    case 'T':
+      return NodeStateLong(n);
+    case 'u':
+      return n.reason().empty() ? "Unknown" : user(n.reason_uid());
     case 'U':
       return n.reason().empty() ? "Unknown"
                                 : user(n.reason_uid()) + "(" + std::to_string(n.reason_uid()) + ")";
-    case 'w': return "1";
-    case 'X': return std::to_string(n.sockets());
-    case 'Y': return std::to_string(n.cores_per_socket());
-    case 'Z': return std::to_string(n.threads_per_core());
+    case 'w':
+      return "1";
+    case 'X':
+      return std::to_string(n.sockets());
+    case 'Y':
+      return std::to_string(n.cores_per_socket());
+    case 'Z':
+      return std::to_string(n.threads_per_core());
     case 'z':
       return std::to_string(n.sockets()) + ":" + std::to_string(n.cores_per_socket()) + ":" +
              std::to_string(n.threads_per_core());
@@ -236,8 +281,8 @@ std::string SinfoFormat(std::vector<FormatField> fields, const std::vector<Sinfo
   if (header)
     out += RenderLine(fields, [](const FormatField& f) { return SinfoHeader(f.key); }) + "\n";
   for (const SinfoRow& r : rows)
-    out += RenderLine(fields, [&](const FormatField& f) { return SinfoValue(f.key, r, user); }) +
-           "\n";
+    out +=
+        RenderLine(fields, [&](const FormatField& f) { return SinfoValue(f.key, r, user); }) + "\n";
   return out;
 }
 

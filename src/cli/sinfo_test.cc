@@ -37,11 +37,16 @@ TEST_F(SinfoTest, NodeOrientedLong) {
   EXPECT_EQ(Run({"-N", "-l"}), 0);
   EXPECT_EQ(t.out.str(),
             "Mon Nov 30 02:26:17 2026\n"
-            "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE REASON              \n"
-            "node01         1      gpu*       mixed 16      2:8:1  64000        0      1   (null) none                \n"
-            "node02         1      gpu*       mixed 16      2:8:1  64000        0      1   (null) none                \n"
-            "node03         1      gpu*        idle 16      2:8:1  64000        0      1   (null) none                \n"
-            "node04         1      gpu*        idle 16      2:8:1  64000        0      1   (null) none                \n");
+            "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE "
+            "REASON              \n"
+            "node01         1      gpu*       mixed 16      2:8:1  64000        0      1   (null) "
+            "none                \n"
+            "node02         1      gpu*       mixed 16      2:8:1  64000        0      1   (null) "
+            "none                \n"
+            "node03         1      gpu*        idle 16      2:8:1  64000        0      1   (null) "
+            "none                \n"
+            "node04         1      gpu*        idle 16      2:8:1  64000        0      1   (null) "
+            "none                \n");
 }
 
 TEST_F(SinfoTest, Summarize) {
@@ -70,10 +75,14 @@ TEST_F(SinfoTest, PercentFormats) {
 TEST_F(SinfoTest, NamedFormatAggregatesCpuStates) {
   EXPECT_EQ(Run({"-O", "NodeList,StateLong,CPUsState,Gres,GresUsed,Memory,AllocMem"}), 0);
   EXPECT_EQ(t.out.str(),
-            "NODELIST            STATE               CPUS(A/I/O/T)       GRES                GRES_USED           MEMORY              ALLOCMEM            \n"
-            "node01              mixed               6/10/0/16           gpu:8               gpu:4               64000               6000                \n"
-            "node02              mixed               1/15/0/16           gpu:8               gpu:4               64000               1000                \n"
-            "node[03-04]         idle                0/32/0/32           gpu:8               gpu:0               64000               0                   \n");
+            "NODELIST            STATE               CPUS(A/I/O/T)       GRES                "
+            "GRES_USED           MEMORY              ALLOCMEM            \n"
+            "node01              mixed               6/10/0/16           gpu:8               gpu:4 "
+            "              64000               6000                \n"
+            "node02              mixed               1/15/0/16           gpu:8               gpu:4 "
+            "              64000               1000                \n"
+            "node[03-04]         idle                0/32/0/32           gpu:8               gpu:0 "
+            "              64000               0                   \n");
 }
 
 TEST_F(SinfoTest, ReasonsEmptyWhenHealthy) {
@@ -106,15 +115,16 @@ TEST_F(SinfoTest, ReasonsForDrainedAndDownNodes) {
 }
 
 TEST_F(SinfoTest, NodeStateNames) {
-  Node(0)->set_drain(true);                 // mixed + drain
+  Node(0)->set_drain(true);  // mixed + drain
   Node(1)->set_state(NODE_ALLOCATED);
   Node(2)->set_state(NODE_DOWN);
   Node(2)->set_responding(false);
   Node(3)->set_state(NODE_UNKNOWN);
   Node(3)->set_responding(false);
   EXPECT_EQ(Run({"-N", "-h", "-o", "%N %t %T"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "node01 drng draining\nnode02 alloc allocated\nnode03 down* down*\nnode04 unk* unknown*\n");
+  EXPECT_EQ(
+      t.out.str(),
+      "node01 drng draining\nnode02 alloc allocated\nnode03 down* down*\nnode04 unk* unknown*\n");
 }
 
 TEST_F(SinfoTest, StateAndPartitionFilters) {
@@ -145,14 +155,16 @@ TEST_F(SinfoTest, VersionAndErrors) {
   EXPECT_EQ(Run({"--version"}), 0);
   EXPECT_EQ(t.out.str(), "slurm 22.05.8\n");
   EXPECT_EQ(Run({"--bogus"}), 1);
-  EXPECT_EQ(t.err.str(), "sinfo: unrecognized option '--bogus'\nTry \"sinfo --help\" for more information\n");
+  EXPECT_EQ(t.err.str(),
+            "sinfo: unrecognized option '--bogus'\nTry \"sinfo --help\" for more information\n");
   t.err.str("");
   EXPECT_EQ(Run({"-o", "%N %!"}), 1);
   EXPECT_EQ(t.err.str(), "sinfo: error: Invalid node format specification: !\n");
   t.err.str("");
   t.api.fail = Unavailable("Unable to contact slurm controller (connect failure)");
   EXPECT_EQ(Run({}), 1);
-  EXPECT_EQ(t.err.str(), "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n");
+  EXPECT_EQ(t.err.str(),
+            "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n");
 }
 
 TEST_F(SinfoTest, GetoptOrderAbbreviationsAndDoubleDash) {
@@ -165,7 +177,8 @@ TEST_F(SinfoTest, GetoptOrderAbbreviationsAndDoubleDash) {
   EXPECT_EQ(Run({"--f"}), 1);
   EXPECT_EQ(t.err.str(),
             "sinfo: option '--f' is ambiguous; possibilities: '--format' '--federation' "
-            "'--future'\n" + tail);
+            "'--future'\n" +
+                tail);
 }
 
 }  // namespace

@@ -6,27 +6,47 @@
 #include <ostream>
 #include <set>
 
-#include "cli/help_text.h"
 #include "cli/format_engine.h"
+#include "cli/help_text.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
 
 namespace sluice {
 namespace {
 
-enum Opt { kNoHeader = 1, kJobs, kLong, kNorm, kFormat, kUser, kPartition, kWeights, kVersion,
-           kHelp, kIgnored, kUsage, kVerbose };
+enum Opt {
+  kNoHeader = 1,
+  kJobs,
+  kLong,
+  kNorm,
+  kFormat,
+  kUser,
+  kPartition,
+  kWeights,
+  kVersion,
+  kHelp,
+  kIgnored,
+  kUsage,
+  kVerbose
+};
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"noheader", 'h', ArgKind::kNone, kNoHeader}, {"jobs", 'j', ArgKind::kOptional, kJobs},
-      {"long", 'l', ArgKind::kNone, kLong},         {"norm", 'n', ArgKind::kNone, kNorm},
-      {"format", 'o', ArgKind::kRequired, kFormat}, {"user", 'u', ArgKind::kRequired, kUser},
+      {"noheader", 'h', ArgKind::kNone, kNoHeader},
+      {"jobs", 'j', ArgKind::kOptional, kJobs},
+      {"long", 'l', ArgKind::kNone, kLong},
+      {"norm", 'n', ArgKind::kNone, kNorm},
+      {"format", 'o', ArgKind::kRequired, kFormat},
+      {"user", 'u', ArgKind::kRequired, kUser},
       {"partition", 'p', ArgKind::kRequired, kPartition},
-      {"weights", 'w', ArgKind::kNone, kWeights},   {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 0, ArgKind::kNone, kHelp},           {"usage", 0, ArgKind::kNone, kUsage},
-      {"verbose", 'v', ArgKind::kNone, kVerbose},   {"clusters", 'M', ArgKind::kRequired, kIgnored},
-      {"local", 0, ArgKind::kNone, kIgnored},       {"federation", 0, ArgKind::kNone, kIgnored},
+      {"weights", 'w', ArgKind::kNone, kWeights},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 0, ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"verbose", 'v', ArgKind::kNone, kVerbose},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"local", 0, ArgKind::kNone, kIgnored},
+      {"federation", 0, ArgKind::kNone, kIgnored},
       {"sort", 'S', ArgKind::kRequired, kIgnored},
   };
   return *d;
@@ -43,17 +63,39 @@ struct SprioOptions {
 
 Status ApplyOption(const ParsedOption& o, SprioOptions* s) {
   switch (o.id) {
-    case kNoHeader: s->header = false; break;
-    case kLong: s->long_fmt = true; break;
-    case kNorm: s->norm = true; break;
-    case kWeights: s->weights = true; break;
-    case kVerbose: ++s->verbose; break;
-    case kVersion: s->version = true; break;
-    case kHelp: s->help = true; break;
-    case kUsage: s->usage = true; break;
-    case kFormat: s->format = o.value; break;
-    case kUser: for (auto& u : SplitList(o.value)) s->users.insert(u); break;
-    case kPartition: for (auto& p : SplitList(o.value)) s->partitions.insert(p); break;
+    case kNoHeader:
+      s->header = false;
+      break;
+    case kLong:
+      s->long_fmt = true;
+      break;
+    case kNorm:
+      s->norm = true;
+      break;
+    case kWeights:
+      s->weights = true;
+      break;
+    case kVerbose:
+      ++s->verbose;
+      break;
+    case kVersion:
+      s->version = true;
+      break;
+    case kHelp:
+      s->help = true;
+      break;
+    case kUsage:
+      s->usage = true;
+      break;
+    case kFormat:
+      s->format = o.value;
+      break;
+    case kUser:
+      for (auto& u : SplitList(o.value)) s->users.insert(u);
+      break;
+    case kPartition:
+      for (auto& p : SplitList(o.value)) s->partitions.insert(p);
+      break;
     case kJobs: {
       s->job_flag = true;
       if (!o.has_value) break;
@@ -67,10 +109,13 @@ Status ApplyOption(const ParsedOption& o, SprioOptions* s) {
 
 std::string DefaultFormat(const SprioOptions& s, const GetPrioritiesReply& w) {
   const char* y = s.norm ? "y" : "Y";
-  auto key = [&](char weighted) { return std::string(1, s.norm ? static_cast<char>(std::tolower(weighted)) : weighted); };
+  auto key = [&](char weighted) {
+    return std::string(1, s.norm ? static_cast<char>(std::tolower(weighted)) : weighted);
+  };
   if (s.long_fmt) {
-    return fmt::format("%.15i %9r %.8u %.10{} %.10S %.10{} %.10{} %.10{} %.10{} %.10{} %.10{} %.11N %.20{}",
-                       y, key('A'), key('B'), key('F'), key('J'), key('P'), key('Q'), key('T'));
+    return fmt::format(
+        "%.15i %9r %.8u %.10{} %.10S %.10{} %.10{} %.10{} %.10{} %.10{} %.10{} %.11N %.20{}", y,
+        key('A'), key('B'), key('F'), key('J'), key('P'), key('Q'), key('T'));
   }
   std::string f = s.users.empty() ? "%.15i %9r" : "%.15i %9r %.8u";
   f += fmt::format(" %.10{} %.10S", y);
@@ -85,21 +130,44 @@ std::string DefaultFormat(const SprioOptions& s, const GetPrioritiesReply& w) {
 
 std::string Header(const std::string& key) {
   switch (key.empty() ? ' ' : key[0]) {
-    case 'i': return "JOBID";
-    case 'r': return "PARTITION";
-    case 'u': return "USER";
-    case 'o': return "ACCOUNT";
-    case 'Y': case 'y': return "PRIORITY";
-    case 'S': return "SITE";
-    case 'A': case 'a': return "AGE";
-    case 'B': case 'b': return "ASSOC";
-    case 'F': case 'f': return "FAIRSHARE";
-    case 'J': case 'j': return "JOBSIZE";
-    case 'P': case 'p': return "PARTITION";
-    case 'Q': case 'q': return "QOS";
-    case 'N': return "NICE";
-    case 'T': case 't': return "TRES";
-    case 'c': return "CLUSTER";
+    case 'i':
+      return "JOBID";
+    case 'r':
+      return "PARTITION";
+    case 'u':
+      return "USER";
+    case 'o':
+      return "ACCOUNT";
+    case 'Y':
+    case 'y':
+      return "PRIORITY";
+    case 'S':
+      return "SITE";
+    case 'A':
+    case 'a':
+      return "AGE";
+    case 'B':
+    case 'b':
+      return "ASSOC";
+    case 'F':
+    case 'f':
+      return "FAIRSHARE";
+    case 'J':
+    case 'j':
+      return "JOBSIZE";
+    case 'P':
+    case 'p':
+      return "PARTITION";
+    case 'Q':
+    case 'q':
+      return "QOS";
+    case 'N':
+      return "NICE";
+    case 'T':
+    case 't':
+      return "TRES";
+    case 'c':
+      return "CLUSTER";
   }
   return "";
 }
@@ -108,39 +176,75 @@ std::string Norm(double v) { return fmt::format("{:.7f}", v); }
 
 std::string Cell(const std::string& key, const JobPriority& j) {
   switch (key.empty() ? ' ' : key[0]) {
-    case 'i': return std::to_string(j.job_id());
-    case 'r': return j.partition();
-    case 'u': return j.user();
-    case 'o': return j.account();
-    case 'Y': return std::to_string(j.priority());
-    case 'y': return Norm(static_cast<double>(j.priority()) / 4294967295.0);
-    case 'S': case 'B': return "0";
-    case 's': case 'b': return Norm(0);
-    case 'A': return std::to_string(j.age());
-    case 'a': return Norm(j.age_factor());
-    case 'F': return std::to_string(j.fairshare());
-    case 'f': return Norm(j.fairshare_factor());
-    case 'J': return std::to_string(j.job_size());
-    case 'j': return Norm(j.job_size_factor());
-    case 'P': return std::to_string(j.partition_prio());
-    case 'p': return Norm(j.partition_factor());
-    case 'Q': return std::to_string(j.qos());
-    case 'q': return Norm(j.qos_factor());
-    case 'N': return std::to_string(j.nice());
+    case 'i':
+      return std::to_string(j.job_id());
+    case 'r':
+      return j.partition();
+    case 'u':
+      return j.user();
+    case 'o':
+      return j.account();
+    case 'Y':
+      return std::to_string(j.priority());
+    case 'y':
+      return Norm(static_cast<double>(j.priority()) / 4294967295.0);
+    case 'S':
+    case 'B':
+      return "0";
+    case 's':
+    case 'b':
+      return Norm(0);
+    case 'A':
+      return std::to_string(j.age());
+    case 'a':
+      return Norm(j.age_factor());
+    case 'F':
+      return std::to_string(j.fairshare());
+    case 'f':
+      return Norm(j.fairshare_factor());
+    case 'J':
+      return std::to_string(j.job_size());
+    case 'j':
+      return Norm(j.job_size_factor());
+    case 'P':
+      return std::to_string(j.partition_prio());
+    case 'p':
+      return Norm(j.partition_factor());
+    case 'Q':
+      return std::to_string(j.qos());
+    case 'q':
+      return Norm(j.qos_factor());
+    case 'N':
+      return std::to_string(j.nice());
   }
   return "";  // T/t: TRES factors are not computed
 }
 
 std::string WeightCell(const std::string& key, const GetPrioritiesReply& w) {
   switch (key.empty() ? ' ' : key[0]) {
-    case 'i': return "Weights";
-    case 'S': case 's': return "1";  // the site factor is added unweighted
-    case 'A': case 'a': return std::to_string(w.weight_age());
-    case 'F': case 'f': return std::to_string(w.weight_fairshare());
-    case 'J': case 'j': return std::to_string(w.weight_job_size());
-    case 'P': case 'p': return std::to_string(w.weight_partition());
-    case 'Q': case 'q': return std::to_string(w.weight_qos());
-    case 'T': case 't': return w.weight_tres();
+    case 'i':
+      return "Weights";
+    case 'S':
+    case 's':
+      return "1";  // the site factor is added unweighted
+    case 'A':
+    case 'a':
+      return std::to_string(w.weight_age());
+    case 'F':
+    case 'f':
+      return std::to_string(w.weight_fairshare());
+    case 'J':
+    case 'j':
+      return std::to_string(w.weight_job_size());
+    case 'P':
+    case 'p':
+      return std::to_string(w.weight_partition());
+    case 'Q':
+    case 'q':
+      return std::to_string(w.weight_qos());
+    case 'T':
+    case 't':
+      return w.weight_tres();
   }
   return "";
 }
@@ -162,8 +266,10 @@ std::string VerboseReport(const SprioOptions& s) {
   };
   const std::string rule = "-----------------------------\n";
   return rule + fmt::format("format     = {}\n", s.format.empty() ? "(null)" : s.format) +
-         fmt::format("job_flag   = {}\n", s.job_flag ? 1 : 0) + fmt::format("jobs       = {}\n", list(s.jobs)) +
-         fmt::format("partition  = {}\n", list(s.partitions)) + fmt::format("users      = {}\n", list(s.users)) +
+         fmt::format("job_flag   = {}\n", s.job_flag ? 1 : 0) +
+         fmt::format("jobs       = {}\n", list(s.jobs)) +
+         fmt::format("partition  = {}\n", list(s.partitions)) +
+         fmt::format("users      = {}\n", list(s.users)) +
          fmt::format("verbose    = {}\n", s.verbose) + rule;
 }
 
@@ -196,9 +302,11 @@ int Show(const SprioOptions& s, CliEnv& env) {
     *env.out << "Unable to find jobs matching user/id(s) specified\n";
     return 0;
   }
-  if (s.header) *env.out << RenderLine(*fields, [](const FormatField& f) { return Header(f.key); }) << "\n";
+  if (s.header)
+    *env.out << RenderLine(*fields, [](const FormatField& f) { return Header(f.key); }) << "\n";
   if (s.weights) {
-    *env.out << RenderLine(*fields, [&](const FormatField& f) { return WeightCell(f.key, *reply); }) << "\n";
+    *env.out << RenderLine(*fields, [&](const FormatField& f) { return WeightCell(f.key, *reply); })
+             << "\n";
   }
   for (const JobPriority* j : rows) {
     *env.out << RenderLine(*fields, [&](const FormatField& f) { return Cell(f.key, *j); }) << "\n";

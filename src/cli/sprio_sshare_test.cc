@@ -88,11 +88,15 @@ TEST_F(SprioTest, FormatOptionAndWeightsRow) {
 // first lists the options as understood.
 TEST_F(SprioTest, WeightsRowAndVerboseReport) {
   EXPECT_EQ(Run({"--weights"}), 0);
-  EXPECT_NE(t.out.str().find("        Weights                               1\n"), std::string::npos) << t.out.str();
+  EXPECT_NE(t.out.str().find("        Weights                               1\n"),
+            std::string::npos)
+      << t.out.str();
   t.out.str("");
   EXPECT_EQ(Run({"--verbose", "-j", "14"}), 0);
-  EXPECT_EQ(t.out.str().rfind("-----------------------------\nformat     = (null)\njob_flag   = 1\n"
-                              "jobs       = 14\npartition  = (null)\nusers      = (null)\nverbose    = 1\n", 0),
+  EXPECT_EQ(t.out.str().rfind(
+                "-----------------------------\nformat     = (null)\njob_flag   = 1\n"
+                "jobs       = 14\npartition  = (null)\nusers      = (null)\nverbose    = 1\n",
+                0),
             0u)
       << t.out.str();
   EXPECT_NE(t.out.str().find("             14 gpu"), std::string::npos) << t.out.str();
@@ -101,8 +105,9 @@ TEST_F(SprioTest, WeightsRowAndVerboseReport) {
 TEST_F(SprioTest, BasicPluginAndErrors) {
   t.api.priorities.set_multifactor(false);
   EXPECT_EQ(Run({}), 1);
-  EXPECT_EQ(t.err.str(), "You are not running a supported priority plugin\n(priority/basic).\n"
-                         "Only 'priority/multifactor' is supported.\n");
+  EXPECT_EQ(t.err.str(),
+            "You are not running a supported priority plugin\n(priority/basic).\n"
+            "Only 'priority/multifactor' is supported.\n");
   t.err.str("");
   EXPECT_EQ(Run({"-j", "abc"}), 1);
   EXPECT_NE(t.err.str().find("Invalid job id"), std::string::npos) << t.err.str();
@@ -121,8 +126,8 @@ class SshareTest : public ::testing::Test {
     Row("root", "", 0, 0, 0, 0, 1.0, -1, 0);
     Row("root", "root", 1, 1, 1.0, 0, 0.0, 1.0, std::numeric_limits<double>::infinity());
   }
-  void Row(const char* acct, const char* user, int depth, int64_t raw, double norm,
-           double usage, double eff, double fs, double level) {
+  void Row(const char* acct, const char* user, int depth, int64_t raw, double norm, double usage,
+           double eff, double fs, double level) {
     ShareInfo* r = t.api.shares.add_rows();
     r->set_account(acct);
     r->set_user(user);
@@ -140,10 +145,12 @@ class SshareTest : public ::testing::Test {
 
 constexpr const char* kShareHeader =
     "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  FairShare \n"
-    "-------------------- ---------- ---------- ----------- ----------- ------------- ---------- \n";
+    "-------------------- ---------- ---------- ----------- ----------- ------------- ---------- "
+    "\n";
 constexpr const char* kShareRows =
     "root                                          0.000000           0      1.000000            \n"
-    " root                      root          1    1.000000           0      0.000000   1.000000 \n";
+    " root                      root          1    1.000000           0      0.000000   1.000000 "
+    "\n";
 
 TEST_F(SshareTest, DefaultAndAllMatchReference) {
   EXPECT_EQ(Run({}), 0);
@@ -157,22 +164,25 @@ TEST_F(SshareTest, UserRowsFilteredUnlessAll) {
   Row("phys", "", 1, 3, 0.75, 1234.4, 0.5, -1, 1.5);
   Row("phys", "alice", 2, 1, 0.75, 1234.4, 1.0, 0.5, 1.0);
   EXPECT_EQ(Run({"-n"}), 0);  // caller is root: alice's row is hidden
-  EXPECT_EQ(t.out.str(),
-            std::string(kShareRows) +
-                " phys                                    3    0.750000        1234      0.500000            \n");
+  EXPECT_EQ(t.out.str(), std::string(kShareRows) +
+                             " phys                                    3    0.750000        1234   "
+                             "   0.500000            \n");
   t.out.str("");
   EXPECT_EQ(Run({"-n", "-u", "alice", "-A", "phys"}), 0);
   EXPECT_EQ(t.out.str(),
-            " phys                                    3    0.750000        1234      0.500000            \n"
-            "  phys                    alice          1    0.750000        1234      1.000000   0.500000 \n");
+            " phys                                    3    0.750000        1234      0.500000      "
+            "      \n"
+            "  phys                    alice          1    0.750000        1234      1.000000   "
+            "0.500000 \n");
 }
 
 TEST_F(SshareTest, LongAndParsable) {
   EXPECT_EQ(Run({"-l", "-n"}), 0);
   std::string line = t.out.str().substr(t.out.str().find('\n') + 1);
-  EXPECT_EQ(line, " root                      root          1    1.000000           0    0.000000"
-                  "      0.000000   1.000000        inf " + std::string(30, ' ') + " " +
-                  std::string(30, ' ') + " \n");
+  EXPECT_EQ(line,
+            " root                      root          1    1.000000           0    0.000000"
+            "      0.000000   1.000000        inf " +
+                std::string(30, ' ') + " " + std::string(30, ' ') + " \n");
   t.out.str("");
   EXPECT_EQ(Run({"-P", "-a"}), 0);
   EXPECT_EQ(t.out.str(),

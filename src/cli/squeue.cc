@@ -5,8 +5,8 @@
 #include <iostream>
 #include <set>
 
-#include "cli/help_text.h"
 #include "cli/array_view.h"
+#include "cli/help_text.h"
 #include "cli/job_states.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
@@ -21,28 +21,64 @@ namespace sluice {
 namespace {
 
 enum Opt {
-  kAccount = 1, kAll, kNoHeader, kJobs, kLong, kName, kMe, kFormat, kFormatLong, kPartition,
-  kQos, kArray, kSort, kStart, kStates, kUser, kNodelist, kVerbose, kVersion, kHelp, kUsage,
-  kIgnored, kUnsupported, kSteps, kJson,
+  kAccount = 1,
+  kAll,
+  kNoHeader,
+  kJobs,
+  kLong,
+  kName,
+  kMe,
+  kFormat,
+  kFormatLong,
+  kPartition,
+  kQos,
+  kArray,
+  kSort,
+  kStart,
+  kStates,
+  kUser,
+  kNodelist,
+  kVerbose,
+  kVersion,
+  kHelp,
+  kUsage,
+  kIgnored,
+  kUnsupported,
+  kSteps,
+  kJson,
 };
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"account", 'A', ArgKind::kRequired, kAccount}, {"all", 'a', ArgKind::kNone, kAll},
-      {"noheader", 'h', ArgKind::kNone, kNoHeader},   {"jobs", 'j', ArgKind::kOptional, kJobs},
-      {"long", 'l', ArgKind::kNone, kLong},           {"name", 'n', ArgKind::kRequired, kName},
-      {"me", 0, ArgKind::kNone, kMe},                 {"format", 'o', ArgKind::kRequired, kFormat},
+      {"account", 'A', ArgKind::kRequired, kAccount},
+      {"all", 'a', ArgKind::kNone, kAll},
+      {"noheader", 'h', ArgKind::kNone, kNoHeader},
+      {"jobs", 'j', ArgKind::kOptional, kJobs},
+      {"long", 'l', ArgKind::kNone, kLong},
+      {"name", 'n', ArgKind::kRequired, kName},
+      {"me", 0, ArgKind::kNone, kMe},
+      {"format", 'o', ArgKind::kRequired, kFormat},
       {"Format", 'O', ArgKind::kRequired, kFormatLong},
-      {"partition", 'p', ArgKind::kRequired, kPartition}, {"qos", 'q', ArgKind::kRequired, kQos},
-      {"array", 'r', ArgKind::kNone, kArray},         {"sort", 'S', ArgKind::kRequired, kSort},
-      {"start", 0, ArgKind::kNone, kStart},           {"states", 't', ArgKind::kRequired, kStates},
-      {"user", 'u', ArgKind::kRequired, kUser},       {"nodelist", 'w', ArgKind::kRequired, kNodelist},
-      {"verbose", 'v', ArgKind::kNone, kVerbose},     {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 0, ArgKind::kNone, kHelp},             {"usage", 0, ArgKind::kNone, kUsage},
-      {"clusters", 'M', ArgKind::kRequired, kIgnored}, {"noconvert", 0, ArgKind::kNone, kIgnored},
-      {"local", 0, ArgKind::kNone, kIgnored},         {"federation", 0, ArgKind::kNone, kIgnored},
-      {"iterate", 'i', ArgKind::kRequired, kUnsupported}, {"steps", 's', ArgKind::kOptional, kSteps},
-      {"json", 0, ArgKind::kNone, kJson},             {"yaml", 0, ArgKind::kNone, kUnsupported},
+      {"partition", 'p', ArgKind::kRequired, kPartition},
+      {"qos", 'q', ArgKind::kRequired, kQos},
+      {"array", 'r', ArgKind::kNone, kArray},
+      {"sort", 'S', ArgKind::kRequired, kSort},
+      {"start", 0, ArgKind::kNone, kStart},
+      {"states", 't', ArgKind::kRequired, kStates},
+      {"user", 'u', ArgKind::kRequired, kUser},
+      {"nodelist", 'w', ArgKind::kRequired, kNodelist},
+      {"verbose", 'v', ArgKind::kNone, kVerbose},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 0, ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"noconvert", 0, ArgKind::kNone, kIgnored},
+      {"local", 0, ArgKind::kNone, kIgnored},
+      {"federation", 0, ArgKind::kNone, kIgnored},
+      {"iterate", 'i', ArgKind::kRequired, kUnsupported},
+      {"steps", 's', ArgKind::kOptional, kSteps},
+      {"json", 0, ArgKind::kNone, kJson},
+      {"yaml", 0, ArgKind::kNone, kUnsupported},
       {"licenses", 'L', ArgKind::kRequired, kUnsupported},
       {"reservation", 'R', ArgKind::kRequired, kUnsupported},
   };
@@ -106,24 +142,52 @@ Status ApplyFilterOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
 
 Status ApplyOption(const ParsedOption& o, SqueueOptions* s, CliEnv& env) {
   switch (o.id) {
-    case kNoHeader: s->header = false; break;
-    case kLong: s->long_format = true; break;
-    case kStart: s->start = true; break;
-    case kMe: s->me = true; break;
-    case kFormat: s->format = o.value; break;
-    case kFormatLong: s->format_long = o.value; break;
-    case kHelp: s->help = true; break;
-    case kUsage: s->usage = true; break;
-    case kVersion: s->version = true; break;
-    case kUnsupported: return FailedPrecondition(o.spelled + " is not supported yet");
-    case kArray: s->array = true; break;
-    case kJson: s->json = true; break;
+    case kNoHeader:
+      s->header = false;
+      break;
+    case kLong:
+      s->long_format = true;
+      break;
+    case kStart:
+      s->start = true;
+      break;
+    case kMe:
+      s->me = true;
+      break;
+    case kFormat:
+      s->format = o.value;
+      break;
+    case kFormatLong:
+      s->format_long = o.value;
+      break;
+    case kHelp:
+      s->help = true;
+      break;
+    case kUsage:
+      s->usage = true;
+      break;
+    case kVersion:
+      s->version = true;
+      break;
+    case kUnsupported:
+      return FailedPrecondition(o.spelled + " is not supported yet");
+    case kArray:
+      s->array = true;
+      break;
+    case kJson:
+      s->json = true;
+      break;
     case kSteps:
       s->steps = true;
       if (o.has_value) s->step_list += (s->step_list.empty() ? "" : ",") + o.value;
       break;
-    case kAll: case kSort: case kVerbose: case kIgnored: break;
-    default: return ApplyFilterOption(o, s, env);
+    case kAll:
+    case kSort:
+    case kVerbose:
+    case kIgnored:
+      break;
+    default:
+      return ApplyFilterOption(o, s, env);
   }
   return Status::Ok();
 }
@@ -217,10 +281,12 @@ GetJobsRequest Query(const SqueueOptions& s, uint32_t my_uid) {
 int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv& env) {
   Expected<ClientApiInterface*> api = env.connect();
   GetJobsRequest req = Query(s, env.uid);
-  Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
+  Expected<GetJobsReply> rep =
+      api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
   bool single_missing = rep.ok() && s.jobs.size() == 1 &&
-      std::none_of(rep->jobs().begin(), rep->jobs().end(),
-                   [&](const JobInfo& j) { return SelectorMatches(s.jobs[0], j); });
+                        std::none_of(rep->jobs().begin(), rep->jobs().end(), [&](const JobInfo& j) {
+                          return SelectorMatches(s.jobs[0], j);
+                        });
   if (!rep.ok() || single_missing) {
     std::string msg = rep.ok() ? "Invalid job id specified" : rep.status().message();
     *env.err << "slurm_load_jobs error: " << msg << "\n";
@@ -231,7 +297,8 @@ int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv&
   for (const JobInfo& j : rep->jobs())
     if (Matches(j, s, env.uid)) jobs.push_back(j);
   if (s.json) {  // one entry per job (array tasks too), in id order
-    std::sort(jobs.begin(), jobs.end(), [](const JobInfo& a, const JobInfo& b) { return a.job_id() < b.job_id(); });
+    std::sort(jobs.begin(), jobs.end(),
+              [](const JobInfo& a, const JobInfo& b) { return a.job_id() < b.job_id(); });
     *env.out << FormatSqueueJson(jobs, LoadOwnConfig(env).cluster_name);
     return 0;
   }

@@ -26,35 +26,64 @@ struct FieldName {
 };
 
 constexpr FieldName kFields[] = {
-    {"a", "account", "ACCOUNT"},          {"A", "jobid", "JOBID"},
-    {"b", "tres-per-node", "TRES_PER_NODE"}, {"B", "batchhost", "EXEC_HOST"},
-    {"c", "mincpus", "MIN_CPUS"},         {"C", "numcpus", "CPUS"},
-    {"d", "mintmpdisk", "MIN_TMP_DISK"},  {"D", "numnodes", "NODES"},
-    {"e", "endtime", "END_TIME"},         {"E", "dependency", "DEPENDENCY"},
-    {"f", "feature", "FEATURES"},         {"F", "arrayjobid", "ARRAY_JOB_ID"},
-    {"g", "groupname", "GROUP"},          {"G", "groupid", "GROUP"},
-    {"h", "oversubscribe", "OVER_SUBSCRIBE"}, {"i", "jobarrayid", "JOBID"},
-    {"j", "name", "NAME"},                {"k", "comment", "COMMENT"},
-    {"K", "arraytaskid", "ARRAY_TASK_ID"}, {"l", "timelimit", "TIME_LIMIT"},
-    {"L", "timeleft", "TIME_LEFT"},       {"m", "minmemory", "MIN_MEMORY"},
-    {"M", "timeused", "TIME"},            {"n", "reqnodes", "REQ_NODES"},
-    {"N", "nodelist", "NODELIST"},        {"o", "command", "COMMAND"},
-    {"O", "contiguous", "CONTIGUOUS"},    {"p", "priority", "PRIORITY"},
-    {"P", "partition", "PARTITION"},      {"q", "qos", "QOS"},
-    {"Q", "prioritylong", "PRIORITY"},    {"r", "reason", "REASON"},
-    {"R", "reasonlist", "NODELIST(REASON)"}, {"S", "starttime", "START_TIME"},
-    {"t", "statecompact", "ST"},          {"T", "state", "STATE"},
-    {"u", "username", "USER"},            {"U", "userid", "UID"},
-    {"v", "reservation", "RESERVATION"},  {"V", "submittime", "SUBMIT_TIME"},
-    {"w", "wckey", "WCKEY"},              {"W", "licenses", "LICENSES"},
-    {"x", "excnodes", "EXC_NODES"},       {"X", "corespec", "CORE_SPEC"},
-    {"y", "nice", "NICE"},                {"Y", "schednodes", "SCHEDNODES"},
-    {"z", "sct", "S:C:T"},                {"Z", "workdir", "WORK_DIR"},
-    {"tres-alloc", "tres-alloc", "TRES_ALLOC"}, {"stdout", "stdout", "STDOUT"},
-    {"stderr", "stderr", "STDERR"},       {"stdin", "stdin", "STDIN"},
-    {"exitcode", "exitcode", "EXIT_CODE"}, {"restartcnt", "restartcnt", "RESTARTCNT"},
-    {"cpus-per-task", "cpus-per-task", "CPUS_PER_TASK"}, {"A", "id", "JOBID"},
-    {"u", "user", "USER"},                {"j", "jobname", "NAME"},
+    {"a", "account", "ACCOUNT"},
+    {"A", "jobid", "JOBID"},
+    {"b", "tres-per-node", "TRES_PER_NODE"},
+    {"B", "batchhost", "EXEC_HOST"},
+    {"c", "mincpus", "MIN_CPUS"},
+    {"C", "numcpus", "CPUS"},
+    {"d", "mintmpdisk", "MIN_TMP_DISK"},
+    {"D", "numnodes", "NODES"},
+    {"e", "endtime", "END_TIME"},
+    {"E", "dependency", "DEPENDENCY"},
+    {"f", "feature", "FEATURES"},
+    {"F", "arrayjobid", "ARRAY_JOB_ID"},
+    {"g", "groupname", "GROUP"},
+    {"G", "groupid", "GROUP"},
+    {"h", "oversubscribe", "OVER_SUBSCRIBE"},
+    {"i", "jobarrayid", "JOBID"},
+    {"j", "name", "NAME"},
+    {"k", "comment", "COMMENT"},
+    {"K", "arraytaskid", "ARRAY_TASK_ID"},
+    {"l", "timelimit", "TIME_LIMIT"},
+    {"L", "timeleft", "TIME_LEFT"},
+    {"m", "minmemory", "MIN_MEMORY"},
+    {"M", "timeused", "TIME"},
+    {"n", "reqnodes", "REQ_NODES"},
+    {"N", "nodelist", "NODELIST"},
+    {"o", "command", "COMMAND"},
+    {"O", "contiguous", "CONTIGUOUS"},
+    {"p", "priority", "PRIORITY"},
+    {"P", "partition", "PARTITION"},
+    {"q", "qos", "QOS"},
+    {"Q", "prioritylong", "PRIORITY"},
+    {"r", "reason", "REASON"},
+    {"R", "reasonlist", "NODELIST(REASON)"},
+    {"S", "starttime", "START_TIME"},
+    {"t", "statecompact", "ST"},
+    {"T", "state", "STATE"},
+    {"u", "username", "USER"},
+    {"U", "userid", "UID"},
+    {"v", "reservation", "RESERVATION"},
+    {"V", "submittime", "SUBMIT_TIME"},
+    {"w", "wckey", "WCKEY"},
+    {"W", "licenses", "LICENSES"},
+    {"x", "excnodes", "EXC_NODES"},
+    {"X", "corespec", "CORE_SPEC"},
+    {"y", "nice", "NICE"},
+    {"Y", "schednodes", "SCHEDNODES"},
+    {"z", "sct", "S:C:T"},
+    {"Z", "workdir", "WORK_DIR"},
+    {"tres-alloc", "tres-alloc", "TRES_ALLOC"},
+    {"stdout", "stdout", "STDOUT"},
+    {"stderr", "stderr", "STDERR"},
+    {"stdin", "stdin", "STDIN"},
+    {"exitcode", "exitcode", "EXIT_CODE"},
+    {"restartcnt", "restartcnt", "RESTARTCNT"},
+    {"cpus-per-task", "cpus-per-task", "CPUS_PER_TASK"},
+    {"A", "id", "JOBID"},
+    {"u", "user", "USER"},
+    {"j", "jobname", "NAME"},
 };
 
 const FieldName* Find(const std::string& key) {
@@ -85,8 +114,8 @@ std::string TimeLeft(const JobInfo& job, int64_t now) {
 }
 
 std::string MinMemory(const JobInfo& job) {
-  int64_t mb = job.spec().mem_per_cpu_mb() > 0 ? job.spec().mem_per_cpu_mb()
-                                               : job.mem_per_node_mb();
+  int64_t mb =
+      job.spec().mem_per_cpu_mb() > 0 ? job.spec().mem_per_cpu_mb() : job.mem_per_node_mb();
   return FormatMemoryMb(mb);
 }
 
@@ -98,57 +127,109 @@ std::string PriorityFloat(const JobInfo& job) {
 
 std::string ValueA(char c, const JobInfo& job, int64_t now) {
   switch (c) {
-    case 'a': return OrNull(job.spec().account());
-    case 'A': return std::to_string(job.job_id());
-    case 'F': return std::to_string(job.array_job_id() ? job.array_job_id() : job.job_id());
-    case 'i': return DisplayJobId(job);
-    case 'b': { std::string t = JobTresPerNode(job); return t.empty() ? "N/A" : t; }
-    case 'B': { std::string h = JobBatchHost(job); return h.empty() ? "n/a" : h; }
-    case 'c': return std::to_string(std::max(1, job.spec().cpus_per_task()));
-    case 'C': return std::to_string(job.num_cpus());
-    case 'd': return "0";
-    case 'D': return std::to_string(job.num_nodes());
-    case 'e': return EndTimeValue(job);
-    case 'E': return DependencyString(job);
-    case 'f': return OrNull(job.spec().constraint());
-    case 'g': return job.group().empty() ? std::to_string(job.gid()) : job.group();
-    case 'G': return std::to_string(job.gid());
-    case 'h': return job.spec().exclusive() ? "NO" : "OK";
-    case 'j': return job.spec().name();
-    case 'k': return OrNull(job.spec().comment());
-    case 'K': return ArrayTaskValue(job);
-    case 'l': return FormatLimitMinutes(job.time_limit_min());
-    case 'L': return TimeLeft(job, now);
-    case 'm': return MinMemory(job);
-    case 'M': return FormatDuration(JobRunSeconds(job, now));
+    case 'a':
+      return OrNull(job.spec().account());
+    case 'A':
+      return std::to_string(job.job_id());
+    case 'F':
+      return std::to_string(job.array_job_id() ? job.array_job_id() : job.job_id());
+    case 'i':
+      return DisplayJobId(job);
+    case 'b': {
+      std::string t = JobTresPerNode(job);
+      return t.empty() ? "N/A" : t;
+    }
+    case 'B': {
+      std::string h = JobBatchHost(job);
+      return h.empty() ? "n/a" : h;
+    }
+    case 'c':
+      return std::to_string(std::max(1, job.spec().cpus_per_task()));
+    case 'C':
+      return std::to_string(job.num_cpus());
+    case 'd':
+      return "0";
+    case 'D':
+      return std::to_string(job.num_nodes());
+    case 'e':
+      return EndTimeValue(job);
+    case 'E':
+      return DependencyString(job);
+    case 'f':
+      return OrNull(job.spec().constraint());
+    case 'g':
+      return job.group().empty() ? std::to_string(job.gid()) : job.group();
+    case 'G':
+      return std::to_string(job.gid());
+    case 'h':
+      return job.spec().exclusive() ? "NO" : "OK";
+    case 'j':
+      return job.spec().name();
+    case 'k':
+      return OrNull(job.spec().comment());
+    case 'K':
+      return ArrayTaskValue(job);
+    case 'l':
+      return FormatLimitMinutes(job.time_limit_min());
+    case 'L':
+      return TimeLeft(job, now);
+    case 'm':
+      return MinMemory(job);
+    case 'M':
+      return FormatDuration(JobRunSeconds(job, now));
   }
   return "";
 }
 
 std::string ValueB(char c, const JobInfo& job, int64_t now) {
   switch (c) {
-    case 'n': return job.spec().nodelist();
-    case 'N': return JobNodeList(job);
-    case 'o': return OrNull(job.spec().command());
-    case 'O': return "0";
-    case 'p': return PriorityFloat(job);
-    case 'P': return job.spec().partition();
-    case 'q': return job.spec().qos().empty() ? "normal" : job.spec().qos();
-    case 'Q': return std::to_string(job.priority());
-    case 'r': return job.reason().empty() ? "None" : job.reason();
-    case 'R': return ReasonList(job);
-    case 'S': return Ts(JobStartOrPlanned(job));
-    case 't': return JobStateCompact(job);
-    case 'T': return JobStateName(job);
-    case 'u': return job.user().empty() ? std::to_string(job.uid()) : job.user();
-    case 'U': return std::to_string(job.uid());
-    case 'v': case 'w': case 'W': case 'Y': return "(null)";
-    case 'V': return Ts(job.submit_time());
-    case 'x': return job.spec().exclude();
-    case 'X': return "N/A";
-    case 'y': return "0";
-    case 'z': return "*:*:*";
-    case 'Z': return job.spec().work_dir();
+    case 'n':
+      return job.spec().nodelist();
+    case 'N':
+      return JobNodeList(job);
+    case 'o':
+      return OrNull(job.spec().command());
+    case 'O':
+      return "0";
+    case 'p':
+      return PriorityFloat(job);
+    case 'P':
+      return job.spec().partition();
+    case 'q':
+      return job.spec().qos().empty() ? "normal" : job.spec().qos();
+    case 'Q':
+      return std::to_string(job.priority());
+    case 'r':
+      return job.reason().empty() ? "None" : job.reason();
+    case 'R':
+      return ReasonList(job);
+    case 'S':
+      return Ts(JobStartOrPlanned(job));
+    case 't':
+      return JobStateCompact(job);
+    case 'T':
+      return JobStateName(job);
+    case 'u':
+      return job.user().empty() ? std::to_string(job.uid()) : job.user();
+    case 'U':
+      return std::to_string(job.uid());
+    case 'v':
+    case 'w':
+    case 'W':
+    case 'Y':
+      return "(null)";
+    case 'V':
+      return Ts(job.submit_time());
+    case 'x':
+      return job.spec().exclude();
+    case 'X':
+      return "N/A";
+    case 'y':
+      return "0";
+    case 'z':
+      return "*:*:*";
+    case 'Z':
+      return job.spec().work_dir();
   }
   return ValueA(c, job, now);
 }
@@ -180,7 +261,8 @@ std::string SqueueValue(const std::string& key, const JobInfo& job, int64_t now)
   if (key == "tres-alloc") return JobTresString(job);
   if (key == "stdout") return job.stdout_path();
   if (key == "stderr") return job.stderr_path();
-  if (key == "stdin") return job.spec().stdin_path().empty() ? "/dev/null" : job.spec().stdin_path();
+  if (key == "stdin")
+    return job.spec().stdin_path().empty() ? "/dev/null" : job.spec().stdin_path();
   if (key == "exitcode") return JobExitCode(job);
   if (key == "restartcnt") return std::to_string(job.restarts());
   if (key == "cpus-per-task") return std::to_string(std::max(1, job.spec().cpus_per_task()));
@@ -214,8 +296,8 @@ std::string SqueueFormat(const std::vector<FormatField>& fields, const std::vect
   if (header)
     out += RenderLine(fields, [](const FormatField& f) { return SqueueHeader(f.key); }) + "\n";
   for (const JobInfo& j : jobs)
-    out += RenderLine(fields, [&](const FormatField& f) { return SqueueValue(f.key, j, now); }) +
-           "\n";
+    out +=
+        RenderLine(fields, [&](const FormatField& f) { return SqueueValue(f.key, j, now); }) + "\n";
   return out;
 }
 

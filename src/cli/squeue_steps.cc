@@ -4,10 +4,10 @@
 #include <cstdlib>
 #include <map>
 
+#include "cli/list_args.h"
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "common/text_util.h"
-#include "cli/list_args.h"
 
 namespace sluice {
 namespace {
@@ -15,8 +15,8 @@ namespace {
 // -O names -> -o letters, and the headers Slurm prints.
 const std::map<std::string, std::string>& NamedKeys() {
   static const auto* m = new std::map<std::string, std::string>{
-      {"stepid", "i"}, {"stepname", "j"}, {"name", "j"},        {"partition", "P"},
-      {"username", "u"}, {"userid", "U"}, {"timeused", "M"},    {"nodelist", "N"},
+      {"stepid", "i"},    {"stepname", "j"},  {"name", "j"},     {"partition", "P"},
+      {"username", "u"},  {"userid", "U"},    {"timeused", "M"}, {"nodelist", "N"},
       {"starttime", "S"}, {"timelimit", "l"}, {"numtasks", "A"}, {"numcpus", "C"},
   };
   return *m;
@@ -24,9 +24,9 @@ const std::map<std::string, std::string>& NamedKeys() {
 
 std::string Header(const std::string& key) {
   static const auto* h = new std::map<std::string, std::string>{
-      {"i", "STEPID"}, {"j", "NAME"},      {"P", "PARTITION"}, {"u", "USER"},  {"U", "UID"},
-      {"M", "TIME"},   {"N", "NODELIST"},  {"S", "START_TIME"}, {"l", "TIME_LIMIT"},
-      {"A", "TASKS"},  {"C", "CPUS"},
+      {"i", "STEPID"},     {"j", "NAME"},  {"P", "PARTITION"}, {"u", "USER"},
+      {"U", "UID"},        {"M", "TIME"},  {"N", "NODELIST"},  {"S", "START_TIME"},
+      {"l", "TIME_LIMIT"}, {"A", "TASKS"}, {"C", "CPUS"},
   };
   auto it = h->find(key);
   return it == h->end() ? "" : it->second;
@@ -56,7 +56,8 @@ Expected<std::vector<FormatField>> ChooseFields(const StepListOptions& o) {
     if (f.key.empty()) continue;
     if (!o.format_long.empty()) {
       auto it = NamedKeys().find(ToLower(f.key));
-      if (it == NamedKeys().end()) return InvalidArgument("Invalid job step format specification: " + f.key);
+      if (it == NamedKeys().end())
+        return InvalidArgument("Invalid job step format specification: " + f.key);
       f.key = it->second;
     } else if (Header(f.key).empty()) {
       return InvalidArgument("Invalid job step format specification: " + f.key);
@@ -80,8 +81,8 @@ Status ParseStepList(const std::string& list, std::vector<std::pair<int64_t, int
   return Status::Ok();
 }
 
-std::string FormatStepTable(const std::vector<FormatField>& fields, const std::vector<StepInfo>& steps,
-                            int64_t now, bool header) {
+std::string FormatStepTable(const std::vector<FormatField>& fields,
+                            const std::vector<StepInfo>& steps, int64_t now, bool header) {
   std::string out;
   if (header) out += RenderLine(fields, [](const FormatField& f) { return Header(f.key); }) + "\n";
   for (const StepInfo& s : steps) {
@@ -100,7 +101,8 @@ int ShowSqueueSteps(const StepListOptions& o, CliEnv& env) {
   for (const auto& [job, step] : o.steps) req.add_job_ids(job);
   for (int64_t job : o.jobs) req.add_job_ids(job);
   Expected<ClientApiInterface*> api = env.connect();
-  Expected<GetStepsReply> rep = api.ok() ? (*api)->GetSteps(req) : Expected<GetStepsReply>(api.status());
+  Expected<GetStepsReply> rep =
+      api.ok() ? (*api)->GetSteps(req) : Expected<GetStepsReply>(api.status());
   if (!rep.ok()) {
     *env.err << "slurm_get_job_steps error: " << rep.status().message() << "\n";
     return 1;

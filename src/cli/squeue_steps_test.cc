@@ -19,8 +19,8 @@ class StepsApi : public FakeApi {
   }
 };
 
-StepInfo Step(int64_t job, int step, const std::string& name, std::vector<std::string> nodes, int64_t start,
-              uint32_t uid = 0, const std::string& user = "root") {
+StepInfo Step(int64_t job, int step, const std::string& name, std::vector<std::string> nodes,
+              int64_t start, uint32_t uid = 0, const std::string& user = "root") {
   StepInfo s;
   s.set_job_id(job);
   s.set_step_id(step);
@@ -40,7 +40,9 @@ StepInfo Step(int64_t job, int step, const std::string& name, std::vector<std::s
 class SqueueStepsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    t.env.connect = [this]() -> Expected<ClientApiInterface*> { return static_cast<ClientApiInterface*>(&api); };
+    t.env.connect = [this]() -> Expected<ClientApiInterface*> {
+      return static_cast<ClientApiInterface*>(&api);
+    };
     t.clock.Set(1'000'000'000);
     *api.steps.add_steps() = Step(13, 1, "python", {"node02", "node01"}, 1'000'000'000 - 65);
     *api.steps.add_steps() = Step(12, 0, "hostname", {"node03"}, 1'000'000'000 - 5, 1000, "alice");
@@ -84,7 +86,8 @@ TEST_F(SqueueStepsTest, BadStepIdsFormatsAndErrorsFailClearly) {
   t.err.str("");
   api.fail = Unavailable("Unable to contact slurm controller (connect failure)");
   EXPECT_EQ(Run({"-s"}), 1);
-  EXPECT_EQ(t.err.str(), "slurm_get_job_steps error: Unable to contact slurm controller (connect failure)\n");
+  EXPECT_EQ(t.err.str(),
+            "slurm_get_job_steps error: Unable to contact slurm controller (connect failure)\n");
 }
 
 TEST_F(SqueueStepsTest, NoStepsPrintsOnlyTheHeader) {

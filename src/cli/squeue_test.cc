@@ -50,19 +50,27 @@ TEST_F(SqueueTest, SortsPendingFirstThenPriority) {
 
 TEST_F(SqueueTest, LongFormatWithDateLine) {
   EXPECT_EQ(Run({"-l"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "Mon Nov 30 02:26:16 2026\n"
-            "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)\n"
-            "                 4       gpu  requeue     root  PENDING       0:00 UNLIMITED      1 (BeginTime)\n"
-            "                16       gpu  depwait     root  PENDING       0:00 UNLIMITED      1 (Dependency)\n"
-            "                14       gpu   bigjob     root  PENDING       0:00 UNLIMITED      4 (Resources)\n"
-            "                15       gpu     held     root  PENDING       0:00 UNLIMITED      1 (JobHeldUser)\n"
-            "                11       gpu    plain     root  RUNNING       0:02 UNLIMITED      1 node01\n"
-            "                12       gpu parsable     root  RUNNING       0:02 UNLIMITED      1 node01\n"
-            "                13       gpu   gpujob     root  RUNNING       0:02 UNLIMITED      2 node[01-02]\n"
-            "                 1       gpu  timeout     root  RUNNING       0:14      1:00      1 node01\n"
-            "                 2       gpu     sigB     root  RUNNING       0:14      1:00      1 node01\n"
-            "                 3       gpu  sigStep     root  RUNNING       0:14      1:00      1 node01\n");
+  EXPECT_EQ(
+      t.out.str(),
+      "Mon Nov 30 02:26:16 2026\n"
+      "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES "
+      "NODELIST(REASON)\n"
+      "                 4       gpu  requeue     root  PENDING       0:00 UNLIMITED      1 "
+      "(BeginTime)\n"
+      "                16       gpu  depwait     root  PENDING       0:00 UNLIMITED      1 "
+      "(Dependency)\n"
+      "                14       gpu   bigjob     root  PENDING       0:00 UNLIMITED      4 "
+      "(Resources)\n"
+      "                15       gpu     held     root  PENDING       0:00 UNLIMITED      1 "
+      "(JobHeldUser)\n"
+      "                11       gpu    plain     root  RUNNING       0:02 UNLIMITED      1 node01\n"
+      "                12       gpu parsable     root  RUNNING       0:02 UNLIMITED      1 node01\n"
+      "                13       gpu   gpujob     root  RUNNING       0:02 UNLIMITED      2 "
+      "node[01-02]\n"
+      "                 1       gpu  timeout     root  RUNNING       0:14      1:00      1 node01\n"
+      "                 2       gpu     sigB     root  RUNNING       0:14      1:00      1 node01\n"
+      "                 3       gpu  sigStep     root  RUNNING       0:14      1:00      1 "
+      "node01\n");
 }
 
 TEST_F(SqueueTest, CustomFormats) {
@@ -75,28 +83,47 @@ TEST_F(SqueueTest, CustomFormats) {
 
 TEST_F(SqueueTest, ManyFieldsMatchSlurm) {
   EXPECT_EQ(Run({"-h", "-o", "%A|%i|%j|%u|%t|%T|%r|%D|%C|%b|%N|%l|%L|%M|%P|%Q|%S|%V|%e"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "4|4|requeue|root|PD|PENDING|BeginTime|1|1|N/A||UNLIMITED|UNLIMITED|0:00|gpu|1|2026-11-30T02:28:03|2026-11-30T02:26:02|NONE\n"
-            "16|16|depwait|root|PD|PENDING|Dependency|1|1|N/A||UNLIMITED|UNLIMITED|0:00|gpu|1|N/A|2026-11-30T02:26:13|N/A\n"
-            "14|14|bigjob|root|PD|PENDING|Resources|4|4|gres:gpu:8||UNLIMITED|UNLIMITED|0:00|gpu|1|N/A|2026-11-30T02:26:13|N/A\n"
-            "15|15|held|root|PD|PENDING|JobHeldUser|1|1|N/A||UNLIMITED|UNLIMITED|0:00|gpu|0|N/A|2026-11-30T02:26:13|N/A\n"
-            "11|11|plain|root|R|RUNNING|None|1|1|N/A|node01|UNLIMITED|UNLIMITED|0:02|gpu|1|2026-11-30T02:26:14|2026-11-30T02:26:13|NONE\n"
-            "12|12|parsable|root|R|RUNNING|None|1|1|N/A|node01|UNLIMITED|UNLIMITED|0:02|gpu|1|2026-11-30T02:26:14|2026-11-30T02:26:13|NONE\n"
-            "13|13|gpujob|root|R|RUNNING|None|2|2|gres:gpu:4|node[01-02]|UNLIMITED|UNLIMITED|0:02|gpu|1|2026-11-30T02:26:14|2026-11-30T02:26:13|NONE\n"
-            "1|1|timeout|root|R|RUNNING|None|1|1|N/A|node01|1:00|0:46|0:14|gpu|1|2026-11-30T02:26:02|2026-11-30T02:26:00|2026-11-30T02:27:02\n"
-            "2|2|sigB|root|R|RUNNING|None|1|1|N/A|node01|1:00|0:46|0:14|gpu|1|2026-11-30T02:26:02|2026-11-30T02:26:00|2026-11-30T02:27:02\n"
-            "3|3|sigStep|root|R|RUNNING|None|1|1|N/A|node01|1:00|0:46|0:14|gpu|1|2026-11-30T02:26:02|2026-11-30T02:26:00|2026-11-30T02:27:02\n");
+  EXPECT_EQ(
+      t.out.str(),
+      "4|4|requeue|root|PD|PENDING|BeginTime|1|1|N/"
+      "A||UNLIMITED|UNLIMITED|0:00|gpu|1|2026-11-30T02:28:03|2026-11-30T02:26:02|NONE\n"
+      "16|16|depwait|root|PD|PENDING|Dependency|1|1|N/A||UNLIMITED|UNLIMITED|0:00|gpu|1|N/"
+      "A|2026-11-30T02:26:13|N/A\n"
+      "14|14|bigjob|root|PD|PENDING|Resources|4|4|gres:gpu:8||UNLIMITED|UNLIMITED|0:00|gpu|1|N/"
+      "A|2026-11-30T02:26:13|N/A\n"
+      "15|15|held|root|PD|PENDING|JobHeldUser|1|1|N/A||UNLIMITED|UNLIMITED|0:00|gpu|0|N/"
+      "A|2026-11-30T02:26:13|N/A\n"
+      "11|11|plain|root|R|RUNNING|None|1|1|N/"
+      "A|node01|UNLIMITED|UNLIMITED|0:02|gpu|1|2026-11-30T02:26:14|2026-11-30T02:26:13|NONE\n"
+      "12|12|parsable|root|R|RUNNING|None|1|1|N/"
+      "A|node01|UNLIMITED|UNLIMITED|0:02|gpu|1|2026-11-30T02:26:14|2026-11-30T02:26:13|NONE\n"
+      "13|13|gpujob|root|R|RUNNING|None|2|2|gres:gpu:4|node[01-02]|UNLIMITED|UNLIMITED|0:02|gpu|1|"
+      "2026-11-30T02:26:14|2026-11-30T02:26:13|NONE\n"
+      "1|1|timeout|root|R|RUNNING|None|1|1|N/"
+      "A|node01|1:00|0:46|0:14|gpu|1|2026-11-30T02:26:02|2026-11-30T02:26:00|2026-11-30T02:27:02\n"
+      "2|2|sigB|root|R|RUNNING|None|1|1|N/"
+      "A|node01|1:00|0:46|0:14|gpu|1|2026-11-30T02:26:02|2026-11-30T02:26:00|2026-11-30T02:27:02\n"
+      "3|3|sigStep|root|R|RUNNING|None|1|1|N/"
+      "A|node01|1:00|0:46|0:14|gpu|1|2026-11-30T02:26:02|2026-11-30T02:26:00|2026-11-30T02:27:"
+      "02\n");
 }
 
 TEST_F(SqueueTest, LongFormatOption) {
   EXPECT_EQ(Run({"-O", "JobID,Name,State,Reason,NumNodes,NumCPUs,tres-per-node,TimeLimit,NodeList",
-                 "-t", "PD"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "JOBID               NAME                STATE               REASON              NODES               CPUS                TRES_PER_NODE       TIME_LIMIT          NODELIST            \n"
-            "4                   requeue             PENDING             BeginTime           1                   1                   N/A                 UNLIMITED                               \n"
-            "16                  depwait             PENDING             Dependency          1                   1                   N/A                 UNLIMITED                               \n"
-            "14                  bigjob              PENDING             Resources           4                   4                   gres:gpu:8          UNLIMITED                               \n"
-            "15                  held                PENDING             JobHeldUser         1                   1                   N/A                 UNLIMITED                               \n");
+                 "-t", "PD"}),
+            0);
+  EXPECT_EQ(
+      t.out.str(),
+      "JOBID               NAME                STATE               REASON              NODES       "
+      "        CPUS                TRES_PER_NODE       TIME_LIMIT          NODELIST            \n"
+      "4                   requeue             PENDING             BeginTime           1           "
+      "        1                   N/A                 UNLIMITED                               \n"
+      "16                  depwait             PENDING             Dependency          1           "
+      "        1                   N/A                 UNLIMITED                               \n"
+      "14                  bigjob              PENDING             Resources           4           "
+      "        4                   gres:gpu:8          UNLIMITED                               \n"
+      "15                  held                PENDING             JobHeldUser         1           "
+      "        1                   N/A                 UNLIMITED                               \n");
 }
 
 TEST_F(SqueueTest, FormatWithWidthsAndTresAlloc) {
@@ -198,11 +225,16 @@ TEST_F(SqueueTest, SendsTheDefaultStatesStartAndMe) {
 TEST_F(SqueueTest, StartShowsPendingByStartTime) {
   EXPECT_EQ(Run({"--start"}), 0);
   EXPECT_EQ(t.out.str(),
-            "             JOBID PARTITION     NAME     USER ST          START_TIME  NODES SCHEDNODES           NODELIST(REASON)\n"
-            "                 4       gpu  requeue     root PD 2026-11-30T02:28:03      1 (null)               (BeginTime)\n"
-            "                14       gpu   bigjob     root PD                 N/A      4 (null)               (Resources)\n"
-            "                15       gpu     held     root PD                 N/A      1 (null)               (JobHeldUser)\n"
-            "                16       gpu  depwait     root PD                 N/A      1 (null)               (Dependency)\n");
+            "             JOBID PARTITION     NAME     USER ST          START_TIME  NODES "
+            "SCHEDNODES           NODELIST(REASON)\n"
+            "                 4       gpu  requeue     root PD 2026-11-30T02:28:03      1 (null)   "
+            "            (BeginTime)\n"
+            "                14       gpu   bigjob     root PD                 N/A      4 (null)   "
+            "            (Resources)\n"
+            "                15       gpu     held     root PD                 N/A      1 (null)   "
+            "            (JobHeldUser)\n"
+            "                16       gpu  depwait     root PD                 N/A      1 (null)   "
+            "            (Dependency)\n");
 }
 
 TEST_F(SqueueTest, CompletedJobsHiddenUnlessAsked) {
@@ -217,15 +249,17 @@ TEST_F(SqueueTest, CompletedJobsHiddenUnlessAsked) {
   t.api.jobs.clear_jobs();
   for (JobInfo* j : {&done, &failed, &cancelled}) *t.api.jobs.add_jobs() = *j;
   EXPECT_EQ(Run({"-j", "33"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
+  EXPECT_EQ(
+      t.out.str(),
+      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
   t.out.str("");
   EXPECT_EQ(Run({"-t", "all"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
-            "                33       gpu       ok     root CD       0:00      1 node01\n"
-            "                31       gpu    exit3     root  F       0:00      1 (NonZeroExitCode)\n"
-            "                36       gpu cancelpe     root CA       0:00      1 \n");
+  EXPECT_EQ(
+      t.out.str(),
+      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+      "                33       gpu       ok     root CD       0:00      1 node01\n"
+      "                31       gpu    exit3     root  F       0:00      1 (NonZeroExitCode)\n"
+      "                36       gpu cancelpe     root CA       0:00      1 \n");
 }
 
 TEST_F(SqueueTest, UnknownSingleJobIdIsAnError) {
@@ -289,7 +323,8 @@ TEST_F(SqueueTest, GetoptOrderAbbreviationsAndDoubleDash) {
   EXPECT_EQ(Run({"--no"}), 1);
   EXPECT_EQ(t.err.str(),
             "squeue: option '--no' is ambiguous; possibilities: '--noheader' '--nodelist' "
-            "'--noconvert'\n" + tail);
+            "'--noconvert'\n" +
+                tail);
   t.err.str("");
   EXPECT_EQ(Run({"-j", "15", "--bogus=1"}), 1);
   EXPECT_EQ(t.err.str(), "squeue: unrecognized option '--bogus=1'\n" + tail);

@@ -6,8 +6,8 @@
 #include <ctime>
 #include <ostream>
 
-#include "cli/help_text.h"
 #include "cli/format_engine.h"
+#include "cli/help_text.h"
 #include "cli/opt_parser.h"
 #include "cli/sacct.h"
 #include "cli/sreport_calc.h"
@@ -21,11 +21,17 @@ enum Opt { kTime = 1, kTres, kParsable, kParsable2, kNoHeader, kVersion, kHelp, 
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"time", 't', ArgKind::kRequired, kTime},      {"tres", 'T', ArgKind::kRequired, kTres},
-      {"parsable", 'p', ArgKind::kNone, kParsable},  {"parsable2", 'P', ArgKind::kNone, kParsable2},
-      {"noheader", 'n', ArgKind::kNone, kNoHeader},  {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 'h', ArgKind::kNone, kHelp},          {"usage", 0, ArgKind::kNone, kHelp},          {"cluster", 'M', ArgKind::kRequired, kIgnored},
-      {"all_clusters", 'a', ArgKind::kNone, kIgnored}, {"quiet", 'Q', ArgKind::kNone, kIgnored},
+      {"time", 't', ArgKind::kRequired, kTime},
+      {"tres", 'T', ArgKind::kRequired, kTres},
+      {"parsable", 'p', ArgKind::kNone, kParsable},
+      {"parsable2", 'P', ArgKind::kNone, kParsable2},
+      {"noheader", 'n', ArgKind::kNone, kNoHeader},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kHelp},
+      {"cluster", 'M', ArgKind::kRequired, kIgnored},
+      {"all_clusters", 'a', ArgKind::kNone, kIgnored},
+      {"quiet", 'Q', ArgKind::kNone, kIgnored},
       {"verbose", 'v', ArgKind::kNone, kIgnored},
   };
   return *d;
@@ -108,24 +114,38 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
     switch (o.id) {
       case kTime: {
         std::string u = ToLower(o.value);
-        if (u == "m" || u == "min" || u == "minutes") r.unit = "minutes";
-        else if (u == "h" || u == "hour" || u == "hours") r.unit = "hours";
-        else if (u == "s" || u == "sec" || u == "secs" || u == "seconds") r.unit = "seconds";
-        else if (u == "p" || u == "percent") r.unit = "percent";
-        else return Fail(env, "unknown time format " + o.value);
+        if (u == "m" || u == "min" || u == "minutes")
+          r.unit = "minutes";
+        else if (u == "h" || u == "hour" || u == "hours")
+          r.unit = "hours";
+        else if (u == "s" || u == "sec" || u == "secs" || u == "seconds")
+          r.unit = "seconds";
+        else if (u == "p" || u == "percent")
+          r.unit = "percent";
+        else
+          return Fail(env, "unknown time format " + o.value);
         break;
       }
       case kTres: {
         std::string t = ToLower(o.value);
-        if (t != "cpu" && t != "gres/gpu" && t != "node") return Fail(env, "Invalid TRES: " + o.value);
+        if (t != "cpu" && t != "gres/gpu" && t != "node")
+          return Fail(env, "Invalid TRES: " + o.value);
         r.tres = t;
         r.tres_given = true;
         break;
       }
-      case kParsable: r.parsable = 1; break;
-      case kParsable2: r.parsable = 2; break;
-      case kNoHeader: r.header = false; break;
-      case kVersion: *env.out << "slurm " << kSlurmVersion << "\n"; return 0;
+      case kParsable:
+        r.parsable = 1;
+        break;
+      case kParsable2:
+        r.parsable = 2;
+        break;
+      case kNoHeader:
+        r.header = false;
+        break;
+      case kVersion:
+        *env.out << "slurm " << kSlurmVersion << "\n";
+        return 0;
       case kHelp:
         *env.out << HelpText("sreport", HelpKind::kHelp);
         return 0;
@@ -186,11 +206,14 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
     for (const NodeInfo& n : nodes->nodes()) {
       capacity += r.tres == "gres/gpu" ? n.gpus_size() : (r.tres == "node" ? 1 : n.cpus());
     }
-    std::vector<NodeEventRecord> events(reply->node_events().begin(),
-                                        reply->node_events().end());
+    std::vector<NodeEventRecord> events(reply->node_events().begin(), reply->node_events().end());
     Utilization u = ClusterUtilization(jobs, capacity, r.tres, start, end, now, events);
-    for (auto c : std::vector<Col>{{"Allocated", 10, true}, {"Down", 8, true}, {"PLND Down", 8, true},
-                                   {"Idle", 9, true}, {"Reserved", 8, true}, {"Reported", 9, true}}) {
+    for (auto c : std::vector<Col>{{"Allocated", 10, true},
+                                   {"Down", 8, true},
+                                   {"PLND Down", 8, true},
+                                   {"Idle", 9, true},
+                                   {"Reserved", 8, true},
+                                   {"Reported", 9, true}}) {
       cols.push_back(c);
     }
     std::vector<std::string> row = {cluster};
@@ -203,9 +226,13 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
     return 0;
   }
   int64_t total = 0;
-  for (const AcctJob& j : jobs) total += TresCount(j, r.tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
-  for (auto c : std::vector<Col>{{"Login", 9, true}, {"Proper Name", 15, true},
-                                 {"Account", 15, true}, {"Used", 8, true}, {"Energy", 8, true}}) {
+  for (const AcctJob& j : jobs)
+    total += TresCount(j, r.tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
+  for (auto c : std::vector<Col>{{"Login", 9, true},
+                                 {"Proper Name", 15, true},
+                                 {"Account", 15, true},
+                                 {"Used", 8, true},
+                                 {"Energy", 8, true}}) {
     cols.push_back(c);
   }
   for (const UserUsage& u : TopUsers(jobs, r.tres, start, end, now, top_count)) {

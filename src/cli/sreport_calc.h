@@ -21,7 +21,7 @@
 namespace sluice {
 
 struct Utilization {
-  int64_t allocated = 0;   // TRES-seconds
+  int64_t allocated = 0;  // TRES-seconds
   int64_t down = 0;
   int64_t planned_down = 0;
   int64_t idle = 0;
@@ -32,7 +32,7 @@ struct Utilization {
 struct UserUsage {
   std::string user;
   std::string account;
-  int64_t used = 0;        // TRES-seconds
+  int64_t used = 0;  // TRES-seconds
 };
 
 // Seconds of [a, b) inside [start, end) (b <= 0 means still running: `now`).

@@ -1,7 +1,7 @@
 #include "cli/srun.h"
 
-#include <signal.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,17 +11,17 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <random>
+#include <sstream>
 
 #include "cli/allocation.h"
 #include "cli/help_text.h"
-#include "cli/multi_prog.h"
 #include "cli/keepalive.h"
+#include "cli/multi_prog.h"
 #include "cli/own_config.h"
-#include "cli/step_output.h"
 #include "cli/srun_options.h"
 #include "cli/step_io_server.h"
+#include "cli/step_output.h"
 #include "client/cluster_client.h"
 #include "common/config.h"
 
@@ -42,7 +42,8 @@ class LaunchTrace {
       : on_(!env.Getenv("SLUICE_LAUNCH_TRACE").empty()), t0_(std::chrono::steady_clock::now()) {}
   void Mark(const char* phase, CliEnv& env) const {
     if (!on_) return;
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
     char buf[96];
     std::snprintf(buf, sizeof buf, "srun: trace: %s +%.1f ms\n", phase, ms);
     *env.err << buf;
@@ -79,8 +80,10 @@ PatternVars OutputVars(const SrunOptions& o, const CliEnv& env, int64_t job_id, 
   v.step_id = step_id;
   v.user = env.Getenv("USER");
   v.job_name = env.Getenv("SLURM_JOB_NAME");
-  if (v.job_name.empty()) v.job_name = o.alloc.spec.name().empty() ? CommandName(o) : o.alloc.spec.name();
-  if (const std::string a = env.Getenv("SLURM_ARRAY_JOB_ID"); !a.empty()) {  // %A, %a in an array task
+  if (v.job_name.empty())
+    v.job_name = o.alloc.spec.name().empty() ? CommandName(o) : o.alloc.spec.name();
+  if (const std::string a = env.Getenv("SLURM_ARRAY_JOB_ID");
+      !a.empty()) {  // %A, %a in an array task
     v.array_job_id = std::atoll(a.c_str());
     v.array_task_id = std::atoll(env.Getenv("SLURM_ARRAY_TASK_ID").c_str());
   }
@@ -112,8 +115,7 @@ int OptionFailure(const std::string& prog, const SrunOptions& o, const Status& s
   return 1;
 }
 
-Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id,
-                                       CliEnv& env) {
+Expected<StepRequest> BuildStepRequest(const SrunOptions& o, int64_t job_id, CliEnv& env) {
   const JobSpec& spec = o.alloc.spec;
   StepRequest req;
   req.set_job_id(job_id);
@@ -179,7 +181,8 @@ Expected<StepReply> CreateStep(const StepRequest& req, ClientApiInterface* api, 
     Expected<StepReply> rep = api->LaunchStep(req);
     bool busy = !rep.ok() && rep.status().code() == Code::kResourceExhausted;
     bool unreachable = !rep.ok() && rep.status().code() == Code::kUnavailable &&
-                       rep.status().message() == kConnectFailure && unreachable_ms < kUnreachableRetryMs;
+                       rep.status().message() == kConnectFailure &&
+                       unreachable_ms < kUnreachableRetryMs;
     if (!busy && !unreachable) {
       if (rep.ok() && said_waiting) {
         *env.err << "srun: Step created for job " << req.job_id() << "\n";
@@ -228,14 +231,14 @@ Expected<StepApi> ChooseStepApi(int64_t job_id, size_t request_bytes, CliEnv& en
       return StepApi{*relay, true};
     }
   }
-  ASSIGN_OR_RETURN(ClientApiInterface* api, env.connect());
+  ASSIGN_OR_RETURN(ClientApiInterface * api, env.connect());
   return StepApi{api, false};
 }
 
 // Runs one step of job `job_id`; `api` is the controller connection of a standalone
 // srun, or nullptr to choose one (ChooseStepApi).
-int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
-            CliEnv& env, int signal_fd, const LaunchTrace& trace) {
+int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api, CliEnv& env,
+            int signal_fd, const LaunchTrace& trace) {
   Expected<StepRequest> req = BuildStepRequest(o, job_id, env);
   if (!req.ok()) return OptionFailure("srun", o, req.status(), env);
   StepApi via{api, false};
@@ -290,7 +293,8 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   cfg.signal_fd = signal_fd;
   cfg.trace = [&](const char* event) { trace.Mark(event, env); };
   const std::string& mode = o.alloc.spec.open_mode();
-  const bool append = mode.empty() ? env.Getenv("SLURM_OPEN_MODE").rfind('a', 0) == 0 : mode == "append";
+  const bool append =
+      mode.empty() ? env.Getenv("SLURM_OPEN_MODE").rfind('a', 0) == 0 : mode == "append";
   StepOutputFiles files(o.output, o.error, OutputVars(o, env, job_id, rep->step_id()), cfg.nodes,
                         cfg.task_nodes, append);
   if (Status st = files.Check(); !st.ok()) {
@@ -298,7 +302,8 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
     keepalive.EndStep(rep->step_id());
     return 1;
   }
-  if (files.active()) cfg.sink = [&files](uint32_t rank, bool is_err) { return files.For(rank, is_err); };
+  if (files.active())
+    cfg.sink = [&files](uint32_t rank, bool is_err) { return files.For(rank, is_err); };
   if (req->input_pattern().empty()) {
     cfg.stdin_fd = env.stdin_fd;
     for (int r : req->stdin_ranks()) {
@@ -317,10 +322,12 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
   how.set_total_cpu_us(-1);
   for (const TaskOutcome& t : outcomes) {
     if (!t.ended) continue;
-    if (WIFEXITED(t.wait_status)) how.set_exit_code(std::max(how.exit_code(), WEXITSTATUS(t.wait_status)));
+    if (WIFEXITED(t.wait_status))
+      how.set_exit_code(std::max(how.exit_code(), WEXITSTATUS(t.wait_status)));
     if (WIFSIGNALED(t.wait_status)) how.set_term_signal(WTERMSIG(t.wait_status));
     if (t.max_rss_kb >= 0) how.set_max_rss_kb(std::max(how.max_rss_kb(), t.max_rss_kb));
-    if (t.cpu_ms >= 0) how.set_total_cpu_us(std::max<int64_t>(0, how.total_cpu_us()) + t.cpu_ms * 1000);
+    if (t.cpu_ms >= 0)
+      how.set_total_cpu_us(std::max<int64_t>(0, how.total_cpu_us()) + t.cpu_ms * 1000);
   }
   keepalive.EndStep(rep->step_id(), how);
   trace.Mark("step end reported", env);
@@ -332,7 +339,8 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api,
 // Common front of srun and salloc: options, --help/--version (-1: done).
 int ParseFront(const std::string& prog, const std::vector<std::string>& args, SrunOptions* o,
                CliEnv& env) {
-  std::vector<std::string> all = prog == "srun" ? SrunEnvArgs(env.environ) : std::vector<std::string>{};
+  std::vector<std::string> all =
+      prog == "srun" ? SrunEnvArgs(env.environ) : std::vector<std::string>{};
   all.insert(all.end(), args.begin(), args.end());
   Status st = ParseSrunArgs(prog, all, o);
   if (!st.ok()) return OptionFailure(prog, *o, st, env);
@@ -407,7 +415,8 @@ int RunSrun(const std::vector<std::string>& args, CliEnv& env) {
   if (o.het_group >= 0) {  // a component of the heterogeneous job srun runs in
     const std::string id = env.Getenv("SLURM_JOB_ID_HET_GROUP_" + std::to_string(o.het_group));
     if (job_id <= 0 || (id.empty() && o.het_group > 0)) {
-      *env.err << "srun: error: --het-group=" << o.het_group << ": not in a heterogeneous job with that component\n";
+      *env.err << "srun: error: --het-group=" << o.het_group
+               << ": not in a heterogeneous job with that component\n";
       return 1;
     }
     if (!id.empty()) job_id = std::atoll(id.c_str());

@@ -9,15 +9,36 @@ namespace sluice {
 namespace {
 
 enum SrunOpt {
-  kLabel = 1000, kUnbuffered, kKillOnBadExit, kWaitSecs, kDistribution, kMpi, kJobId,
-  kAccepted, kRejected, kNotYet, kExact, kOverlap, kCpuBind, kGpuBind, kOutput, kError, kInput,
-  kImmediate, kMultiProg, kTaskProlog, kTaskEpilog, kQuitOnInterrupt, kThreads, kHetGroup,
+  kLabel = 1000,
+  kUnbuffered,
+  kKillOnBadExit,
+  kWaitSecs,
+  kDistribution,
+  kMpi,
+  kJobId,
+  kAccepted,
+  kRejected,
+  kNotYet,
+  kExact,
+  kOverlap,
+  kCpuBind,
+  kGpuBind,
+  kOutput,
+  kError,
+  kInput,
+  kImmediate,
+  kMultiProg,
+  kTaskProlog,
+  kTaskEpilog,
+  kQuitOnInterrupt,
+  kThreads,
+  kHetGroup,
 };
 
 // sbatch options srun/salloc do not have, or whose letters srun uses differently.
 const std::set<std::string> kDropped = {
-    "wrap", "parsable", "test-only", "requeue", "no-requeue",
-    "wait", "output", "error", "input", "distribution", "batch",
+    "wrap",   "parsable", "test-only", "requeue",      "no-requeue", "wait",
+    "output", "error",    "input",     "distribution", "batch",
 };
 
 std::vector<OptionDef> BuildDefs() {
@@ -58,7 +79,8 @@ std::vector<OptionDef> BuildDefs() {
       {"het-group", 0, ArgKind::kRequired, kHetGroup},
   };
   // sbatch lists --gpu-bind as "later": srun accepts it.
-  std::erase_if(d, [](const OptionDef& o) { return o.long_name && std::string(o.long_name) == "gpu-bind"; });
+  std::erase_if(
+      d, [](const OptionDef& o) { return o.long_name && std::string(o.long_name) == "gpu-bind"; });
   d.insert(d.end(), mine.begin(), mine.end());
   return d;
 }
@@ -83,7 +105,8 @@ std::vector<std::string> SplitComma(const std::string& v) {
   while (start <= v.size()) {
     size_t comma = v.find(',', start);
     // map_cpu:0,1 / map_gpu:0,1 lists keep their commas
-    std::string part = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!out.empty() && !part.empty() && std::isdigit(static_cast<unsigned char>(part[0])) &&
         (out.back().rfind("map_", 0) == 0)) {
       out.back() += "," + part;
@@ -123,7 +146,9 @@ Status CheckCpuBind(const std::string& v) {
 Status CheckGpuBind(const std::string& v) {
   for (const std::string& part : SplitComma(v)) {
     if (part == "verbose" || part == "none" || part == "closest") continue;
-    if (part.rfind("single:", 0) == 0 && IsIdList(part.substr(7)) && part.find(',') == std::string::npos) continue;
+    if (part.rfind("single:", 0) == 0 && IsIdList(part.substr(7)) &&
+        part.find(',') == std::string::npos)
+      continue;
     if (part.rfind("map_gpu:", 0) == 0 && IsIdList(part.substr(8))) continue;
     return InvalidArgument("Invalid --gpu-bind argument: " + v);
   }
@@ -132,8 +157,12 @@ Status CheckGpuBind(const std::string& v) {
 
 Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOptions* o) {
   switch (opt.id) {
-    case kLabel: o->label = true; return Status::Ok();
-    case kUnbuffered: o->unbuffered = true; return Status::Ok();
+    case kLabel:
+      o->label = true;
+      return Status::Ok();
+    case kUnbuffered:
+      o->unbuffered = true;
+      return Status::Ok();
     case kKillOnBadExit: {
       if (!opt.has_value) {
         o->kill_on_bad_exit = 1;
@@ -170,22 +199,36 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
       ASSIGN_OR_RETURN(o->immediate_s, NonNegative(opt.value, "--immediate"));
       return Status::Ok();
     }
-    case kMultiProg: o->multi_prog = true; return Status::Ok();
-    case kQuitOnInterrupt: o->quit_on_interrupt = true; return Status::Ok();
+    case kMultiProg:
+      o->multi_prog = true;
+      return Status::Ok();
+    case kQuitOnInterrupt:
+      o->quit_on_interrupt = true;
+      return Status::Ok();
     case kHetGroup: {
       if (opt.value.find_first_of(",-") != std::string::npos) {
-        return FailedPrecondition("--het-group=" + opt.value + ": a step in several components is not supported yet");
+        return FailedPrecondition("--het-group=" + opt.value +
+                                  ": a step in several components is not supported yet");
       }
       ASSIGN_OR_RETURN(o->het_group, NonNegative(opt.value, "--het-group"));
       return Status::Ok();
     }
     case kThreads:  // Slurm's launch fan-out threads; Sluice's launch does not use them
       return NonNegative(opt.value, "--threads").status();
-    case kTaskProlog: o->task_prolog = opt.value; return Status::Ok();
-    case kTaskEpilog: o->task_epilog = opt.value; return Status::Ok();
-    case kAccepted: return Status::Ok();
-    case kExact: o->exact = true; return Status::Ok();
-    case kOverlap: o->overlap = true; return Status::Ok();
+    case kTaskProlog:
+      o->task_prolog = opt.value;
+      return Status::Ok();
+    case kTaskEpilog:
+      o->task_epilog = opt.value;
+      return Status::Ok();
+    case kAccepted:
+      return Status::Ok();
+    case kExact:
+      o->exact = true;
+      return Status::Ok();
+    case kOverlap:
+      o->overlap = true;
+      return Status::Ok();
     case kCpuBind:
       RETURN_IF_ERROR(CheckCpuBind(opt.value));
       o->cpu_bind = opt.value;
@@ -194,14 +237,21 @@ Status ApplySrunOption(const std::string& prog, const ParsedOption& opt, SrunOpt
       RETURN_IF_ERROR(CheckGpuBind(opt.value));
       o->gpu_bind = opt.value;
       return Status::Ok();
-    case kOutput: o->output = opt.value; return Status::Ok();
-    case kError: o->error = opt.value; return Status::Ok();
-    case kInput: o->input = opt.value; return Status::Ok();
+    case kOutput:
+      o->output = opt.value;
+      return Status::Ok();
+    case kError:
+      o->error = opt.value;
+      return Status::Ok();
+    case kInput:
+      o->input = opt.value;
+      return Status::Ok();
     case kRejected:
       return FailedPrecondition(opt.spelled + ": containers are not supported by this cluster");
     case kNotYet:
       return FailedPrecondition(opt.spelled + " is not supported by " + prog + " yet");
-    default: break;
+    default:
+      break;
   }
   if (opt.id == 0) return Status::Ok();
   Status st = ApplySbatchOption(opt, &o->alloc);
@@ -222,14 +272,19 @@ std::vector<std::string> SrunEnvArgs(const std::map<std::string, std::string>& e
   std::vector<std::string> args;
   const bool in_job = !get("SLURM_JOB_ID").empty();
   if (!in_job) {
-    const std::string tasks = get("SLURM_NTASKS").empty() ? get("SLURM_NPROCS") : get("SLURM_NTASKS");
+    const std::string tasks =
+        get("SLURM_NTASKS").empty() ? get("SLURM_NPROCS") : get("SLURM_NTASKS");
     if (!tasks.empty()) args.push_back("--ntasks=" + tasks);
-    for (auto [var, opt] : {std::pair{"SLURM_NNODES", "--nodes="}, {"SLURM_PARTITION", "--partition="},
-                            {"SLURM_ACCOUNT", "--account="}, {"SLURM_TIMELIMIT", "--time="}})
+    for (auto [var, opt] : {std::pair{"SLURM_NNODES", "--nodes="},
+                            {"SLURM_PARTITION", "--partition="},
+                            {"SLURM_ACCOUNT", "--account="},
+                            {"SLURM_TIMELIMIT", "--time="}})
       if (!get(var).empty()) args.push_back(opt + get(var));
   }
-  for (auto [var, opt] : {std::pair{"SLURM_STDOUTMODE", "--output="}, {"SLURM_STDERRMODE", "--error="},
-                          {"SLURM_STDINMODE", "--input="}, {"SLURM_KILL_BAD_EXIT", "--kill-on-bad-exit="},
+  for (auto [var, opt] : {std::pair{"SLURM_STDOUTMODE", "--output="},
+                          {"SLURM_STDERRMODE", "--error="},
+                          {"SLURM_STDINMODE", "--input="},
+                          {"SLURM_KILL_BAD_EXIT", "--kill-on-bad-exit="},
                           {"SLURM_WAIT", "--wait="}})
     if (!get(var).empty()) args.push_back(opt + get(var));
   if (on("SLURM_OVERCOMMIT")) args.push_back("--overcommit");
@@ -264,7 +319,8 @@ Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& ar
   for (const ParsedOption& opt : cmdline->options) {
     RETURN_IF_ERROR(ApplySrunOption(prog, opt, o));
     const std::string name = LongOptionName(opt, SrunDefs());
-    o->defined[name.rfind("--", 0) == 0 ? name.substr(2) : name] = opt.has_value ? opt.value : "set";
+    o->defined[name.rfind("--", 0) == 0 ? name.substr(2) : name] =
+        opt.has_value ? opt.value : "set";
   }
   if (o->alloc.verbose > 0) o->defined["verbose"] = std::to_string(o->alloc.verbose);
   const JobSpec& spec = o->alloc.spec;

@@ -19,27 +19,27 @@
 namespace sluice {
 
 struct SrunOptions {
-  SbatchOptions alloc;              // resources, name, partition, time, export, chdir
+  SbatchOptions alloc;  // resources, name, partition, time, export, chdir
   std::vector<std::string> command;
   bool label = false;
   bool unbuffered = false;
   int kill_on_bad_exit = 0;
-  int wait_s = 0;                   // --wait: end the step this long after the first task ended
-  int het_group = -1;               // --het-group: the heterogeneous job's component (-1 = first)
-  bool quit_on_interrupt = false;   // --quit-on-interrupt: the first Ctrl-C kills the step
-  int immediate_s = -1;             // -I/--immediate[=secs] (1 without a value); -1 = wait
-  bool multi_prog = false;          // --multi-prog: command[0] is the MPMD file (multi_prog.h)
-  std::string multi_prog_file;      // that file, once command is the program made of it
+  int wait_s = 0;                  // --wait: end the step this long after the first task ended
+  int het_group = -1;              // --het-group: the heterogeneous job's component (-1 = first)
+  bool quit_on_interrupt = false;  // --quit-on-interrupt: the first Ctrl-C kills the step
+  int immediate_s = -1;            // -I/--immediate[=secs] (1 without a value); -1 = wait
+  bool multi_prog = false;         // --multi-prog: command[0] is the MPMD file (multi_prog.h)
+  std::string multi_prog_file;     // that file, once command is the program made of it
   std::string task_prolog, task_epilog;  // --task-prolog / --task-epilog (absolute paths)
-  std::string distribution;        // -m: block / cyclic
-  int64_t jobid = 0;               // --jobid
+  std::string distribution;              // -m: block / cyclic
+  int64_t jobid = 0;                     // --jobid
   bool nodes_set = false, ntasks_set = false, npn_set = false;
   bool getopt_error = false;
   // Step resources, binding and I/O (srun only):
-  bool exact = false;              // --exact (-c implies it)
-  bool overlap = false;            // --overlap
-  std::string cpu_bind;            // --cpu-bind as typed
-  std::string gpu_bind;            // --gpu-bind as typed
+  bool exact = false;                // --exact (-c implies it)
+  bool overlap = false;              // --overlap
+  std::string cpu_bind;              // --cpu-bind as typed
+  std::string gpu_bind;              // --gpu-bind as typed
   std::string output, error, input;  // -o / -e / -i patterns ("" = srun's own streams)
   // What -v prints: each option given, by long name, with its value ("set" for flags;
   // the last one given wins; verbose counts its -v's).
@@ -60,7 +60,6 @@ std::string DefinedOptionsReport(const std::string& prog, const SrunOptions& o);
 std::vector<std::string> SrunEnvArgs(const std::map<std::string, std::string>& env);
 
 // `prog` is "srun" or "salloc".
-Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& args,
-                     SrunOptions* o);
+Status ParseSrunArgs(const std::string& prog, const std::vector<std::string>& args, SrunOptions* o);
 
 }  // namespace sluice

@@ -36,9 +36,9 @@ TEST(SrunOptions, RefusedInGlibcWords) {
 // the ones describing an allocation count only outside one.
 TEST(SrunOptions, InputEnvironmentVariables) {
   std::map<std::string, std::string> env = {
-      {"SLURM_NPROCS", "5"},         {"SLURM_NNODES", "2"},       {"SLURM_OVERCOMMIT", "1"},
-      {"SLURM_STDOUTMODE", "out.%t"}, {"SLURM_DEBUG", "2"},         {"SLURM_LABELIO", "1"},
-      {"SLURM_UNBUFFEREDIO", "0"},   {"SLURM_PARTITION", "gpu"}};
+      {"SLURM_NPROCS", "5"},          {"SLURM_NNODES", "2"},     {"SLURM_OVERCOMMIT", "1"},
+      {"SLURM_STDOUTMODE", "out.%t"}, {"SLURM_DEBUG", "2"},      {"SLURM_LABELIO", "1"},
+      {"SLURM_UNBUFFEREDIO", "0"},    {"SLURM_PARTITION", "gpu"}};
   std::vector<std::string> args = SrunEnvArgs(env);
   args.insert(args.end(), {"-N1", "hostname"});
   SrunOptions o;
@@ -54,9 +54,10 @@ TEST(SrunOptions, InputEnvironmentVariables) {
   env["SLURM_JOB_ID"] = "7";  // inside a job: SLURM_NPROCS/NNODES/PARTITION describe it
   std::vector<std::string> in_job = SrunEnvArgs(env);
   EXPECT_EQ(std::count_if(in_job.begin(), in_job.end(),
-                          [](const std::string& a) { return a.rfind("--ntasks", 0) == 0 ||
-                                                            a.rfind("--nodes", 0) == 0 ||
-                                                            a.rfind("--partition", 0) == 0; }),
+                          [](const std::string& a) {
+                            return a.rfind("--ntasks", 0) == 0 || a.rfind("--nodes", 0) == 0 ||
+                                   a.rfind("--partition", 0) == 0;
+                          }),
             0);
   EXPECT_TRUE(SrunEnvArgs({{"SLURM_DEBUG", "x"}, {"SLURM_OVERCOMMIT", "no"}}).empty());
 }

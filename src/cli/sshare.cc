@@ -6,25 +6,42 @@
 #include <ostream>
 #include <set>
 
-#include "cli/help_text.h"
 #include "cli/format_engine.h"
+#include "cli/help_text.h"
 #include "cli/list_args.h"
 #include "cli/opt_parser.h"
 
 namespace sluice {
 namespace {
 
-enum Opt { kAll = 1, kAccounts, kUsers, kLong, kNoHeader, kParsable, kParsable2, kVersion,
-           kHelp, kIgnored, kUsage };
+enum Opt {
+  kAll = 1,
+  kAccounts,
+  kUsers,
+  kLong,
+  kNoHeader,
+  kParsable,
+  kParsable2,
+  kVersion,
+  kHelp,
+  kIgnored,
+  kUsage
+};
 
 const std::vector<OptionDef>& Defs() {
   static const auto* d = new std::vector<OptionDef>{
-      {"all", 'a', ArgKind::kNone, kAll},           {"accounts", 'A', ArgKind::kRequired, kAccounts},
-      {"users", 'u', ArgKind::kRequired, kUsers},   {"long", 'l', ArgKind::kNone, kLong},
-      {"noheader", 'n', ArgKind::kNone, kNoHeader}, {"parsable", 'p', ArgKind::kNone, kParsable},
-      {"parsable2", 'P', ArgKind::kNone, kParsable2}, {"version", 'V', ArgKind::kNone, kVersion},
-      {"help", 'h', ArgKind::kNone, kHelp},         {"usage", 0, ArgKind::kNone, kUsage},
-      {"verbose", 'v', ArgKind::kNone, kIgnored},   {"clusters", 'M', ArgKind::kRequired, kIgnored},
+      {"all", 'a', ArgKind::kNone, kAll},
+      {"accounts", 'A', ArgKind::kRequired, kAccounts},
+      {"users", 'u', ArgKind::kRequired, kUsers},
+      {"long", 'l', ArgKind::kNone, kLong},
+      {"noheader", 'n', ArgKind::kNone, kNoHeader},
+      {"parsable", 'p', ArgKind::kNone, kParsable},
+      {"parsable2", 'P', ArgKind::kNone, kParsable2},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"verbose", 'v', ArgKind::kNone, kIgnored},
+      {"clusters", 'M', ArgKind::kRequired, kIgnored},
   };
   return *d;
 }
@@ -42,8 +59,10 @@ struct Column {
 };
 
 std::vector<Column> Columns(bool long_fmt) {
-  std::vector<Column> c = {{"Account", 20, false}, {"User", 10, true},
-                           {"RawShares", 10, true}, {"NormShares", 11, true},
+  std::vector<Column> c = {{"Account", 20, false},
+                           {"User", 10, true},
+                           {"RawShares", 10, true},
+                           {"NormShares", 11, true},
                            {"RawUsage", 11, true}};
   if (long_fmt) c.push_back({"NormUsage", 11, true});
   c.push_back({"EffectvUsage", 13, true});
@@ -122,16 +141,36 @@ int Show(const SshareOptions& s, CliEnv& env) {
 
 Status ApplyOption(const ParsedOption& o, SshareOptions* s) {
   switch (o.id) {
-    case kAll: s->all = true; break;
-    case kLong: s->long_fmt = true; break;
-    case kNoHeader: s->header = false; break;
-    case kParsable: s->parsable = 1; break;
-    case kParsable2: s->parsable = 2; break;
-    case kVersion: s->version = true; break;
-    case kHelp: s->help = true; break;
-    case kUsage: s->usage = true; break;
-    case kAccounts: for (auto& a : SplitList(o.value)) s->accounts.insert(a); break;
-    case kUsers: for (auto& u : SplitList(o.value)) s->users.insert(u); break;
+    case kAll:
+      s->all = true;
+      break;
+    case kLong:
+      s->long_fmt = true;
+      break;
+    case kNoHeader:
+      s->header = false;
+      break;
+    case kParsable:
+      s->parsable = 1;
+      break;
+    case kParsable2:
+      s->parsable = 2;
+      break;
+    case kVersion:
+      s->version = true;
+      break;
+    case kHelp:
+      s->help = true;
+      break;
+    case kUsage:
+      s->usage = true;
+      break;
+    case kAccounts:
+      for (auto& a : SplitList(o.value)) s->accounts.insert(a);
+      break;
+    case kUsers:
+      for (auto& u : SplitList(o.value)) s->users.insert(u);
+      break;
   }
   return Status::Ok();
 }

@@ -16,19 +16,37 @@ namespace sluice {
 namespace {
 
 enum Opt {
-  kAllSteps = 1, kHelpFormat, kPidFormat, kJobs, kNoHeader, kFormat, kParsable, kParsable2,
-  kVerbose, kVersion, kHelp, kUsage, kIgnored,
+  kAllSteps = 1,
+  kHelpFormat,
+  kPidFormat,
+  kJobs,
+  kNoHeader,
+  kFormat,
+  kParsable,
+  kParsable2,
+  kVerbose,
+  kVersion,
+  kHelp,
+  kUsage,
+  kIgnored,
 };
 
 const std::vector<OptionDef>& Defs() {
   static const std::vector<OptionDef> defs = {
-      {"allsteps", 'a', ArgKind::kNone, kAllSteps},   {"helpformat", 'e', ArgKind::kNone, kHelpFormat},
-      {"pidformat", 'i', ArgKind::kNone, kPidFormat}, {"jobs", 'j', ArgKind::kRequired, kJobs},
-      {"noheader", 'n', ArgKind::kNone, kNoHeader},   {"format", 'o', ArgKind::kRequired, kFormat},
-      {"fields", 0, ArgKind::kRequired, kFormat},     {"parsable", 'p', ArgKind::kNone, kParsable},
-      {"parsable2", 'P', ArgKind::kNone, kParsable2}, {"verbose", 'v', ArgKind::kNone, kVerbose},
-      {"version", 'V', ArgKind::kNone, kVersion},     {"help", 'h', ArgKind::kNone, kHelp},
-      {"usage", 0, ArgKind::kNone, kUsage},           {"noconvert", 0, ArgKind::kNone, kIgnored},
+      {"allsteps", 'a', ArgKind::kNone, kAllSteps},
+      {"helpformat", 'e', ArgKind::kNone, kHelpFormat},
+      {"pidformat", 'i', ArgKind::kNone, kPidFormat},
+      {"jobs", 'j', ArgKind::kRequired, kJobs},
+      {"noheader", 'n', ArgKind::kNone, kNoHeader},
+      {"format", 'o', ArgKind::kRequired, kFormat},
+      {"fields", 0, ArgKind::kRequired, kFormat},
+      {"parsable", 'p', ArgKind::kNone, kParsable},
+      {"parsable2", 'P', ArgKind::kNone, kParsable2},
+      {"verbose", 'v', ArgKind::kNone, kVerbose},
+      {"version", 'V', ArgKind::kNone, kVersion},
+      {"help", 'h', ArgKind::kNone, kHelp},
+      {"usage", 0, ArgKind::kNone, kUsage},
+      {"noconvert", 0, ArgKind::kNone, kIgnored},
   };
   return defs;
 }
@@ -83,10 +101,13 @@ struct MeasureDef {
 };
 
 const MeasureDef kMeasures[] = {
-    {"VMSize", [](const TaskUsage& t) { return t.vsize_kb(); }, [](int64_t v) { return KbText(v); }},
+    {"VMSize", [](const TaskUsage& t) { return t.vsize_kb(); },
+     [](int64_t v) { return KbText(v); }},
     {"RSS", [](const TaskUsage& t) { return t.rss_kb(); }, [](int64_t v) { return KbText(v); }},
-    {"Pages", [](const TaskUsage& t) { return t.pages(); }, [](int64_t v) { return std::to_string(v); }},
-    {"CPU", [](const TaskUsage& t) { return t.cpu_ms(); }, [](int64_t v) { return CpuText(v * 1000); }},
+    {"Pages", [](const TaskUsage& t) { return t.pages(); },
+     [](int64_t v) { return std::to_string(v); }},
+    {"CPU", [](const TaskUsage& t) { return t.cpu_ms(); },
+     [](int64_t v) { return CpuText(v * 1000); }},
     {"DiskRead", [](const TaskUsage& t) { return t.read_bytes(); }, Bytes},
     {"DiskWrite", [](const TaskUsage& t) { return t.write_bytes(); }, Bytes},
 };
@@ -122,11 +143,14 @@ std::string Tres(const StepUsageReply& u, bool in, std::string_view kind) {
     where = kind.substr(3);
     kind = kind.substr(0, 3);
   }
-  auto stat = [&](const char* measure, bool raw) { return Statistic(u, Find(measure), kind, where, raw); };
+  auto stat = [&](const char* measure, bool raw) {
+    return Statistic(u, Find(measure), kind, where, raw);
+  };
   const std::string energy = where == "Node" ? stat("CPU", false) : "0";
   if (!in) return fmt::format("energy={},fs/disk={}", energy, stat("DiskWrite", true));
-  return fmt::format("cpu={},energy={},fs/disk={},mem={},pages={},vmem={}", stat("CPU", false), energy,
-                     stat("DiskRead", true), stat("RSS", false), stat("Pages", true), stat("VMSize", false));
+  return fmt::format("cpu={},energy={},fs/disk={},mem={},pages={},vmem={}", stat("CPU", false),
+                     energy, stat("DiskRead", true), stat("RSS", false), stat("Pages", true),
+                     stat("VMSize", false));
 }
 
 std::vector<std::string> Nodes(const StepUsageReply& u) {
@@ -155,7 +179,8 @@ Expected<std::vector<StepName>> ParseJobList(const std::string& list) {
     std::string job = item.substr(0, dot);
     char* end = nullptr;
     n.job_id = std::strtoll(job.c_str(), &end, 10);
-    if (job.empty() || *end != '\0' || n.job_id <= 0) return InvalidArgument("Invalid job id: " + item);
+    if (job.empty() || *end != '\0' || n.job_id <= 0)
+      return InvalidArgument("Invalid job id: " + item);
     if (dot != std::string::npos) {
       std::string step = item.substr(dot + 1);
       long id = std::strtol(step.c_str(), &end, 10);
@@ -208,17 +233,57 @@ struct Row {
 const std::vector<SacctField>& SstatFields() {
   static const std::vector<SacctField> fields = [] {
     std::vector<SacctField> f;
-    for (const char* name :
-         {"AveCPU", "AveCPUFreq", "AveDiskRead", "AveDiskWrite", "AvePages", "AveRSS", "AveVMSize",
-          "ConsumedEnergy", "ConsumedEnergyRaw", "JobID", "MaxDiskRead", "MaxDiskReadNode",
-          "MaxDiskReadTask", "MaxDiskWrite", "MaxDiskWriteNode", "MaxDiskWriteTask", "MaxPages",
-          "MaxPagesNode", "MaxPagesTask", "MaxRSS", "MaxRSSNode", "MaxRSSTask", "MaxVMSize",
-          "MaxVMSizeNode", "MaxVMSizeTask", "MinCPU", "MinCPUNode", "MinCPUTask", "Nodelist", "NTasks",
-          "Pids", "ReqCPUFreq", "ReqCPUFreqMin", "ReqCPUFreqMax", "ReqCPUFreqGov", "TRESUsageInAve",
-          "TRESUsageInMax", "TRESUsageInMaxNode", "TRESUsageInMaxTask", "TRESUsageInMin",
-          "TRESUsageInMinNode", "TRESUsageInMinTask", "TRESUsageInTot", "TRESUsageOutAve",
-          "TRESUsageOutMax", "TRESUsageOutMaxNode", "TRESUsageOutMaxTask", "TRESUsageOutMin",
-          "TRESUsageOutMinNode", "TRESUsageOutMinTask", "TRESUsageOutTot"}) {
+    for (const char* name : {"AveCPU",
+                             "AveCPUFreq",
+                             "AveDiskRead",
+                             "AveDiskWrite",
+                             "AvePages",
+                             "AveRSS",
+                             "AveVMSize",
+                             "ConsumedEnergy",
+                             "ConsumedEnergyRaw",
+                             "JobID",
+                             "MaxDiskRead",
+                             "MaxDiskReadNode",
+                             "MaxDiskReadTask",
+                             "MaxDiskWrite",
+                             "MaxDiskWriteNode",
+                             "MaxDiskWriteTask",
+                             "MaxPages",
+                             "MaxPagesNode",
+                             "MaxPagesTask",
+                             "MaxRSS",
+                             "MaxRSSNode",
+                             "MaxRSSTask",
+                             "MaxVMSize",
+                             "MaxVMSizeNode",
+                             "MaxVMSizeTask",
+                             "MinCPU",
+                             "MinCPUNode",
+                             "MinCPUTask",
+                             "Nodelist",
+                             "NTasks",
+                             "Pids",
+                             "ReqCPUFreq",
+                             "ReqCPUFreqMin",
+                             "ReqCPUFreqMax",
+                             "ReqCPUFreqGov",
+                             "TRESUsageInAve",
+                             "TRESUsageInMax",
+                             "TRESUsageInMaxNode",
+                             "TRESUsageInMaxTask",
+                             "TRESUsageInMin",
+                             "TRESUsageInMinNode",
+                             "TRESUsageInMinTask",
+                             "TRESUsageInTot",
+                             "TRESUsageOutAve",
+                             "TRESUsageOutMax",
+                             "TRESUsageOutMaxNode",
+                             "TRESUsageOutMaxTask",
+                             "TRESUsageOutMin",
+                             "TRESUsageOutMinNode",
+                             "TRESUsageOutMinTask",
+                             "TRESUsageOutTot"}) {
       std::string n = name;
       bool text = n == "JobID" || n == "Nodelist" || n == "Pids" || n.rfind("TRES", 0) == 0;
       f.push_back({n, n == "Nodelist" || n == "Pids" ? 20 : text ? 14 : 10, !text});
@@ -264,18 +329,41 @@ int RunSstat(const std::vector<std::string>& args, CliEnv& env) {
   std::string format = kDefaultFormat, jobs;
   for (const ParsedOption& o : parsed->options) {
     switch (o.id) {
-      case kAllSteps: all = true; break;
-      case kHelpFormat: *env.out << HelpFormat(); return 0;
-      case kPidFormat: format = "JobID,Nodelist,Pids"; break;
-      case kJobs: jobs += (jobs.empty() ? "" : ",") + o.value; break;
-      case kNoHeader: header = false; break;
-      case kFormat: format = o.value; break;
-      case kParsable: parsable = 1; break;
-      case kParsable2: parsable = 2; break;
-      case kVersion: *env.out << "slurm " << kSlurmVersion << "\n"; return 0;
-      case kHelp: *env.out << HelpText("sstat", HelpKind::kHelp); return 0;
-      case kUsage: *env.out << HelpText("sstat", HelpKind::kUsage); return 0;
-      default: break;
+      case kAllSteps:
+        all = true;
+        break;
+      case kHelpFormat:
+        *env.out << HelpFormat();
+        return 0;
+      case kPidFormat:
+        format = "JobID,Nodelist,Pids";
+        break;
+      case kJobs:
+        jobs += (jobs.empty() ? "" : ",") + o.value;
+        break;
+      case kNoHeader:
+        header = false;
+        break;
+      case kFormat:
+        format = o.value;
+        break;
+      case kParsable:
+        parsable = 1;
+        break;
+      case kParsable2:
+        parsable = 2;
+        break;
+      case kVersion:
+        *env.out << "slurm " << kSlurmVersion << "\n";
+        return 0;
+      case kHelp:
+        *env.out << HelpText("sstat", HelpKind::kHelp);
+        return 0;
+      case kUsage:
+        *env.out << HelpText("sstat", HelpKind::kUsage);
+        return 0;
+      default:
+        break;
     }
   }
   for (const std::string& p : parsed->positionals) jobs += (jobs.empty() ? "" : ",") + p;
@@ -307,8 +395,9 @@ int RunSstat(const std::vector<std::string>& args, CliEnv& env) {
   for (const StepName& n : *names) {
     Expected<std::vector<int>> steps = StepsToReport(n, all, *api);
     if (!steps.ok()) {
-      fail(steps.status().code() == Code::kNotFound ? steps.status().message()
-                                                    : fmt::format("couldn't get steps for job {}", n.job_id));
+      fail(steps.status().code() == Code::kNotFound
+               ? steps.status().message()
+               : fmt::format("couldn't get steps for job {}", n.job_id));
       continue;
     }
     for (int step : *steps) {
@@ -316,7 +405,8 @@ int RunSstat(const std::vector<std::string>& args, CliEnv& env) {
       StepUsageRequest req;
       req.set_job_id(n.job_id);
       req.set_step_id(step);
-      Expected<StepUsageReply> u = step < 0 ? Expected<StepUsageReply>(NotFound("")) : (*api)->StepUsage(req);
+      Expected<StepUsageReply> u =
+          step < 0 ? Expected<StepUsageReply>(NotFound("")) : (*api)->StepUsage(req);
       if (!u.ok()) {
         const Code code = u.status().code();
         if (code != Code::kNotFound && code != Code::kFailedPrecondition) {
@@ -334,7 +424,9 @@ int RunSstat(const std::vector<std::string>& args, CliEnv& env) {
   }
   *env.out << FormatColumns(
       *fields, rows.size(),
-      [&](const SacctField& f, size_t r) { return SstatValue(f.name, rows[r].job_step, rows[r].usage); },
+      [&](const SacctField& f, size_t r) {
+        return SstatValue(f.name, rows[r].job_step, rows[r].usage);
+      },
       parsable, header);
   return rc;
 }

@@ -22,6 +22,7 @@ int RunSstat(const std::vector<std::string>& args, CliEnv& env);
 const std::vector<SacctField>& SstatFields();
 
 // One field of step `job_step` ("12.0") from its tasks' usage.
-std::string SstatValue(const std::string& field, const std::string& job_step, const StepUsageReply& u);
+std::string SstatValue(const std::string& field, const std::string& job_step,
+                       const StepUsageReply& u);
 
 }  // namespace sluice

@@ -54,7 +54,8 @@ TEST(Sstat, StatisticsNameTheTaskAndNodeOfTheExtremes) {
             "cpu=01:01.000,energy=0,fs/disk=3145728,mem=3000K,pages=2,vmem=12000K");
   EXPECT_EQ(SstatValue("TRESUsageInMaxNode", "7.0", u),
             "cpu=node2,energy=node2,fs/disk=node1,mem=node1,pages=node2,vmem=node1");
-  EXPECT_EQ(SstatValue("TRESUsageInMinTask", "7.0", u), "cpu=1,energy=0,fs/disk=0,mem=0,pages=0,vmem=0");
+  EXPECT_EQ(SstatValue("TRESUsageInMinTask", "7.0", u),
+            "cpu=1,energy=0,fs/disk=0,mem=0,pages=0,vmem=0");
   EXPECT_EQ(SstatValue("TRESUsageOutTot", "7.0", u), "energy=0,fs/disk=0");
   // No task reported (all ended): statistics are empty, not made up.
   StepUsageReply none;
@@ -73,7 +74,8 @@ TEST(Sstat, HelpFormatListsEveryField) {
     EXPECT_NE(t.out.str().find(f), std::string::npos) << f;
   TestCli u;
   EXPECT_EQ(RunSstat({"--usage"}, u.env), 0);
-  EXPECT_TRUE(std::regex_search(u.out.str(), std::regex(R"(Usage: sstat \[options\] -j <job.*step)")));
+  EXPECT_TRUE(
+      std::regex_search(u.out.str(), std::regex(R"(Usage: sstat \[options\] -j <job.*step)")));
   EXPECT_NE(u.out.str().find("Use --help for help"), std::string::npos);
 }
 

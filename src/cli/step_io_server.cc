@@ -194,7 +194,9 @@ void StepIoServer::HandleFrame(Conn* c, const Frame& f) {
       }
       break;
     }
-    case FrameType::kNodeDone: c->done = true; break;
+    case FrameType::kNodeDone:
+      c->done = true;
+      break;
     case FrameType::kAborted:
       if (!told_step_aborted_ && f.payload.size() >= 4) {
         told_step_aborted_ = true;
@@ -203,7 +205,8 @@ void StepIoServer::HandleFrame(Conn* c, const Frame& f) {
         err_->flush();
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -294,7 +297,8 @@ void StepIoServer::HandleSignal(int sig) {
 
 void StepIoServer::ReportTaskStates() {
   std::vector<int> running, done;
-  for (size_t r = 0; r < tasks_.size(); ++r) (tasks_[r].ended ? done : running).push_back(static_cast<int>(r));
+  for (size_t r = 0; r < tasks_.size(); ++r)
+    (tasks_[r].ended ? done : running).push_back(static_cast<int>(r));
   auto line = [&](const std::vector<int>& ranks, const char* what) {
     if (ranks.empty()) return;
     *err_ << "srun: " << cfg_->step_name << (ranks.size() > 1 ? " tasks " : " task ")
@@ -305,7 +309,8 @@ void StepIoServer::ReportTaskStates() {
 }
 
 bool StepIoServer::Finished() const {
-  if (conns_.empty() || !std::all_of(node_seen_.begin(), node_seen_.end(), [](bool b) { return b; })) {
+  if (conns_.empty() ||
+      !std::all_of(node_seen_.begin(), node_seen_.end(), [](bool b) { return b; })) {
     return false;
   }
   for (const auto& c : conns_) {
@@ -323,8 +328,8 @@ std::string LaunchReport(const std::string& step_name, const std::vector<std::st
       if (task_nodes[r] == static_cast<int>(n)) ranks.push_back(static_cast<int>(r));
     std::string list = RankList(ranks);
     if (ranks.size() > 1) list = "[" + list + "]";
-    out += "srun: launching " + step_name + " on host " + nodes[n] + ", " + std::to_string(ranks.size()) +
-           " tasks: " + list + "\n";
+    out += "srun: launching " + step_name + " on host " + nodes[n] + ", " +
+           std::to_string(ranks.size()) + " tasks: " + list + "\n";
   }
   return out;
 }
@@ -349,9 +354,12 @@ int ReportTaskOutcomes(const std::vector<TaskOutcome>& tasks, const std::vector<
     rc = std::max(rc, code);
     if (what.empty()) continue;
     auto key = std::make_pair(node, what);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-    if (it == groups.end()) groups.push_back({key, {static_cast<int>(r)}});
-    else it->second.push_back(static_cast<int>(r));
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end())
+      groups.push_back({key, {static_cast<int>(r)}});
+    else
+      it->second.push_back(static_cast<int>(r));
   }
   for (const auto& [key, ranks] : groups) {
     std::string node = key.first < static_cast<int>(nodes.size()) ? nodes[key.first] : "?";

@@ -26,28 +26,28 @@
 namespace sluice {
 
 struct StepIoConfig {
-  std::string step_name;                 // "StepId=12.0" for messages
-  std::vector<std::string> nodes;        // by node index
-  std::vector<int> task_nodes;           // rank -> node index
+  std::string step_name;           // "StepId=12.0" for messages
+  std::vector<std::string> nodes;  // by node index
+  std::vector<int> task_nodes;     // rank -> node index
   std::string key;
   bool label = false;
   bool unbuffered = false;
   bool kill_on_bad_exit = false;
   int wait_s = 0;
-  bool quit_on_interrupt = false;        // the first SIGINT kills the tasks
+  bool quit_on_interrupt = false;  // the first SIGINT kills the tasks
   int connect_timeout_ms = 30'000;
   int signal_fd = -1;
   // -o/-e: the stream a task's output goes to (nullptr: srun's own out/err).
   std::function<std::ostream*(uint32_t rank, bool is_err)> sink;
-  int stdin_fd = -1;                     // read and forwarded (kStdin) to stdin_ranks
+  int stdin_fd = -1;  // read and forwarded (kStdin) to stdin_ranks
   std::vector<int> stdin_ranks;
   std::function<void(const char* event)> trace;  // SLUICE_LAUNCH_TRACE: first hello, first exit
 };
 
 struct TaskOutcome {
   bool ended = false;
-  int wait_status = 0;                  // raw waitpid status
-  int64_t max_rss_kb = -1;              // accounting (from the exit frame; -1 = unknown)
+  int wait_status = 0;      // raw waitpid status
+  int64_t max_rss_kb = -1;  // accounting (from the exit frame; -1 = unknown)
   int64_t cpu_ms = -1;
 };
 
@@ -63,7 +63,7 @@ class StepIoServer {
  private:
   struct Conn {
     int fd = -1;
-    int node = -1;                       // -1 until kHello
+    int node = -1;  // -1 until kHello
     bool done = false;
     FrameReader reader;
   };
@@ -107,6 +107,5 @@ std::string LaunchReport(const std::string& step_name, const std::vector<std::st
 //   "srun: error: node01: task 0: Killed" for signals; exit = max(code, 128+signal).
 int ReportTaskOutcomes(const std::vector<TaskOutcome>& tasks, const std::vector<std::string>& nodes,
                        const std::vector<int>& task_nodes, std::ostream* err);
-
 
 }  // namespace sluice

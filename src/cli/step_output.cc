@@ -12,8 +12,12 @@ namespace sluice {
 StepOutputFiles::StepOutputFiles(std::string out_pattern, std::string err_pattern, PatternVars vars,
                                  std::vector<std::string> nodes, std::vector<int> task_nodes,
                                  bool append)
-    : out_(std::move(out_pattern)), err_(std::move(err_pattern)), vars_(std::move(vars)),
-      nodes_(std::move(nodes)), task_nodes_(std::move(task_nodes)), append_(append) {}
+    : out_(std::move(out_pattern)),
+      err_(std::move(err_pattern)),
+      vars_(std::move(vars)),
+      nodes_(std::move(nodes)),
+      task_nodes_(std::move(task_nodes)),
+      append_(append) {}
 
 StepOutputFiles::Route StepOutputFiles::RouteFor(uint32_t rank, bool is_err) const {
   const std::string& pattern = is_err && !err_.empty() ? err_ : out_;
@@ -68,7 +72,8 @@ Expected<StdinPlan> PlanStdin(const std::string& input) {
   } else if (input == "none") {
   } else if (input == "all") {
     plan.ranks = {-1};
-  } else if (std::all_of(input.begin(), input.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+  } else if (std::all_of(input.begin(), input.end(),
+                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     if (input.size() > 6) return InvalidArgument("Invalid --input task id: " + input);
     plan.ranks = {std::stoi(input)};
   } else {

@@ -29,7 +29,9 @@ class StepOutputFiles {
   // appended to, as a requeued submitit job's logs are; otherwise truncated.
   StepOutputFiles(std::string out_pattern, std::string err_pattern, PatternVars vars,
                   std::vector<std::string> nodes, std::vector<int> task_nodes, bool append);
-  bool active() const { return (!out_.empty() && out_ != "all") || (!err_.empty() && err_ != "all"); }
+  bool active() const {
+    return (!out_.empty() && out_ != "all") || (!err_.empty() && err_ != "all");
+  }
   // Opens every file; the first one that cannot be created is the error.
   Status Check();
   std::ostream* For(uint32_t rank, bool is_err);
@@ -48,8 +50,8 @@ class StepOutputFiles {
 };
 
 struct StdinPlan {
-  std::vector<int> ranks;        // -1 = every task
-  std::string file_pattern;      // -i <file>
+  std::vector<int> ranks;    // -1 = every task
+  std::string file_pattern;  // -i <file>
 };
 Expected<StdinPlan> PlanStdin(const std::string& input);
 

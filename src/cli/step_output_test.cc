@@ -24,8 +24,8 @@ TEST(StepOutput, AllNoneAndATaskIdRouteStreamsInsteadOfNamingFiles) {
   EXPECT_EQ(none.PathFor(0, false), "");
 
   StepOutputFiles one = Files("1", "");
-  EXPECT_EQ(one.For(1, false), nullptr);   // task 1: srun's stdout
-  EXPECT_NE(one.For(2, false), nullptr);   // the others: discarded
+  EXPECT_EQ(one.For(1, false), nullptr);  // task 1: srun's stdout
+  EXPECT_NE(one.For(2, false), nullptr);  // the others: discarded
   EXPECT_EQ(one.PathFor(2, false), "");
   EXPECT_TRUE(one.Check().ok());
 }

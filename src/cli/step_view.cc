@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
+#include "cli/scontrol_show.h"
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
-#include "cli/scontrol_show.h"
 
 namespace sluice {
 
@@ -16,12 +16,13 @@ std::string FormatStepRecord(const StepInfo& s) {
   if (s.ngpus() > 0) tres += fmt::format(",gres/gpu={}", s.ngpus());
   tres += fmt::format(",node={}", s.nodes_size());
   std::string out;
-  out += fmt::format("StepId={}.{} UserId={} StartTime={} TimeLimit={}\n", s.job_id(), s.step_id(),
-                     s.uid(), FormatTimestamp(s.start_time()), FormatLimitMinutes(s.time_limit_min()));
+  out +=
+      fmt::format("StepId={}.{} UserId={} StartTime={} TimeLimit={}\n", s.job_id(), s.step_id(),
+                  s.uid(), FormatTimestamp(s.start_time()), FormatLimitMinutes(s.time_limit_min()));
   out += fmt::format("   State={} Partition={} NodeList={}\n", s.state(), s.partition(),
                      CompressHostlistSorted(nodes));
-  out += fmt::format("   Nodes={} CPUs={} Tasks={} Name={} Network=(null)\n", s.nodes_size(), s.ncpus(),
-                     s.ntasks(), s.name());
+  out += fmt::format("   Nodes={} CPUs={} Tasks={} Name={} Network=(null)\n", s.nodes_size(),
+                     s.ncpus(), s.ntasks(), s.name());
   out += "   TRES=" + tres + "\n";
   out += "   ResvPorts=(null)\n";
   out += "   CPUFreqReq=Default Dist=Block\n";
@@ -51,7 +52,8 @@ int ShowSteps(CliEnv& env, const std::vector<std::string>& ids, bool oneliner) {
     wanted.push_back({job, step});
   }
   Expected<ClientApiInterface*> api = env.connect();
-  Expected<GetStepsReply> rep = api.ok() ? (*api)->GetSteps(req) : Expected<GetStepsReply>(api.status());
+  Expected<GetStepsReply> rep =
+      api.ok() ? (*api)->GetSteps(req) : Expected<GetStepsReply>(api.status());
   if (!rep.ok()) {
     *env.err << "slurm_get_job_steps error: " << rep.status().message() << "\n";
     return 1;

@@ -43,7 +43,9 @@ constexpr size_t kMaxOffsetDigits = 9;
 constexpr size_t kMaxEpochDigits = 11;
 
 Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
-  auto bad = [&]() { return InvalidArgument(fmt::format("Invalid time specification (pos=0): {}", in)); };
+  auto bad = [&]() {
+    return InvalidArgument(fmt::format("Invalid time specification (pos=0): {}", in));
+  };
   std::string s = ToLower(in);
   if (s.empty()) return bad();
   // YYYY-MM-DD-HH:MM[:SS] (torchx's -S1970-01-01-00:00:01) is YYYY-MM-DDTHH:MM[:SS].
@@ -53,18 +55,25 @@ Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
   if (s.rfind("now", 0) == 0 && (s[3] == '-' || s[3] == '+')) {
     size_t i = 4;
     int64_t n = 0;
-    while (i < s.size() && i <= 4 + kMaxOffsetDigits && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    while (i < s.size() && i <= 4 + kMaxOffsetDigits &&
+           std::isdigit(static_cast<unsigned char>(s[i]))) {
       n = n * 10 + (s[i++] - '0');
     }
     if (i == 4 || i > 4 + kMaxOffsetDigits) return bad();  // n * weeks stays far from overflow
     std::string unit = s.substr(i);
     int64_t mult = 1;
-    if (unit.empty() || unit == "s" || unit == "sec" || unit == "seconds") mult = 1;
-    else if (unit == "m" || unit == "min" || unit == "minutes") mult = 60;
-    else if (unit == "h" || unit == "hour" || unit == "hours") mult = 3600;
-    else if (unit == "d" || unit == "day" || unit == "days") mult = 86400;
-    else if (unit == "w" || unit == "week" || unit == "weeks") mult = 7 * 86400;
-    else return bad();
+    if (unit.empty() || unit == "s" || unit == "sec" || unit == "seconds")
+      mult = 1;
+    else if (unit == "m" || unit == "min" || unit == "minutes")
+      mult = 60;
+    else if (unit == "h" || unit == "hour" || unit == "hours")
+      mult = 3600;
+    else if (unit == "d" || unit == "day" || unit == "days")
+      mult = 86400;
+    else if (unit == "w" || unit == "week" || unit == "weeks")
+      mult = 7 * 86400;
+    else
+      return bad();
     return s[3] == '-' ? now - n * mult : now + n * mult;
   }
   bool digits = s.find_first_not_of("0123456789") == std::string::npos;
@@ -79,7 +88,8 @@ Expected<int64_t> ParseSacctTime(const std::string& in, int64_t now) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
   char extra = 0;
   int n;
-  if ((n = std::sscanf(s.c_str(), "%4d-%2d-%2dt%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se, &extra)) >= 3 &&
+  if ((n = std::sscanf(s.c_str(), "%4d-%2d-%2dt%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se,
+                       &extra)) >= 3 &&
       s.size() >= 10 && s[4] == '-') {
     if (n == 7 || (n == 4) || (n >= 3 && s.size() > 10 && n < 5)) return bad();
     tm.tm_year = y - 1900;

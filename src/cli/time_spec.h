@@ -1,9 +1,8 @@
 // Slurm's time specifications (local time), for sacct/sreport -S/-E and sbatch --begin.
-//   ParseSacctTime: now[+-N[units]], YYYY-MM-DD[THH:MM[:SS]] (or -HH:MM[:SS]), MM/DD[/YY], MMDD[YY],
-//   HH:MM[:SS] (today), epoch seconds, today/midnight (today's 00:00).
-//   ParseBeginTime: the same, but a bare time of day that has passed means tomorrow,
-//   plus midnight (the coming one), noon, elevenses (11:00), fika (15:00), teatime
-//   (16:00) and tomorrow (its 00:00):
+//   ParseSacctTime: now[+-N[units]], YYYY-MM-DD[THH:MM[:SS]] (or -HH:MM[:SS]), MM/DD[/YY],
+//   MMDD[YY], HH:MM[:SS] (today), epoch seconds, today/midnight (today's 00:00). ParseBeginTime:
+//   the same, but a bare time of day that has passed means tomorrow, plus midnight (the coming
+//   one), noon, elevenses (11:00), fika (15:00), teatime (16:00) and tomorrow (its 00:00):
 //   ParseBeginTime("16:00", <14:00 today>) -> today 16:00; at 17:00 -> tomorrow 16:00
 #pragma once
 

@@ -36,7 +36,8 @@ TEST_F(BeginTime, SlurmsTimeSpecifications) {
   EXPECT_EQ(*ParseBeginTime("now+90", kNow), kNow + 90);
   EXPECT_EQ(*ParseBeginTime("now+2hours", kNow), kNow + 7200);
   EXPECT_EQ(*ParseBeginTime("16:00", kNow), kToday + 16 * 3600);
-  EXPECT_EQ(*ParseBeginTime("10:30:15", kNow), kToday + 86400 + 10 * 3600 + 30 * 60 + 15);  // past: tomorrow
+  EXPECT_EQ(*ParseBeginTime("10:30:15", kNow),
+            kToday + 86400 + 10 * 3600 + 30 * 60 + 15);  // past: tomorrow
   EXPECT_EQ(*ParseBeginTime("2026-12-24T18:00", kNow), kToday + 24 * 86400 + 18 * 3600);
   EXPECT_EQ(*ParseBeginTime("2026-12-01", kNow), kToday + 86400);
   EXPECT_EQ(*ParseBeginTime("midnight", kNow), kToday + 86400);
@@ -62,7 +63,9 @@ TEST_F(BeginTime, SbatchSendsItAndRefusesBadOnes) {
   ASSERT_EQ(RunSbatch({"-b", "16:00", "--wrap", "true"}, t.env), 0) << t.err.str();
   EXPECT_GT(t.api.submits.back().spec().begin_time(), t.env.clock->Now());
   EXPECT_NE(RunSbatch({"--begin=whenever", "--wrap", "true"}, t.env), 0);
-  EXPECT_NE(t.err.str().find("sbatch: error: Invalid time specification whenever"), std::string::npos) << t.err.str();
+  EXPECT_NE(t.err.str().find("sbatch: error: Invalid time specification whenever"),
+            std::string::npos)
+      << t.err.str();
 }
 
 }  // namespace

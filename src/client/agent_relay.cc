@@ -16,7 +16,8 @@ namespace {
 Expected<int> ConnectUnix(const std::string& path) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path) return InvalidArgument("bad relay socket path");
+  if (path.empty() || path.size() >= sizeof addr.sun_path)
+    return InvalidArgument("bad relay socket path");
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return Unavailable(std::strerror(errno));
@@ -61,7 +62,8 @@ Expected<RelayReply> AgentRelayClient::Call(const RelayRequest& req) {
     fd_ = -1;
     return Unavailable(kLostReply);  // sent: the agent may have forwarded it
   }
-  Status st = StatusFromGrpc(grpc::Status(static_cast<grpc::StatusCode>(reply.code()), reply.error()));
+  Status st =
+      StatusFromGrpc(grpc::Status(static_cast<grpc::StatusCode>(reply.code()), reply.error()));
   if (!st.ok()) return st;
   return reply;
 }

@@ -30,14 +30,18 @@ class AgentRelayClient : public ClientApiInterface {
   Expected<GetJobsReply> GetJobs(const GetJobsRequest&) override { return NotRelayed(); }
   Expected<CancelReply> CancelJobs(const CancelRequest&) override { return NotRelayed(); }
   Expected<GetNodesReply> GetNodes(const GetNodesRequest&) override { return NotRelayed(); }
-  Expected<GetPartitionsReply> GetPartitions(const GetPartitionsRequest&) override { return NotRelayed(); }
+  Expected<GetPartitionsReply> GetPartitions(const GetPartitionsRequest&) override {
+    return NotRelayed();
+  }
   Expected<UpdateNodeReply> UpdateNode(const UpdateNodeRequest&) override { return NotRelayed(); }
   Expected<UpdateJobReply> UpdateJob(const UpdateJobRequest&) override { return NotRelayed(); }
   Expected<GetConfigReply> GetConfig(const GetConfigRequest&) override { return NotRelayed(); }
 
  private:
   AgentRelayClient(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
-  static Status NotRelayed() { return FailedPrecondition("not available through the node agent's relay"); }
+  static Status NotRelayed() {
+    return FailedPrecondition("not available through the node agent's relay");
+  }
   Expected<RelayReply> Call(const RelayRequest& req);
 
   std::string path_;

@@ -42,8 +42,8 @@ Status StatusFromGrpc(const grpc::Status& status) {
   }
 }
 
-std::unique_ptr<ClusterClient> ClusterClient::Create(const std::string& target,
-                                                     std::string token, int deadline_ms) {
+std::unique_ptr<ClusterClient> ClusterClient::Create(const std::string& target, std::string token,
+                                                     int deadline_ms) {
   auto channel = CreateLimitedChannel(target);
   // Connect now, while the caller prepares its first request.
   (void)channel->GetState(/*try_to_connect=*/true);
@@ -97,8 +97,8 @@ Expected<StepReply> ClusterClient::LaunchStep(const StepRequest& req) {
 
 Expected<ReleaseAllocationReply> ClusterClient::ReleaseAllocation(
     const ReleaseAllocationRequest& req) {
-  return Call<ReleaseAllocationRequest, ReleaseAllocationReply>(
-      &ClientApi::Stub::ReleaseAllocation, req);
+  return Call<ReleaseAllocationRequest, ReleaseAllocationReply>(&ClientApi::Stub::ReleaseAllocation,
+                                                                req);
 }
 
 Expected<GetPrioritiesReply> ClusterClient::GetPriorities(const GetPrioritiesRequest& req) {

@@ -35,8 +35,7 @@ class FakeService : public ClientApi::Service {
     rep->set_job_id(42);
     return grpc::Status::OK;
   }
-  grpc::Status CancelJobs(grpc::ServerContext* ctx, const CancelRequest*,
-                          CancelReply*) override {
+  grpc::Status CancelJobs(grpc::ServerContext* ctx, const CancelRequest*, CancelReply*) override {
     Record(ctx);
     return {grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied"};
   }
@@ -44,9 +43,8 @@ class FakeService : public ClientApi::Service {
  private:
   void Record(grpc::ServerContext* ctx) {
     auto it = ctx->client_metadata().find(kCredMetadataKey);
-    last_cred = it == ctx->client_metadata().end()
-                    ? ""
-                    : std::string(it->second.data(), it->second.size());
+    last_cred =
+        it == ctx->client_metadata().end() ? "" : std::string(it->second.data(), it->second.size());
   }
 };
 
@@ -155,16 +153,17 @@ TEST(ClusterClientNoServer, UnreachableControllerIsConnectFailure) {
 TEST(StatusFromGrpc, MapsCodes) {
   EXPECT_TRUE(StatusFromGrpc(grpc::Status::OK).ok());
   // UNAVAILABLE: never sent (may be sent again) or lost during the call (may have run).
-  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAVAILABLE,
-                            "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:9: "
-                            "Failed to connect to remote host: Connection refused"})
-                .message(),
-            kConnectFailure);
+  EXPECT_EQ(
+      StatusFromGrpc({grpc::StatusCode::UNAVAILABLE,
+                      "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:9: "
+                      "Failed to connect to remote host: Connection refused"})
+          .message(),
+      kConnectFailure);
   EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAVAILABLE, "Socket closed"}).message(), kLostReply);
-  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAVAILABLE, "recvmsg:Connection reset by peer"}).message(),
-            kLostReply);
-  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAUTHENTICATED, ""}).code(),
-            Code::kUnauthenticated);
+  EXPECT_EQ(
+      StatusFromGrpc({grpc::StatusCode::UNAVAILABLE, "recvmsg:Connection reset by peer"}).message(),
+      kLostReply);
+  EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::UNAUTHENTICATED, ""}).code(), Code::kUnauthenticated);
   EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::FAILED_PRECONDITION, "x"}).message(), "x");
   EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::INTERNAL, "boom"}).code(), Code::kInternal);
   EXPECT_EQ(StatusFromGrpc({grpc::StatusCode::PERMISSION_DENIED, ""}).message(),

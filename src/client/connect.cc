@@ -52,7 +52,8 @@ Expected<Connection> ConnectToController(const ConnectOptions& options) {
     Expected<std::string> token = FetchCredentialToken(IdentSocketPath(*config));
     if (!token.ok()) {
       Code code = token.status().code();
-      if (code == Code::kUnavailable || code == Code::kNotFound) return Unavailable(kConnectFailure);
+      if (code == Code::kUnavailable || code == Code::kNotFound)
+        return Unavailable(kConnectFailure);
       return Unauthenticated("Unable to obtain a credential: " + token.status().message());
     }
     conn.client = ClusterClient::Create(target, std::move(*token), options.deadline_ms);

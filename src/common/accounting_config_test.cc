@@ -28,7 +28,8 @@ TEST(AccountingConfig, PgsqlSettings) {
 }
 
 TEST(AccountingConfig, SlurmdbdMeansTheBuiltInStore) {
-  auto c = ParseConfig("ClusterName=c\nAccountingStorageType=accounting_storage/slurmdbd\n", "t.conf");
+  auto c =
+      ParseConfig("ClusterName=c\nAccountingStorageType=accounting_storage/slurmdbd\n", "t.conf");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->accounting.type, "accounting_storage/sqlite");
 }

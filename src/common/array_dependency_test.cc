@@ -74,8 +74,8 @@ TEST(DependencySpecTest, Parses) {
 
 TEST(DependencySpecTest, MalformedIsRejected) {
   for (const char* bad : {"", "afterok", "afterok:", "afterok:x", "afterok:1,", "bogus:1",
-                          "afterok:1?afterany:2,afterok:3", "afterok:1+5", "after:1+x",
-                          "afterok:0", "afterok:-1", "singleton:1", "afterok:1_", ":1"}) {
+                          "afterok:1?afterany:2,afterok:3", "afterok:1+5", "after:1+x", "afterok:0",
+                          "afterok:-1", "singleton:1", "afterok:1_", ":1"}) {
     auto r = ParseDependency(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) EXPECT_EQ(r.status().message(), kMsgDependency) << bad;

@@ -29,7 +29,7 @@ inline constexpr int64_t kMaxArraySizeCeiling = 4000001;
 
 struct ArrayRange {
   int64_t lo = 0;
-  int64_t hi = 0;    // the last id of the progression (lo + k * step)
+  int64_t hi = 0;  // the last id of the progression (lo + k * step)
   int64_t step = 1;
   int64_t size() const { return (hi - lo) / step + 1; }
 };
@@ -37,8 +37,8 @@ struct ArrayRange {
 struct ArrayRanges {
   std::vector<ArrayRange> ranges;  // as written
   int32_t throttle = 0;
-  int64_t max_id = 0;              // the largest id named
-  int64_t count_upper = 0;         // sum of range sizes (ids named twice count twice)
+  int64_t max_id = 0;       // the largest id named
+  int64_t count_upper = 0;  // sum of range sizes (ids named twice count twice)
 };
 
 struct ArraySpec {

@@ -15,9 +15,9 @@
 // key is an error.
 //
 // NodeName=<hostlist> lines: CPUs, Sockets, CoresPerSocket, ThreadsPerCore,
-// RealMemory and TmpDisk (MB, or sizes as --mem takes them: "64G"), Gres (gpu:N / gpu:type:N, comma lists), Feature(s) (comma list),
-// NodeAddr (one address, or a hostlist with one address per node), Port (one port,
-// or a bracket list "[7001-7004]" with one port per node, for several agents on one
+// RealMemory and TmpDisk (MB, or sizes as --mem takes them: "64G"), Gres (gpu:N / gpu:type:N, comma
+// lists), Feature(s) (comma list), NodeAddr (one address, or a hostlist with one address per node),
+// Port (one port, or a bracket list "[7001-7004]" with one port per node, for several agents on one
 // host), State (UNKNOWN, IDLE, DOWN, DRAIN, FAIL, FUTURE, CLOUD). Each name gets its
 // own NodeConfig (at most kMaxConfigNodes in all, counted before a line is expanded).
 // NodeName=DEFAULT sets defaults for later node lines. CPUs defaults
@@ -82,14 +82,14 @@ struct GpuDef {
 struct NodeConfig {
   std::string name;
   std::string addr = "127.0.0.1";
-  int port = 0;               // 0 = SlurmdPort
+  int port = 0;  // 0 = SlurmdPort
   int cpus = 1;
   int sockets = 1;
   int cores_per_socket = 1;
   int threads_per_core = 1;
   int64_t real_memory_mb = 1;
-  int64_t tmp_disk_mb = 0;    // TmpDisk (MB)
-  std::vector<GpuDef> gpus;   // from Gres=gpu[:type]:N and gres.conf; indices 0..N-1
+  int64_t tmp_disk_mb = 0;   // TmpDisk (MB)
+  std::vector<GpuDef> gpus;  // from Gres=gpu[:type]:N and gres.conf; indices 0..N-1
   std::vector<std::string> features;
   std::string state = "UNKNOWN";  // as configured, upper case (UNKNOWN, DOWN, ...)
 };
@@ -99,12 +99,12 @@ struct PartitionConfig {
   std::string nodes_expr;
   std::vector<std::string> nodes;
   bool is_default = false;
-  int64_t max_time_min = -1;      // -1 = UNLIMITED
-  int64_t default_time_min = 0;   // 0 = NONE (use max_time)
+  int64_t max_time_min = -1;     // -1 = UNLIMITED
+  int64_t default_time_min = 0;  // 0 = NONE (use max_time)
   bool up = true;
-  int max_nodes = 0;              // 0 = UNLIMITED
-  int priority_job_factor = 1;    // PriorityJobFactor
-  int priority_tier = 1;          // PriorityTier
+  int max_nodes = 0;            // 0 = UNLIMITED
+  int priority_job_factor = 1;  // PriorityJobFactor
+  int priority_tier = 1;        // PriorityTier
   // Access (comma lists as written; empty = no restriction). Deny* apply only when the
   // matching Allow* is empty, as in Slurm.
   std::vector<std::string> allow_accounts;  // AllowAccounts (ALL = empty)
@@ -119,26 +119,26 @@ struct PartitionConfig {
 };
 
 struct PriorityConfig {
-  bool multifactor = false;       // PriorityType=priority/multifactor
+  bool multifactor = false;  // PriorityType=priority/multifactor
   int64_t weight_age = 0;
   int64_t weight_fairshare = 0;
   int64_t weight_job_size = 0;
   int64_t weight_partition = 0;
   int64_t weight_qos = 0;
-  std::string weight_tres;        // PriorityWeightTRES as written
-  int64_t max_age_s = 7 * 86400;  // PriorityMaxAge
+  std::string weight_tres;                // PriorityWeightTRES as written
+  int64_t max_age_s = 7 * 86400;          // PriorityMaxAge
   int64_t decay_half_life_s = 7 * 86400;  // PriorityDecayHalfLife; 0 = no decay
   bool favor_small = false;
   std::string tres_billing_weights;  // TRESBillingWeights as written ("" = CPU count)
 };
 
-struct AccountDef {               // AccountName= line
+struct AccountDef {  // AccountName= line
   std::string name;
   std::string parent = "root";
   int64_t shares = 1;
 };
 
-struct UserAssocDef {             // UserName= line
+struct UserAssocDef {  // UserName= line
   std::string user;
   std::string account;
   int64_t shares = 1;
@@ -178,54 +178,59 @@ struct AccountingConfig {
 inline constexpr size_t kMaxConfigNodes = 65536;
 
 struct Config {
-  std::string path;               // file it was read from
+  std::string path;  // file it was read from
   std::string cluster_name = "sluice";
-  std::string ctld_debug;  // SlurmctldDebug: the controller's log level ("" = info)
+  std::string ctld_debug;               // SlurmctldDebug: the controller's log level ("" = info)
   std::string ctld_host = "127.0.0.1";  // address (the `addr` of `name(addr)`)
-  std::string ctld_host_name;     // the `name` of SlurmctldHost (empty if not given)
+  std::string ctld_host_name;           // the `name` of SlurmctldHost (empty if not given)
   int ctld_port = 6817;
   int slurmd_port = 6818;
   std::string state_save_location = "/var/lib/sluice/state";
   std::string slurmd_spool_dir = "/var/lib/sluice/spool/%n";  // %n = node name
-  std::string cluster_key_file;   // default filled in: <StateSaveLocation>/cluster.key
-  std::string ident_socket;       // default filled in: <StateSaveLocation>/ident.sock
-  std::string gres_conf;          // resolved path of the gres.conf read, if any
+  std::string cluster_key_file;  // default filled in: <StateSaveLocation>/cluster.key
+  std::string ident_socket;      // default filled in: <StateSaveLocation>/ident.sock
+  std::string gres_conf;         // resolved path of the gres.conf read, if any
   int kill_wait_s = 30;
   int slurmd_timeout_s = 300;
-  int heartbeat_interval_s = 0;   // 0 = derive: see HeartbeatIntervalS()
+  int heartbeat_interval_s = 0;  // 0 = derive: see HeartbeatIntervalS()
   int min_job_age_s = 300;
-  int max_array_size = 1001;      // MaxArraySize: task ids 0..N-1 (0 = no arrays; at most 4000001)
+  int max_array_size = 1001;  // MaxArraySize: task ids 0..N-1 (0 = no arrays; at most 4000001)
   bool job_requeue = true;
-  int64_t def_mem_per_cpu_mb = 0; // 0 = whole-node memory is not reserved by default
+  int64_t def_mem_per_cpu_mb = 0;  // 0 = whole-node memory is not reserved by default
   std::vector<std::string> gres_types;
   std::vector<NodeConfig> nodes;
   std::vector<PartitionConfig> partitions;
   std::map<std::string, std::string> raw;  // global key=value as read, canonical key names
   PriorityConfig priority;
-  std::vector<AccountDef> accounts;        // interim account tree (config order)
+  std::vector<AccountDef> accounts;  // interim account tree (config order)
   std::vector<UserAssocDef> user_assocs;
-  bool topology_tree = false;              // TopologyPlugin=topology/tree
-  std::string topology_conf;               // resolved path of the topology.conf read
-  std::vector<SwitchConfig> switches;      // topology.conf, file order
+  bool topology_tree = false;          // TopologyPlugin=topology/tree
+  std::string topology_conf;           // resolved path of the topology.conf read
+  std::vector<SwitchConfig> switches;  // topology.conf, file order
   // MaxBatchRequeue=, RequeueExit=, RequeueExitHold= (config_requeue.cc).
   RequeueConfig requeue;
   // Node health and per-job node scripts (run by the agent / stepd as root).
-  std::string health_check_program;       // HealthCheckProgram ("" = none)
-  int health_check_interval_s = 0;        // HealthCheckInterval (0 = only at agent start)
+  std::string health_check_program;  // HealthCheckProgram ("" = none)
+  int health_check_interval_s = 0;   // HealthCheckInterval (0 = only at agent start)
   // HealthCheckNodeState as bits: which nodes run the periodic check.
-  enum HealthState : unsigned { kHealthIdle = 1, kHealthAlloc = 2, kHealthMixed = 4,
-                                kHealthAny = 7, kHealthCycle = 8 };
+  enum HealthState : unsigned {
+    kHealthIdle = 1,
+    kHealthAlloc = 2,
+    kHealthMixed = 4,
+    kHealthAny = 7,
+    kHealthCycle = 8
+  };
   unsigned health_check_node_state = kHealthAny;
-  std::string prolog;                     // Prolog ("" = none)
-  std::string epilog;                     // Epilog ("" = none)
-  int prolog_epilog_timeout_s = 0;        // PrologEpilogTimeout (0 = none)
+  std::string prolog;               // Prolog ("" = none)
+  std::string epilog;               // Epilog ("" = none)
+  int prolog_epilog_timeout_s = 0;  // PrologEpilogTimeout (0 = none)
   // Preemption (config_preempt.cc): PreemptType=, PreemptMode= (cluster-wide; partitions
   // and QOS may override), PreemptExemptTime= (a job running less than this is not
   // preempted; -1 = none).
   PreemptType preempt_type = PreemptType::kNone;
   PreemptMode preempt_mode = PreemptMode::kOff;
   int64_t preempt_exempt_time_s = -1;
-  AccountingConfig accounting;            // AccountingStorage* (config_accounting.cc)
+  AccountingConfig accounting;  // AccountingStorage* (config_accounting.cc)
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;

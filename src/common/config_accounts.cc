@@ -29,8 +29,8 @@ Status SetSeconds(std::string_view key, std::string_view v, int64_t* out) {
 Status SetPriorityType(std::string_view v, PriorityConfig* p) {
   if (EqualsIgnoreCase(v, "priority/basic")) return (p->multifactor = false, Status::Ok());
   if (EqualsIgnoreCase(v, "priority/multifactor")) return (p->multifactor = true, Status::Ok());
-  return InvalidArgument(fmt::format(
-      "invalid PriorityType '{}': expected priority/basic or priority/multifactor", v));
+  return InvalidArgument(
+      fmt::format("invalid PriorityType '{}': expected priority/basic or priority/multifactor", v));
 }
 
 Status SetBilling(std::string_view v, PriorityConfig* p) {
@@ -52,10 +52,10 @@ const WeightKey kWeights[] = {
     {"PriorityWeightQOS", &PriorityConfig::weight_qos},
 };
 
-const char* const kOtherKeys[] = {"PriorityType", "PriorityWeightTRES", "PriorityWeightAssoc", "PriorityMaxAge",
-                                  "PriorityDecayHalfLife", "PriorityFavorSmall",
-                                  "TRESBillingWeights", "PriorityFlags",
-                                  "PriorityCalcPeriod", "PriorityUsageResetPeriod"};
+const char* const kOtherKeys[] = {
+    "PriorityType",          "PriorityWeightTRES",      "PriorityWeightAssoc", "PriorityMaxAge",
+    "PriorityDecayHalfLife", "PriorityFavorSmall",      "TRESBillingWeights",  "PriorityFlags",
+    "PriorityCalcPeriod",    "PriorityUsageResetPeriod"};
 
 Status SetShares(std::string_view v, int64_t* out) {
   if (EqualsIgnoreCase(v, "parent")) return InvalidArgument("Fairshare=parent is not supported");
@@ -82,11 +82,14 @@ bool IsPriorityKey(std::string_view key) {
 
 Status SetPriorityKey(std::string_view key, std::string_view v, PriorityConfig* p) {
   for (const auto& w : kWeights) {
-    if (EqualsIgnoreCase(key, w.name)) return ParseIntValue(w.name, v, 0, kMaxWeight, &(p->*w.field));
+    if (EqualsIgnoreCase(key, w.name))
+      return ParseIntValue(w.name, v, 0, kMaxWeight, &(p->*w.field));
   }
   if (EqualsIgnoreCase(key, "PriorityType")) return SetPriorityType(v, p);
-  if (EqualsIgnoreCase(key, "PriorityWeightTRES")) return (p->weight_tres = std::string(v), Status::Ok());
-  if (EqualsIgnoreCase(key, "PriorityMaxAge")) return SetSeconds("PriorityMaxAge", v, &p->max_age_s);
+  if (EqualsIgnoreCase(key, "PriorityWeightTRES"))
+    return (p->weight_tres = std::string(v), Status::Ok());
+  if (EqualsIgnoreCase(key, "PriorityMaxAge"))
+    return SetSeconds("PriorityMaxAge", v, &p->max_age_s);
   if (EqualsIgnoreCase(key, "PriorityDecayHalfLife")) {
     return SetSeconds("PriorityDecayHalfLife", v, &p->decay_half_life_s);
   }
@@ -106,9 +109,12 @@ Status ParseAccountLine(const ConfigLine& line, ParseContext* ctx) {
   for (size_t i = 1; i < line.pairs.size(); ++i) {
     const ConfigPair& p = line.pairs[i];
     Status st;
-    if (EqualsIgnoreCase(p.key, "Parent")) def.parent = p.value;
-    else if (EqualsIgnoreCase(p.key, "Fairshare")) st = SetShares(p.value, &def.shares);
-    else st = InvalidArgument(fmt::format("unknown key '{}'", p.key));
+    if (EqualsIgnoreCase(p.key, "Parent"))
+      def.parent = p.value;
+    else if (EqualsIgnoreCase(p.key, "Fairshare"))
+      st = SetShares(p.value, &def.shares);
+    else
+      st = InvalidArgument(fmt::format("unknown key '{}'", p.key));
     RETURN_IF_ERROR(AtLine(st, ctx->path, line.line_no));
   }
   Config* c = ctx->config;
@@ -130,9 +136,12 @@ Status ParseUserAssocLine(const ConfigLine& line, ParseContext* ctx) {
   for (size_t i = 1; i < line.pairs.size(); ++i) {
     const ConfigPair& p = line.pairs[i];
     Status st;
-    if (EqualsIgnoreCase(p.key, "Account")) def.account = p.value;
-    else if (EqualsIgnoreCase(p.key, "Fairshare")) st = SetShares(p.value, &def.shares);
-    else st = InvalidArgument(fmt::format("unknown key '{}'", p.key));
+    if (EqualsIgnoreCase(p.key, "Account"))
+      def.account = p.value;
+    else if (EqualsIgnoreCase(p.key, "Fairshare"))
+      st = SetShares(p.value, &def.shares);
+    else
+      st = InvalidArgument(fmt::format("unknown key '{}'", p.key));
     RETURN_IF_ERROR(AtLine(st, ctx->path, line.line_no));
   }
   Config* c = ctx->config;

@@ -55,8 +55,7 @@ Status ParseNodeLine(const ConfigLine& line, ParseContext* ctx);
 Status ParsePartitionLine(const ConfigLine& line, ParseContext* ctx);
 // Resolves partition node lists (after every node line was read).
 Status FinishPartitions(ParseContext* ctx);
-Status ApplyGresLines(const std::vector<ConfigLine>& lines, std::string_view path,
-                      Config* config);
+Status ApplyGresLines(const std::vector<ConfigLine>& lines, std::string_view path, Config* config);
 
 // Prefixes a non-ok status with "<path>:<line>: ".
 Status AtLine(const Status& st, std::string_view path, int line);

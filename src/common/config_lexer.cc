@@ -32,7 +32,9 @@ std::string StripComment(std::string_view line) {
 // Scans "Key = Value Key2="quoted value"" into pairs.
 Status Tokenize(std::string_view s, std::string_view path, int line_no, ConfigLine* out) {
   size_t i = 0;
-  auto skip_space = [&] { while (i < s.size() && IsSpace(s[i])) ++i; };
+  auto skip_space = [&] {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+  };
   while (true) {
     skip_space();
     if (i == s.size()) return Status::Ok();

@@ -19,7 +19,7 @@ struct ConfigPair {
 };
 
 struct ConfigLine {
-  int line_no = 0;    // first physical line of the logical line
+  int line_no = 0;  // first physical line of the logical line
   std::vector<ConfigPair> pairs;
 };
 

@@ -13,7 +13,7 @@
 namespace sluice {
 namespace {
 
-constexpr int kMaxCount = 1 << 20;        // CPUs, sockets, ...
+constexpr int kMaxCount = 1 << 20;  // CPUs, sockets, ...
 constexpr int64_t kMaxGpusPerNode = 1024;
 
 // A node line's values before its names are expanded.
@@ -27,8 +27,8 @@ struct NodeSpec {
 };
 
 bool IsIgnoredNodeKey(std::string_view key) {
-  for (const char* k : {"Boards", "Weight", "CoreSpecCount", "CpuSpecList",
-                        "MemSpecLimit", "Reason", "Arch", "OS"}) {
+  for (const char* k : {"Boards", "Weight", "CoreSpecCount", "CpuSpecList", "MemSpecLimit",
+                        "Reason", "Arch", "OS"}) {
     if (EqualsIgnoreCase(key, k)) return true;
   }
   return false;
@@ -81,8 +81,10 @@ Status ApplyTopologyKey(const ConfigPair& p, NodeSpec* s, bool* handled) {
   if (EqualsIgnoreCase(p.key, "ThreadsPerCore")) {
     return ParseIntValue("ThreadsPerCore", p.value, 1, kMaxCount, &n.threads_per_core);
   }
-  if (EqualsIgnoreCase(p.key, "RealMemory")) return ParseSizeValue("RealMemory", p.value, 1, &n.real_memory_mb);
-  if (EqualsIgnoreCase(p.key, "TmpDisk")) return ParseSizeValue("TmpDisk", p.value, 0, &n.tmp_disk_mb);
+  if (EqualsIgnoreCase(p.key, "RealMemory"))
+    return ParseSizeValue("RealMemory", p.value, 1, &n.real_memory_mb);
+  if (EqualsIgnoreCase(p.key, "TmpDisk"))
+    return ParseSizeValue("TmpDisk", p.value, 0, &n.tmp_disk_mb);
   *handled = false;
   return Status::Ok();
 }
@@ -110,8 +112,8 @@ Expected<std::vector<std::string>> PerNode(std::string_view key, const std::stri
   ASSIGN_OR_RETURN(auto values, ExpandHostlist(expr));
   if (values.size() == 1) return std::vector<std::string>(count, values[0]);
   if (values.size() != count) {
-    return InvalidArgument(fmt::format("{}={} gives {} values for {} nodes", key, expr,
-                                       values.size(), count));
+    return InvalidArgument(
+        fmt::format("{}={} gives {} values for {} nodes", key, expr, values.size(), count));
   }
   return values;
 }
@@ -148,7 +150,8 @@ Status AddNodes(const std::vector<std::string>& names, const NodeSpec& spec, int
     n.name = names[i];
     n.addr = addrs[i];
     if (!ports.empty()) {
-      RETURN_IF_ERROR(AtLine(ParseIntValue("Port", ports[i], 1, 65535, &n.port), ctx->path, line_no));
+      RETURN_IF_ERROR(
+          AtLine(ParseIntValue("Port", ports[i], 1, 65535, &n.port), ctx->path, line_no));
     }
     ctx->config->nodes.push_back(std::move(n));
   }
@@ -163,12 +166,13 @@ bool HasKey(const ConfigLine& line, std::string_view key) {
 // ---------------------------------------------------------------- partitions
 
 bool IsIgnoredPartitionKey(std::string_view key) {
-  for (const char* k : {"DenyQos",
-                        "MinNodes", "Hidden", "ExclusiveUser", "LLN",
-                        "MaxCPUsPerNode", "DefMemPerCPU", "MaxMemPerCPU", "DefMemPerNode",
-                        "MaxMemPerNode", "QOS", "TRESBillingWeights",
-                        "DisableRootJobs", "RootOnly", "ReqResv", "OverTimeLimit",
-                        "AllocNodes", "Alternate", "DefCpuPerGPU", "DefMemPerGPU"}) {
+  for (const char* k : {"DenyQos",         "MinNodes",     "Hidden",
+                        "ExclusiveUser",   "LLN",          "MaxCPUsPerNode",
+                        "DefMemPerCPU",    "MaxMemPerCPU", "DefMemPerNode",
+                        "MaxMemPerNode",   "QOS",          "TRESBillingWeights",
+                        "DisableRootJobs", "RootOnly",     "ReqResv",
+                        "OverTimeLimit",   "AllocNodes",   "Alternate",
+                        "DefCpuPerGPU",    "DefMemPerGPU"}) {
     if (EqualsIgnoreCase(key, k)) return true;
   }
   return false;
@@ -309,7 +313,8 @@ Status ParsePartitionLine(const ConfigLine& line, ParseContext* ctx) {
   if (part.name.empty()) return ConfigError(ctx->path, line.line_no, "empty PartitionName");
   for (const auto& other : ctx->partitions) {
     if (other.part.name == part.name) {
-      return ConfigError(ctx->path, line.line_no, fmt::format("duplicate partition '{}'", part.name));
+      return ConfigError(ctx->path, line.line_no,
+                         fmt::format("duplicate partition '{}'", part.name));
     }
   }
   ctx->partitions.push_back(PendingPartition{std::move(part), line.line_no});

@@ -39,7 +39,8 @@ Status SetCtldHost(std::string_view v, ParseContext* ctx) {
   size_t open = v.find('(');
   if (open != std::string_view::npos) {
     if (v.back() != ')' || open == 0) {
-      return InvalidArgument(fmt::format("invalid SlurmctldHost '{}': expected name or name(addr)", v));
+      return InvalidArgument(
+          fmt::format("invalid SlurmctldHost '{}': expected name or name(addr)", v));
     }
     name = v.substr(0, open);
     addr = v.substr(open + 1, v.size() - open - 2);
@@ -91,12 +92,18 @@ Status SetHealthNodeState(std::string_view v, ParseContext* ctx) {
   unsigned bits = 0;
   for (const std::string& item : ParseList(v)) {
     std::string u = ToUpper(item);
-    if (u == "ANY") bits |= Config::kHealthAny;
-    else if (u == "IDLE" || u == "NONDRAINED_IDLE") bits |= Config::kHealthIdle;
-    else if (u == "ALLOC") bits |= Config::kHealthAlloc;
-    else if (u == "MIXED") bits |= Config::kHealthMixed;
-    else if (u == "CYCLE") bits |= Config::kHealthCycle;
-    else return InvalidArgument(fmt::format("invalid value '{}' for HealthCheckNodeState", item));
+    if (u == "ANY")
+      bits |= Config::kHealthAny;
+    else if (u == "IDLE" || u == "NONDRAINED_IDLE")
+      bits |= Config::kHealthIdle;
+    else if (u == "ALLOC")
+      bits |= Config::kHealthAlloc;
+    else if (u == "MIXED")
+      bits |= Config::kHealthMixed;
+    else if (u == "CYCLE")
+      bits |= Config::kHealthCycle;
+    else
+      return InvalidArgument(fmt::format("invalid value '{}' for HealthCheckNodeState", item));
   }
   if ((bits & Config::kHealthAny) == 0) bits |= Config::kHealthAny;  // CYCLE alone = all nodes
   ctx->config->health_check_node_state = bits;
@@ -104,7 +111,8 @@ Status SetHealthNodeState(std::string_view v, ParseContext* ctx) {
 }
 
 const GlobalKey kGlobalKeys[] = {
-    {"ClusterName", [](auto v, auto* c) {
+    {"ClusterName",
+     [](auto v, auto* c) {
        RETURN_IF_ERROR(SetString("ClusterName", v, &c->config->cluster_name));
        c->config->cluster_name = ToLower(v);
        return Status::Ok();
@@ -112,46 +120,104 @@ const GlobalKey kGlobalKeys[] = {
     {"SlurmctldHost", SetCtldHost},
     {"ControlMachine", SetControlMachine},
     {"ControlAddr", SetControlAddr},
-    {"SlurmctldPort", [](auto v, auto* c) { return SetPort("SlurmctldPort", v, &c->config->ctld_port); }},
-    {"SlurmdPort", [](auto v, auto* c) { return SetPort("SlurmdPort", v, &c->config->slurmd_port); }},
-    {"StateSaveLocation", [](auto v, auto* c) { return SetString("StateSaveLocation", v, &c->config->state_save_location); }},
-    {"SlurmdSpoolDir", [](auto v, auto* c) { return SetString("SlurmdSpoolDir", v, &c->config->slurmd_spool_dir); }},
-    {"ClusterKeyFile", [](auto v, auto* c) { return SetString("ClusterKeyFile", v, &c->config->cluster_key_file); }},
-    {"IdentSocket", [](auto v, auto* c) { return SetString("IdentSocket", v, &c->config->ident_socket); }},
+    {"SlurmctldPort",
+     [](auto v, auto* c) { return SetPort("SlurmctldPort", v, &c->config->ctld_port); }},
+    {"SlurmdPort",
+     [](auto v, auto* c) { return SetPort("SlurmdPort", v, &c->config->slurmd_port); }},
+    {"StateSaveLocation",
+     [](auto v, auto* c) {
+       return SetString("StateSaveLocation", v, &c->config->state_save_location);
+     }},
+    {"SlurmdSpoolDir",
+     [](auto v, auto* c) { return SetString("SlurmdSpoolDir", v, &c->config->slurmd_spool_dir); }},
+    {"ClusterKeyFile",
+     [](auto v, auto* c) { return SetString("ClusterKeyFile", v, &c->config->cluster_key_file); }},
+    {"IdentSocket",
+     [](auto v, auto* c) { return SetString("IdentSocket", v, &c->config->ident_socket); }},
     {"GresConf", [](auto v, auto* c) { return SetString("GresConf", v, &c->config->gres_conf); }},
-    {"KillWait", [](auto v, auto* c) { return ParseIntValue("KillWait", v, 0, kMaxSeconds, &c->config->kill_wait_s); }},
-    {"SlurmdTimeout", [](auto v, auto* c) { return ParseIntValue("SlurmdTimeout", v, 0, kMaxSeconds, &c->config->slurmd_timeout_s); }},
-    {"HeartbeatInterval", [](auto v, auto* c) { return ParseIntValue("HeartbeatInterval", v, 0, kMaxSeconds, &c->config->heartbeat_interval_s); }},
-    {"MinJobAge", [](auto v, auto* c) { return ParseIntValue("MinJobAge", v, 0, kMaxSeconds, &c->config->min_job_age_s); }},
-    {"MaxArraySize", [](auto v, auto* c) { return ParseIntValue("MaxArraySize", v, 0, 4000001, &c->config->max_array_size); }},
-    {"JobRequeue", [](auto v, auto* c) { return ParseBoolValue("JobRequeue", v, &c->config->job_requeue); }},
+    {"KillWait",
+     [](auto v, auto* c) {
+       return ParseIntValue("KillWait", v, 0, kMaxSeconds, &c->config->kill_wait_s);
+     }},
+    {"SlurmdTimeout",
+     [](auto v, auto* c) {
+       return ParseIntValue("SlurmdTimeout", v, 0, kMaxSeconds, &c->config->slurmd_timeout_s);
+     }},
+    {"HeartbeatInterval",
+     [](auto v, auto* c) {
+       return ParseIntValue("HeartbeatInterval", v, 0, kMaxSeconds,
+                            &c->config->heartbeat_interval_s);
+     }},
+    {"MinJobAge",
+     [](auto v, auto* c) {
+       return ParseIntValue("MinJobAge", v, 0, kMaxSeconds, &c->config->min_job_age_s);
+     }},
+    {"MaxArraySize",
+     [](auto v, auto* c) {
+       return ParseIntValue("MaxArraySize", v, 0, 4000001, &c->config->max_array_size);
+     }},
+    {"JobRequeue",
+     [](auto v, auto* c) { return ParseBoolValue("JobRequeue", v, &c->config->job_requeue); }},
     {"DefMemPerCPU", SetMemPerCpu},
     {"TopologyPlugin", SetTopologyPlugin},
-    {"HealthCheckProgram", [](auto v, auto* c) { return SetString("HealthCheckProgram", v, &c->config->health_check_program); }},
-    {"HealthCheckInterval", [](auto v, auto* c) { return ParseIntValue("HealthCheckInterval", v, 0, kMaxSeconds, &c->config->health_check_interval_s); }},
+    {"HealthCheckProgram",
+     [](auto v, auto* c) {
+       return SetString("HealthCheckProgram", v, &c->config->health_check_program);
+     }},
+    {"HealthCheckInterval",
+     [](auto v, auto* c) {
+       return ParseIntValue("HealthCheckInterval", v, 0, kMaxSeconds,
+                            &c->config->health_check_interval_s);
+     }},
     {"HealthCheckNodeState", SetHealthNodeState},
     {"Prolog", [](auto v, auto* c) { return SetString("Prolog", v, &c->config->prolog); }},
     {"Epilog", [](auto v, auto* c) { return SetString("Epilog", v, &c->config->epilog); }},
-    {"PrologEpilogTimeout", [](auto v, auto* c) { return ParseIntValue("PrologEpilogTimeout", v, 0, kMaxSeconds, &c->config->prolog_epilog_timeout_s); }},
-    {"GresTypes", [](auto v, auto* c) { c->config->gres_types = ParseList(v); return Status::Ok(); }},
-    // Accepted for slurm.conf compatibility, no effect.
-    {"AuthType", Ignore}, {"AuthAltTypes", Ignore}, {"CredType", Ignore},
-    {"SlurmUser", Ignore}, {"SlurmdUser", Ignore}, {"ProctrackType", Ignore},
-    {"SchedulerType", Ignore}, {"SelectType", Ignore}, {"SelectTypeParameters", Ignore},
-{"MpiDefault", Ignore}, {"ReturnToService", Ignore},
-    {"SlurmctldDebug", [](auto v, auto* c) {
-       return SetString("SlurmctldDebug", v, &c->config->ctld_debug);
+    {"PrologEpilogTimeout",
+     [](auto v, auto* c) {
+       return ParseIntValue("PrologEpilogTimeout", v, 0, kMaxSeconds,
+                            &c->config->prolog_epilog_timeout_s);
      }},
-    {"SlurmdDebug", Ignore}, {"SlurmctldLogFile", Ignore},
-    {"SlurmdLogFile", Ignore}, {"SlurmctldPidFile", Ignore}, {"SlurmdPidFile", Ignore},
-    {"SlurmSchedLogFile", Ignore}, {"TaskPlugin", Ignore}, {"SwitchType", Ignore},
-    {"MaxJobCount", Ignore}, {"InactiveLimit", Ignore}, {"Waittime", Ignore},
-    {"JobAcctGatherType", Ignore}, {"JobAcctGatherFrequency", Ignore}, {"JobCompType", Ignore},
-    {"MailProg", Ignore}, {"SlurmdParameters", Ignore}, {"SlurmctldTimeout", Ignore},
-    {"MessageTimeout", Ignore}, {"SchedulerParameters", Ignore},  // read by ctld (scheduler_config.h)
+    {"GresTypes",
+     [](auto v, auto* c) {
+       c->config->gres_types = ParseList(v);
+       return Status::Ok();
+     }},
+    // Accepted for slurm.conf compatibility, no effect.
+    {"AuthType", Ignore},
+    {"AuthAltTypes", Ignore},
+    {"CredType", Ignore},
+    {"SlurmUser", Ignore},
+    {"SlurmdUser", Ignore},
+    {"ProctrackType", Ignore},
+    {"SchedulerType", Ignore},
+    {"SelectType", Ignore},
+    {"SelectTypeParameters", Ignore},
+    {"MpiDefault", Ignore},
+    {"ReturnToService", Ignore},
+    {"SlurmctldDebug",
+     [](auto v, auto* c) { return SetString("SlurmctldDebug", v, &c->config->ctld_debug); }},
+    {"SlurmdDebug", Ignore},
+    {"SlurmctldLogFile", Ignore},
+    {"SlurmdLogFile", Ignore},
+    {"SlurmctldPidFile", Ignore},
+    {"SlurmdPidFile", Ignore},
+    {"SlurmSchedLogFile", Ignore},
+    {"TaskPlugin", Ignore},
+    {"SwitchType", Ignore},
+    {"MaxJobCount", Ignore},
+    {"InactiveLimit", Ignore},
+    {"Waittime", Ignore},
+    {"JobAcctGatherType", Ignore},
+    {"JobAcctGatherFrequency", Ignore},
+    {"JobCompType", Ignore},
+    {"MailProg", Ignore},
+    {"SlurmdParameters", Ignore},
+    {"SlurmctldTimeout", Ignore},
+    {"MessageTimeout", Ignore},
+    {"SchedulerParameters", Ignore},  // read by ctld (scheduler_config.h)
     {"SrunTorchEnv", Ignore},  // yes (default) / no: RANK, MASTER_ADDR, ... for step tasks (ctld)
-    {"AuthInfo", Ignore},     // socket=PATH of munged for AuthType=auth/munge (client, ctld)
-    {"PrivateData", Ignore},  // jobs,usage,...: what non-admins may not see (ctld private_data.h)
+    {"AuthInfo", Ignore},      // socket=PATH of munged for AuthType=auth/munge (client, ctld)
+    {"PrivateData", Ignore},   // jobs,usage,...: what non-admins may not see (ctld private_data.h)
 };
 
 const GlobalKey* FindGlobalKey(std::string_view key) {
@@ -163,12 +229,14 @@ const GlobalKey* FindGlobalKey(std::string_view key) {
 
 Status ParseGlobalPair(const ConfigPair& p, int line_no, ParseContext* ctx) {
   if (IsPriorityKey(p.key)) {
-    RETURN_IF_ERROR(AtLine(SetPriorityKey(p.key, p.value, &ctx->config->priority), ctx->path, line_no));
+    RETURN_IF_ERROR(
+        AtLine(SetPriorityKey(p.key, p.value, &ctx->config->priority), ctx->path, line_no));
     ctx->config->raw[p.key] = p.value;
     return Status::Ok();
   }
   if (IsRequeueKey(p.key)) {
-    RETURN_IF_ERROR(AtLine(SetRequeueKey(p.key, p.value, &ctx->config->requeue), ctx->path, line_no));
+    RETURN_IF_ERROR(
+        AtLine(SetRequeueKey(p.key, p.value, &ctx->config->requeue), ctx->path, line_no));
     ctx->config->raw[p.key] = p.value;
     return Status::Ok();
   }
@@ -178,7 +246,8 @@ Status ParseGlobalPair(const ConfigPair& p, int line_no, ParseContext* ctx) {
     return Status::Ok();
   }
   if (IsAccountingKey(p.key)) {
-    RETURN_IF_ERROR(AtLine(SetAccountingKey(p.key, p.value, &ctx->config->accounting), ctx->path, line_no));
+    RETURN_IF_ERROR(
+        AtLine(SetAccountingKey(p.key, p.value, &ctx->config->accounting), ctx->path, line_no));
     ctx->config->raw[p.key] = p.value;
     return Status::Ok();
   }
@@ -205,8 +274,7 @@ Status ParseLine(const ConfigLine& line, ParseContext* ctx) {
   if (EqualsIgnoreCase(first, "UserName")) return ParseUserAssocLine(line, ctx);
   for (const auto& p : line.pairs) {
     if (EqualsIgnoreCase(p.key, "NodeName") || EqualsIgnoreCase(p.key, "PartitionName")) {
-      return ConfigError(ctx->path, line.line_no,
-                         fmt::format("{} must start its own line", p.key));
+      return ConfigError(ctx->path, line.line_no, fmt::format("{} must start its own line", p.key));
     }
     RETURN_IF_ERROR(ParseGlobalPair(p, line.line_no, ctx));
   }
@@ -229,7 +297,8 @@ Status LoadGresConfKey(const ParseContext& ctx) {
   config->gres_conf = Resolve(Folder(ctx.path), config->gres_conf);
   auto text = ReadWholeFile(config->gres_conf);
   if (!text.ok()) {
-    return ConfigError(ctx.path, ctx.gres_conf_line, fmt::format("GresConf: {}", text.status().message()));
+    return ConfigError(ctx.path, ctx.gres_conf_line,
+                       fmt::format("GresConf: {}", text.status().message()));
   }
   return ApplyGresConf(*text, config->gres_conf, config);
 }
@@ -270,10 +339,12 @@ Expected<Config> LoadConfigFile(const std::string& path) {
     }
   }
   if (config.topology_tree) {
-    const std::string topo = Folder(path).empty() ? "topology.conf" : Resolve(Folder(path), "topology.conf");
+    const std::string topo =
+        Folder(path).empty() ? "topology.conf" : Resolve(Folder(path), "topology.conf");
     auto text = ReadWholeFile(topo);
     if (!text.ok())
-      return InvalidArgument(fmt::format("TopologyPlugin=topology/tree: {}", text.status().message()));
+      return InvalidArgument(
+          fmt::format("TopologyPlugin=topology/tree: {}", text.status().message()));
     RETURN_IF_ERROR(ApplyTopologyConf(*text, topo, &config));
     config.topology_conf = topo;
   }
@@ -339,10 +410,10 @@ Status ParseSizeValue(std::string_view key, std::string_view value, int64_t min_
   constexpr int64_t kMaxMb = int64_t{1} << 40;
   Expected<int64_t> mb = ParseMemoryMb(value);
   if (!mb.ok() || *mb < min_mb || *mb > kMaxMb) {
-    return InvalidArgument(fmt::format(
-        "invalid value '{}' for {}: \"{}\" is not a valid size (MB, or a number with a "
-        "K/M/G/T suffix, from {} to {})",
-        value, key, value, min_mb, FormatMemoryMb(kMaxMb)));
+    return InvalidArgument(
+        fmt::format("invalid value '{}' for {}: \"{}\" is not a valid size (MB, or a number with a "
+                    "K/M/G/T suffix, from {} to {})",
+                    value, key, value, min_mb, FormatMemoryMb(kMaxMb)));
   }
   *out = *mb;
   return Status::Ok();
@@ -350,7 +421,8 @@ Status ParseSizeValue(std::string_view key, std::string_view value, int64_t min_
 
 Status ParseIntValue(std::string_view key, std::string_view value, int min, int max, int* out) {
   int64_t v = 0;
-  RETURN_IF_ERROR(ParseIntValue(key, value, static_cast<int64_t>(min), static_cast<int64_t>(max), &v));
+  RETURN_IF_ERROR(
+      ParseIntValue(key, value, static_cast<int64_t>(min), static_cast<int64_t>(max), &v));
   *out = static_cast<int>(v);
   return Status::Ok();
 }

@@ -22,10 +22,9 @@ Status ParseExitCodes(std::string_view key, std::string_view value, std::set<int
     std::string_view it = item;
     size_t dash = it.find('-');
     int lo = 0, hi = 0;
-    bool ok = dash == std::string_view::npos
-                  ? ParseCode(it, &lo) && (hi = lo, true)
-                  : ParseCode(it.substr(0, dash), &lo) && ParseCode(it.substr(dash + 1), &hi) &&
-                        lo <= hi;
+    bool ok = dash == std::string_view::npos ? ParseCode(it, &lo) && (hi = lo, true)
+                                             : ParseCode(it.substr(0, dash), &lo) &&
+                                                   ParseCode(it.substr(dash + 1), &hi) && lo <= hi;
     if (!ok) {
       return InvalidArgument(
           fmt::format("invalid value '{}' for {}: expected exit codes 0-255", value, key));

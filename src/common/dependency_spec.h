@@ -25,15 +25,15 @@ inline constexpr char kMsgDependency[] = "Job dependency problem";
 inline constexpr size_t kMaxDependencyTerms = 4096;
 
 struct DepTerm {
-  std::string type;        // after, afterany, afterok, afternotok, aftercorr, singleton
-  int64_t job_id = 0;      // 0 for singleton
-  int64_t task_id = -1;    // -1 = whole job (all tasks of an array)
-  int64_t delay_min = 0;   // after:ID+min
+  std::string type;       // after, afterany, afterok, afternotok, aftercorr, singleton
+  int64_t job_id = 0;     // 0 for singleton
+  int64_t task_id = -1;   // -1 = whole job (all tasks of an array)
+  int64_t delay_min = 0;  // after:ID+min
 };
 
 struct DependencySpec {
   std::vector<DepTerm> terms;
-  bool any = false;        // '?' separated
+  bool any = false;  // '?' separated
 };
 
 Expected<DependencySpec> ParseDependency(std::string_view spec);

@@ -24,11 +24,13 @@ struct GresLine {
 };
 
 Status ReadGresKey(const ConfigPair& p, GresLine* g) {
-  struct Field { const char* key; std::string GresLine::*member; };
+  struct Field {
+    const char* key;
+    std::string GresLine::*member;
+  };
   static const Field kFields[] = {
-      {"NodeName", &GresLine::nodes_expr}, {"Name", &GresLine::name},
-      {"Type", &GresLine::type},           {"Count", &GresLine::count},
-      {"File", &GresLine::file},           {"Links", &GresLine::links},
+      {"NodeName", &GresLine::nodes_expr}, {"Name", &GresLine::name},  {"Type", &GresLine::type},
+      {"Count", &GresLine::count},         {"File", &GresLine::file},  {"Links", &GresLine::links},
       {"Cores", &GresLine::cores},         {"CPUs", &GresLine::cores},
   };
   for (const auto& f : kFields) {
@@ -50,7 +52,8 @@ Expected<std::vector<GpuDef>> LineDevices(const GresLine& g) {
   if (!g.count.empty()) {
     RETURN_IF_ERROR(ParseIntValue("Count", g.count, int64_t{1}, kMaxGpusPerLine, &count));
     if (!files.empty() && count != static_cast<int64_t>(files.size())) {
-      return InvalidArgument(fmt::format("Count={} but File= names {} devices", count, files.size()));
+      return InvalidArgument(
+          fmt::format("Count={} but File= names {} devices", count, files.size()));
     }
   }
   if (count > kMaxGpusPerLine) return InvalidArgument("too many devices on one line");
@@ -123,8 +126,7 @@ Status ApplyLine(const ConfigLine& line, Config* config,
 
 }  // namespace
 
-Status ApplyGresLines(const std::vector<ConfigLine>& lines, std::string_view path,
-                      Config* config) {
+Status ApplyGresLines(const std::vector<ConfigLine>& lines, std::string_view path, Config* config) {
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < config->nodes.size(); ++i) index[config->nodes[i].name] = i;
   std::map<std::string, Touched> touched;

@@ -12,7 +12,8 @@ namespace {
 constexpr size_t kMaxDigits = 18;  // fits in int64_t
 
 bool IsDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 int64_t ToInt(std::string_view digits) {
@@ -44,8 +45,8 @@ struct NumRange {
 
 // A host pattern is literal text interleaved with bracket groups.
 struct Piece {
-  std::string text;               // literal, when ranges is empty
-  std::vector<NumRange> ranges;   // bracket group otherwise
+  std::string text;              // literal, when ranges is empty
+  std::vector<NumRange> ranges;  // bracket group otherwise
 };
 
 Status HostlistError(std::string_view expr, std::string_view why) {
@@ -68,7 +69,8 @@ Expected<NumRange> ParseOneRange(std::string_view r, std::string_view expr) {
     return HostlistError(expr, fmt::format("range '{}' ends before it starts", r));
   }
   if (out.size() > static_cast<int64_t>(kMaxHostlistSize)) {
-    return HostlistError(expr, fmt::format("range '{}' has more than {} names", r, kMaxHostlistSize));
+    return HostlistError(expr,
+                         fmt::format("range '{}' has more than {} names", r, kMaxHostlistSize));
   }
   return out;
 }
@@ -166,7 +168,8 @@ int64_t NameBytes(const std::vector<Piece>& pieces) {
   int64_t bytes = 0;
   for (const Piece& p : pieces) {
     int64_t widest = static_cast<int64_t>(p.text.size());
-    for (const NumRange& r : p.ranges) widest = std::max<int64_t>(widest, std::max(r.width, DigitCount(r.hi)));
+    for (const NumRange& r : p.ranges)
+      widest = std::max<int64_t>(widest, std::max(r.width, DigitCount(r.hi)));
     bytes += widest;
   }
   return bytes;
@@ -276,7 +279,8 @@ int NaturalCompare(std::string_view a, std::string_view b) {
       j = ej;
       continue;
     }
-    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]) ? -1 : 1;
+    if (a[i] != b[j])
+      return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]) ? -1 : 1;
     ++i;
     ++j;
   }
@@ -313,13 +317,15 @@ Expected<std::vector<std::vector<Piece>>> ParsePatterns(std::string_view expr, s
 
 Expected<size_t> CountHostlist(std::string_view expr, size_t max_names) {
   int64_t total = 0;
-  ASSIGN_OR_RETURN(auto patterns, ParsePatterns(expr, std::min(max_names, kMaxHostlistSize), &total));
+  ASSIGN_OR_RETURN(auto patterns,
+                   ParsePatterns(expr, std::min(max_names, kMaxHostlistSize), &total));
   return static_cast<size_t>(total);
 }
 
 Expected<std::vector<std::string>> ExpandHostlist(std::string_view expr, size_t max_names) {
   int64_t total = 0;
-  ASSIGN_OR_RETURN(auto patterns, ParsePatterns(expr, std::min(max_names, kMaxHostlistSize), &total));
+  ASSIGN_OR_RETURN(auto patterns,
+                   ParsePatterns(expr, std::min(max_names, kMaxHostlistSize), &total));
   std::vector<std::string> out;
   out.reserve(total);
   for (const auto& pieces : patterns) ExpandPieces(pieces, &out);

@@ -83,7 +83,8 @@ TEST(ExpandHostlist, SingleElementBracket) {
 }
 
 TEST(ExpandHostlist, FileLikeNames) {
-  EXPECT_THAT(Expand("/dev/nvidia[0-2]"), ElementsAre("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2"));
+  EXPECT_THAT(Expand("/dev/nvidia[0-2]"),
+              ElementsAre("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2"));
 }
 
 TEST(ExpandHostlist, MalformedInputs) {
@@ -124,7 +125,8 @@ TEST(ExpandHostlist, FuzzTwoGroupsRegressionStaysWithinTheByteBound) {
   size_t bytes = 0;
   for (const auto& h : *r) bytes += h.size();
   EXPECT_LE(bytes, kMaxHostlistBytes);
-  EXPECT_THAT(ExpandError(in + ",x" + std::string(200, 'y') + "[1-20000]"), HasSubstr("bytes of names"));
+  EXPECT_THAT(ExpandError(in + ",x" + std::string(200, 'y') + "[1-20000]"),
+              HasSubstr("bytes of names"));
 }
 
 TEST(ExpandHostlist, ExactlyTheLimitIsAccepted) {

@@ -18,15 +18,21 @@ std::optional<std::string> Field(char letter, int width, const PatternVars& v) {
   bool array = v.array_task_id >= 0;
   int64_t task = array ? v.array_task_id : kNoArrayTaskId;
   switch (letter) {
-    case 'j': return Number(v.job_id, width);
-    case 'x': return v.job_name;
-    case 'u': return v.user;
+    case 'j':
+      return Number(v.job_id, width);
+    case 'x':
+      return v.job_name;
+    case 'u':
+      return v.user;
     case 'N':
       if (v.node.empty()) return std::nullopt;
       return v.node;
-    case 'A': return Number(array ? v.array_job_id : v.job_id, width);
-    case 'a': return Number(task, width);
-    case 'b': return Number(task % 10, width);
+    case 'A':
+      return Number(array ? v.array_job_id : v.job_id, width);
+    case 'a':
+      return Number(task, width);
+    case 'b':
+      return Number(task % 10, width);
     case 'J':
       if (v.step_id < 0) return Number(v.job_id, width);
       return Number(v.job_id, width) + "." + std::to_string(v.step_id);
@@ -39,7 +45,8 @@ std::optional<std::string> Field(char letter, int width, const PatternVars& v) {
     case 'n':
       if (v.node_index < 0) return std::nullopt;
       return Number(v.node_index, width);
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

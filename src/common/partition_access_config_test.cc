@@ -24,7 +24,8 @@ TEST(PartitionAccessConfigTest, ParsesAccessListsAndExclusive) {
   EXPECT_TRUE(b->allow_accounts.empty());
   EXPECT_EQ(b->deny_accounts, std::vector<std::string>{"guests"});
   EXPECT_FALSE(b->exclusive);
-  auto bad = ParseConfig("NodeName=n1\nPartitionName=c Nodes=ALL OverSubscribe=SOMETIMES\n", "t.conf");
+  auto bad =
+      ParseConfig("NodeName=n1\nPartitionName=c Nodes=ALL OverSubscribe=SOMETIMES\n", "t.conf");
   EXPECT_FALSE(bad.ok());
 }
 

@@ -34,6 +34,8 @@ class PidLock {
 };
 
 // The agent's lock file in its spool directory.
-inline std::string AgentSpoolLockPath(const std::string& spool_dir) { return spool_dir + "/sluiced.lock"; }
+inline std::string AgentSpoolLockPath(const std::string& spool_dir) {
+  return spool_dir + "/sluiced.lock";
+}
 
 }  // namespace sluice

@@ -20,13 +20,14 @@ TEST(PreemptConfig, DefaultsAreOff) {
 }
 
 TEST(PreemptConfig, GlobalAndPartitionValues) {
-  auto c = ParseConfig(std::string(kNodes) +
-                           "PreemptType=preempt/partition_prio\npreemptmode=requeue\n"
-                           "PreemptExemptTime=00:05:00\n"
-                           "PartitionName=DEFAULT GraceTime=7\n"
-                           "PartitionName=low Nodes=ALL PriorityTier=1 PreemptMode=CANCEL\n"
-                           "PartitionName=high Nodes=ALL PriorityTier=10 PreemptMode=off GraceTime=0\n",
-                       "t.conf");
+  auto c =
+      ParseConfig(std::string(kNodes) +
+                      "PreemptType=preempt/partition_prio\npreemptmode=requeue\n"
+                      "PreemptExemptTime=00:05:00\n"
+                      "PartitionName=DEFAULT GraceTime=7\n"
+                      "PartitionName=low Nodes=ALL PriorityTier=1 PreemptMode=CANCEL\n"
+                      "PartitionName=high Nodes=ALL PriorityTier=10 PreemptMode=off GraceTime=0\n",
+                  "t.conf");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->preempt_type, PreemptType::kPartitionPrio);
   EXPECT_EQ(c->preempt_mode, PreemptMode::kRequeue);
@@ -35,8 +36,8 @@ TEST(PreemptConfig, GlobalAndPartitionValues) {
   EXPECT_EQ(c->partitions[0].grace_time_s, 7);
   EXPECT_EQ(c->partitions[1].preempt_mode, PreemptMode::kOff);
   EXPECT_EQ(c->partitions[1].grace_time_s, 0);
-  auto q = ParseConfig("PreemptType=PREEMPT/QOS\nPreemptMode=CANCEL\nPreemptExemptTime=-1\n",
-                       "t.conf");
+  auto q =
+      ParseConfig("PreemptType=PREEMPT/QOS\nPreemptMode=CANCEL\nPreemptExemptTime=-1\n", "t.conf");
   ASSERT_TRUE(q.ok()) << q.status().message();
   EXPECT_EQ(q->preempt_type, PreemptType::kQos);
   EXPECT_EQ(q->preempt_exempt_time_s, -1);

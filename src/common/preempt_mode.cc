@@ -9,18 +9,25 @@ namespace sluice {
 
 const char* PreemptTypeName(PreemptType t) {
   switch (t) {
-    case PreemptType::kPartitionPrio: return "preempt/partition_prio";
-    case PreemptType::kQos: return "preempt/qos";
-    default: return "preempt/none";
+    case PreemptType::kPartitionPrio:
+      return "preempt/partition_prio";
+    case PreemptType::kQos:
+      return "preempt/qos";
+    default:
+      return "preempt/none";
   }
 }
 
 const char* PreemptModeName(PreemptMode m) {
   switch (m) {
-    case PreemptMode::kCluster: return "CLUSTER";
-    case PreemptMode::kCancel: return "CANCEL";
-    case PreemptMode::kRequeue: return "REQUEUE";
-    default: return "OFF";
+    case PreemptMode::kCluster:
+      return "CLUSTER";
+    case PreemptMode::kCancel:
+      return "CANCEL";
+    case PreemptMode::kRequeue:
+      return "REQUEUE";
+    default:
+      return "OFF";
   }
 }
 
@@ -41,7 +48,8 @@ Expected<PreemptMode> ParsePreemptMode(std::string_view v, bool allow_cluster) {
   if (allow_cluster && EqualsIgnoreCase(v, "CLUSTER")) return PreemptMode::kCluster;
   std::string_view first = v.substr(0, v.find(','));
   for (const char* unsupported : {"SUSPEND", "GANG", "WITHIN"}) {
-    if (EqualsIgnoreCase(first, unsupported) || (first != v && EqualsIgnoreCase(v.substr(v.find(',') + 1), unsupported))) {
+    if (EqualsIgnoreCase(first, unsupported) ||
+        (first != v && EqualsIgnoreCase(v.substr(v.find(',') + 1), unsupported))) {
       return InvalidArgument(fmt::format("PreemptMode={} is not supported", v));
     }
   }

@@ -61,7 +61,8 @@ TEST(PriorityConfig, BadValuesNameTheLine) {
   EXPECT_THAT(bad("PriorityMaxAge=soon\n"), HasSubstr("PriorityMaxAge"));
   EXPECT_THAT(bad("TRESBillingWeights=CPU=x\n"), HasSubstr("invalid TRESBillingWeights"));
   EXPECT_THAT(bad("TRESBillingWeights=Bananas=1\n"), HasSubstr("unknown TRES 'Bananas'"));
-  EXPECT_THAT(bad("PartitionName=p2 Nodes=ALL PriorityJobFactor=-1\n"), HasSubstr("PriorityJobFactor"));
+  EXPECT_THAT(bad("PartitionName=p2 Nodes=ALL PriorityJobFactor=-1\n"),
+              HasSubstr("PriorityJobFactor"));
 }
 
 TEST(AccountLines, BuildTree) {
@@ -86,7 +87,8 @@ TEST(AccountLines, Errors) {
     auto c = Parse(extra);
     return c.ok() ? std::string("ok") : std::string(c.status().message());
   };
-  EXPECT_THAT(msg("AccountName=a Parent=zz\n"), HasSubstr("t.conf:3: account 'a': unknown parent 'zz'"));
+  EXPECT_THAT(msg("AccountName=a Parent=zz\n"),
+              HasSubstr("t.conf:3: account 'a': unknown parent 'zz'"));
   EXPECT_THAT(msg("AccountName=a\nAccountName=a\n"), HasSubstr("duplicate account 'a'"));
   EXPECT_THAT(msg("AccountName=root\n"), HasSubstr("invalid AccountName"));
   EXPECT_THAT(msg("AccountName=a Fairshare=-3\n"), HasSubstr("Fairshare"));

@@ -10,9 +10,9 @@ namespace sluice {
 namespace {
 
 constexpr std::pair<const char*, int> kLimits[] = {
-    {"AS", RLIMIT_AS},         {"CORE", RLIMIT_CORE},       {"CPU", RLIMIT_CPU},
-    {"DATA", RLIMIT_DATA},     {"FSIZE", RLIMIT_FSIZE},     {"MEMLOCK", RLIMIT_MEMLOCK},
-    {"NOFILE", RLIMIT_NOFILE}, {"NPROC", RLIMIT_NPROC},     {"RSS", RLIMIT_RSS},
+    {"AS", RLIMIT_AS},         {"CORE", RLIMIT_CORE},   {"CPU", RLIMIT_CPU},
+    {"DATA", RLIMIT_DATA},     {"FSIZE", RLIMIT_FSIZE}, {"MEMLOCK", RLIMIT_MEMLOCK},
+    {"NOFILE", RLIMIT_NOFILE}, {"NPROC", RLIMIT_NPROC}, {"RSS", RLIMIT_RSS},
     {"STACK", RLIMIT_STACK},
 };
 
@@ -35,7 +35,8 @@ Expected<std::vector<int>> ParsePropagate(std::string_view spec) {
   size_t start = 0;
   while (start <= spec.size()) {
     size_t comma = spec.find(',', start);
-    std::string_view item = spec.substr(start, comma == std::string_view::npos ? spec.npos : comma - start);
+    std::string_view item =
+        spec.substr(start, comma == std::string_view::npos ? spec.npos : comma - start);
     if (item.rfind("RLIMIT_", 0) == 0) item.remove_prefix(7);
     bool known = false;
     for (const auto& [name, r] : kLimits) {
@@ -63,9 +64,10 @@ std::vector<ResourceLimitValue> CurrentLimits(const std::vector<int>& resources)
 std::vector<std::string> ApplyLimits(const std::vector<ResourceLimitValue>& limits) {
   std::vector<std::string> failed;
   auto fail = [&](const ResourceLimitValue& v) {
-    failed.push_back(std::string("Can't propagate RLIMIT_") + NameOf(v.resource) + " of " +
-                     (v.soft == static_cast<uint64_t>(RLIM_INFINITY) ? "unlimited" : std::to_string(v.soft)) +
-                     " from submit host: " + std::strerror(errno));
+    failed.push_back(
+        std::string("Can't propagate RLIMIT_") + NameOf(v.resource) + " of " +
+        (v.soft == static_cast<uint64_t>(RLIM_INFINITY) ? "unlimited" : std::to_string(v.soft)) +
+        " from submit host: " + std::strerror(errno));
   };
   for (const ResourceLimitValue& v : limits) {
     rlimit l{};

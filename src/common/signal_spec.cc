@@ -28,8 +28,7 @@ Expected<SignalSpec> ParseSignalSpec(std::string_view s) {
     std::string_view secs = rest.substr(at + 1);
     int v = 0;
     auto [p, ec] = std::from_chars(secs.data(), secs.data() + secs.size(), v);
-    if (secs.empty() || ec != std::errc() || p != secs.data() + secs.size() || v < 0 ||
-        v > 65535) {
+    if (secs.empty() || ec != std::errc() || p != secs.data() + secs.size() || v < 0 || v > 65535) {
       return bad;
     }
     out.seconds = v;

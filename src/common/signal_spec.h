@@ -13,8 +13,8 @@
 namespace sluice {
 
 struct SignalSpec {
-  int signal = 10;        // SIGUSR1
-  int seconds = 60;       // before the time limit
+  int signal = 10;   // SIGUSR1
+  int seconds = 60;  // before the time limit
   bool batch_only = false;
 };
 

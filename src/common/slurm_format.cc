@@ -29,7 +29,8 @@ bool IsValidGresWord(std::string_view w) {
 }
 
 bool LooksNumeric(std::string_view w) {
-  return !w.empty() && (std::isdigit(static_cast<unsigned char>(w[0])) || w[0] == '-' || w[0] == '+');
+  return !w.empty() &&
+         (std::isdigit(static_cast<unsigned char>(w[0])) || w[0] == '-' || w[0] == '+');
 }
 
 Status ParseCount(std::string_view w, std::string_view spec, bool allow_zero, int64_t* out) {
@@ -63,16 +64,41 @@ struct SignalEntry {
 };
 
 constexpr std::array<SignalEntry, 34> kSignals{{
-    {SIGHUP, "HUP"},   {SIGINT, "INT"},       {SIGQUIT, "QUIT"},     {SIGILL, "ILL"},
-    {SIGTRAP, "TRAP"}, {SIGABRT, "ABRT"},     {SIGBUS, "BUS"},       {SIGFPE, "FPE"},
-    {SIGKILL, "KILL"}, {SIGUSR1, "USR1"},     {SIGSEGV, "SEGV"},     {SIGUSR2, "USR2"},
-    {SIGPIPE, "PIPE"}, {SIGALRM, "ALRM"},     {SIGTERM, "TERM"},     {SIGSTKFLT, "STKFLT"},
-    {SIGCHLD, "CHLD"}, {SIGCONT, "CONT"},     {SIGSTOP, "STOP"},     {SIGTSTP, "TSTP"},
-    {SIGTTIN, "TTIN"}, {SIGTTOU, "TTOU"},     {SIGURG, "URG"},       {SIGXCPU, "XCPU"},
-    {SIGXFSZ, "XFSZ"}, {SIGVTALRM, "VTALRM"}, {SIGPROF, "PROF"},     {SIGWINCH, "WINCH"},
-    {SIGIO, "IO"},     {SIGPWR, "PWR"},       {SIGSYS, "SYS"},
+    {SIGHUP, "HUP"},
+    {SIGINT, "INT"},
+    {SIGQUIT, "QUIT"},
+    {SIGILL, "ILL"},
+    {SIGTRAP, "TRAP"},
+    {SIGABRT, "ABRT"},
+    {SIGBUS, "BUS"},
+    {SIGFPE, "FPE"},
+    {SIGKILL, "KILL"},
+    {SIGUSR1, "USR1"},
+    {SIGSEGV, "SEGV"},
+    {SIGUSR2, "USR2"},
+    {SIGPIPE, "PIPE"},
+    {SIGALRM, "ALRM"},
+    {SIGTERM, "TERM"},
+    {SIGSTKFLT, "STKFLT"},
+    {SIGCHLD, "CHLD"},
+    {SIGCONT, "CONT"},
+    {SIGSTOP, "STOP"},
+    {SIGTSTP, "TSTP"},
+    {SIGTTIN, "TTIN"},
+    {SIGTTOU, "TTOU"},
+    {SIGURG, "URG"},
+    {SIGXCPU, "XCPU"},
+    {SIGXFSZ, "XFSZ"},
+    {SIGVTALRM, "VTALRM"},
+    {SIGPROF, "PROF"},
+    {SIGWINCH, "WINCH"},
+    {SIGIO, "IO"},
+    {SIGPWR, "PWR"},
+    {SIGSYS, "SYS"},
     // Aliases after the canonical names (SignalName returns the first match).
-    {SIGIO, "POLL"},   {SIGABRT, "IOT"},      {SIGCHLD, "CLD"},
+    {SIGIO, "POLL"},
+    {SIGABRT, "IOT"},
+    {SIGCHLD, "CLD"},
 }};
 
 constexpr int kMaxSignal = 64;

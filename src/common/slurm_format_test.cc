@@ -23,17 +23,17 @@ TEST(ParseTimeLimit, AllSlurmForms) {
   EXPECT_EQ(Minutes("5"), 5);
   EXPECT_EQ(Minutes("0"), 0);
   EXPECT_EQ(Minutes("90"), 90);
-  EXPECT_EQ(Minutes("10:00"), 10);        // MM:SS
-  EXPECT_EQ(Minutes("10:30"), 11);        // seconds round up
+  EXPECT_EQ(Minutes("10:00"), 10);  // MM:SS
+  EXPECT_EQ(Minutes("10:30"), 11);  // seconds round up
   EXPECT_EQ(Minutes("0:01"), 1);
   EXPECT_EQ(Minutes("0:00"), 0);
-  EXPECT_EQ(Minutes("1:00:00"), 60);      // HH:MM:SS
+  EXPECT_EQ(Minutes("1:00:00"), 60);  // HH:MM:SS
   EXPECT_EQ(Minutes("100:00:00"), 6000);
   EXPECT_EQ(Minutes("1:02:03"), 63);
-  EXPECT_EQ(Minutes("2-0"), 2880);        // D-HH
+  EXPECT_EQ(Minutes("2-0"), 2880);  // D-HH
   EXPECT_EQ(Minutes("1-12"), 2160);
-  EXPECT_EQ(Minutes("1-02:30"), 1590);    // D-HH:MM
-  EXPECT_EQ(Minutes("1-00:00:01"), 1441); // D-HH:MM:SS
+  EXPECT_EQ(Minutes("1-02:30"), 1590);     // D-HH:MM
+  EXPECT_EQ(Minutes("1-00:00:01"), 1441);  // D-HH:MM:SS
   EXPECT_EQ(Minutes("7-00:00:00"), 7 * 1440);
   EXPECT_EQ(Minutes(" 30 "), 30);
 }
@@ -47,9 +47,9 @@ TEST(ParseTimeLimit, Unlimited) {
 }
 
 TEST(ParseTimeLimit, Malformed) {
-  for (const char* bad : {"", " ", "abc", "1:2:3:4", "-5", "1-", "-", "1-2-3", "1:", ":1",
-                          "1::2", "1.5", "1h", "1-a", "x-1", "1-1:1:1:1", "9999999999",
-                          "1 2", "+5", "1-:30"}) {
+  for (const char* bad : {"",      " ",         "abc",        "1:2:3:4", "-5",  "1-",   "-",
+                          "1-2-3", "1:",        ":1",         "1::2",    "1.5", "1h",   "1-a",
+                          "x-1",   "1-1:1:1:1", "9999999999", "1 2",     "+5",  "1-:30"}) {
     auto r = ParseTimeLimitMinutes(bad);
     EXPECT_FALSE(r.ok()) << "'" << bad << "' should fail";
     if (!r.ok()) {
@@ -112,7 +112,10 @@ TEST(FormatTimes, TimestampLocalTime) {
   setenv("TZ", "UTC-2", 1);  // POSIX sign: two hours east
   tzset();
   EXPECT_EQ(FormatTimestamp(1796005573), "2026-11-30T04:26:13");
-  if (old) setenv("TZ", saved.c_str(), 1); else unsetenv("TZ");
+  if (old)
+    setenv("TZ", saved.c_str(), 1);
+  else
+    unsetenv("TZ");
   tzset();
 }
 
@@ -122,7 +125,6 @@ TEST(FormatTimes, ParseFormatRoundTrip) {
     EXPECT_EQ(Minutes(FormatLimitMinutes(m)), m) << FormatLimitMinutes(m);
   }
 }
-
 
 TEST(RepeatedCounts, AsSlurmEnv) {
   EXPECT_EQ(FormatRepeatedCounts({}), "");
@@ -152,9 +154,9 @@ TEST(ParseGres, Forms) {
 }
 
 TEST(ParseGres, Malformed) {
-  for (const char* bad : {"gpu:0", "gpu:-1", "gpu:h100:0", "gpu:h100:-2", "gpu:h100:x",
-                          "gpu:", ":8", "gpu:h100:2:3", "gpu,,gpu", "gpu:8,", "g pu",
-                          "gpu:h100:99999999999999999999", "gpu:+1"}) {
+  for (const char* bad :
+       {"gpu:0", "gpu:-1", "gpu:h100:0", "gpu:h100:-2", "gpu:h100:x", "gpu:", ":8", "gpu:h100:2:3",
+        "gpu,,gpu", "gpu:8,", "g pu", "gpu:h100:99999999999999999999", "gpu:+1"}) {
     auto r = ParseGres(bad);
     EXPECT_FALSE(r.ok()) << "'" << bad << "' should fail";
     if (!r.ok()) {
@@ -172,8 +174,8 @@ TEST(ParseGpuCount, Forms) {
 }
 
 TEST(ParseGpuCount, Malformed) {
-  for (const char* bad : {"", "-1", "x", "h100", "h100:", "h100:x", "a:b:c:d", "gpu:h100:-1",
-                          "1,2", "h100:8,a100:1"}) {
+  for (const char* bad : {"", "-1", "x", "h100", "h100:", "h100:x", "a:b:c:d", "gpu:h100:-1", "1,2",
+                          "h100:8,a100:1"}) {
     EXPECT_FALSE(ParseGpuCount(bad).ok()) << "'" << bad << "' should fail";
   }
 }

@@ -23,11 +23,20 @@ int64_t UnitMultiplier(std::string_view unit) {
   if (unit.size() == 2 && unit[1] != 'B' && unit[1] != 'b') return 0;
   if (unit.size() > 2) return 0;
   switch (unit[0]) {
-    case 'K': case 'k': return -1;
-    case 'M': case 'm': return 1;
-    case 'G': case 'g': return 1024;
-    case 'T': case 't': return int64_t{1024} * 1024;
-    default: return 0;
+    case 'K':
+    case 'k':
+      return -1;
+    case 'M':
+    case 'm':
+      return 1;
+    case 'G':
+    case 'g':
+      return 1024;
+    case 'T':
+    case 't':
+      return int64_t{1024} * 1024;
+    default:
+      return 0;
   }
 }
 
@@ -61,7 +70,8 @@ std::string FormatMemoryMb(int64_t mb) {
     v /= 1024;
     ++unit;
   }
-  if (v != static_cast<double>(static_cast<int64_t>(v))) return fmt::format("{:.2f}{}", v, kUnits[unit]);
+  if (v != static_cast<double>(static_cast<int64_t>(v)))
+    return fmt::format("{:.2f}{}", v, kUnits[unit]);
   return fmt::format("{}{}", static_cast<int64_t>(v), kUnits[unit]);
 }
 

@@ -51,11 +51,11 @@ Expected<int64_t> ParseTimeLimitMinutes(std::string_view s) {
   int64_t secs = 0;
   if (dash != std::string_view::npos) {  // D-HH[:MM[:SS]]
     secs = f[0] * 3600 + (f.size() > 1 ? f[1] * 60 : 0) + (f.size() > 2 ? f[2] : 0);
-  } else if (f.size() == 1) {            // minutes
+  } else if (f.size() == 1) {  // minutes
     secs = f[0] * 60;
-  } else if (f.size() == 2) {            // MM:SS
+  } else if (f.size() == 2) {  // MM:SS
     secs = f[0] * 60 + f[1];
-  } else {                               // HH:MM:SS
+  } else {  // HH:MM:SS
     secs = f[0] * 3600 + f[1] * 60 + f[2];
   }
   secs += days * 86400;

@@ -47,15 +47,17 @@ inline Status NotFound(std::string m) { return {Code::kNotFound, std::move(m)}; 
 inline Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
 inline Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
 inline Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
-inline Status FailedPrecondition(std::string m) { return {Code::kFailedPrecondition, std::move(m)}; }
+inline Status FailedPrecondition(std::string m) {
+  return {Code::kFailedPrecondition, std::move(m)};
+}
 inline Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
 inline Status UnknownOutcome(std::string m) { return {Code::kUnknown, std::move(m)}; }
 
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  Expected(Status status) : v_(std::move(status)) {    // NOLINT: implicit by design
+  Expected(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
+  Expected(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(v_).ok());
   }
 
@@ -83,15 +85,14 @@ class Expected {
 #define SLUICE_CONCAT(a, b) SLUICE_CONCAT_INNER(a, b)
 
 // RETURN_IF_ERROR(expr): returns the Status of `expr` from the enclosing function if not ok.
-#define RETURN_IF_ERROR(expr)                    \
-  do {                                           \
-    ::sluice::Status _st = (expr);               \
-    if (!_st.ok()) return _st;                   \
+#define RETURN_IF_ERROR(expr)      \
+  do {                             \
+    ::sluice::Status _st = (expr); \
+    if (!_st.ok()) return _st;     \
   } while (0)
 
 // ASSIGN_OR_RETURN(lhs, expr): evaluates an Expected<T>; returns its Status on error.
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ASSIGN_OR_RETURN_IMPL(SLUICE_CONCAT(_exp_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN(lhs, expr) ASSIGN_OR_RETURN_IMPL(SLUICE_CONCAT(_exp_, __LINE__), lhs, expr)
 #define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                          \
   if (!tmp.ok()) return tmp.status();         \

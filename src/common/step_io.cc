@@ -43,7 +43,8 @@ Expected<std::optional<Frame>> FrameReader::Next() {
   uint32_t len = DecodeU32(rest.substr(5));
   if (len > kMaxFramePayload) return InvalidArgument("frame too large");
   if (rest.size() < 9 + len) return std::optional<Frame>();
-  Frame f{static_cast<FrameType>(type), DecodeU32(rest.substr(1)), std::string(rest.substr(9, len))};
+  Frame f{static_cast<FrameType>(type), DecodeU32(rest.substr(1)),
+          std::string(rest.substr(9, len))};
   pos_ += 9 + len;
   if (pos_ > 65536 && pos_ * 2 > buf_.size()) {
     buf_.erase(0, pos_);

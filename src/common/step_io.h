@@ -5,8 +5,8 @@
 //   kExit              task = rank, payload = 4-byte big-endian wait status
 //   kNodeDone          all tasks of the node ended; the node closes the connection
 // srun -> node: kSignal (payload = 4-byte signal number) delivers a signal to every
-// task of the node; kStdin feeds a task's stdin. Closing the connection from srun's side kills the node's tasks.
-// Frame = type (1 byte) + task (4 bytes BE) + length (4 bytes BE) + payload.
+// task of the node; kStdin feeds a task's stdin. Closing the connection from srun's side kills the
+// node's tasks. Frame = type (1 byte) + task (4 bytes BE) + length (4 bytes BE) + payload.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +25,12 @@ enum class FrameType : uint8_t {
   kExit = 4,
   kNodeDone = 5,
   kSignal = 6,
-  kStdin = 7,      // srun -> node: bytes for task `task`'s stdin; empty payload = EOF
-  kRelay = 8,      // not step I/O: a RelayRequest/RelayReply on the agent's client relay socket
-  kAborted = 9,    // node -> srun: the step is being ended (cancel, time limit, requeue);
-                   // payload: KillWait seconds (u32), SIGKILL follows that long after SIGTERM.
-                   // Sent only to an srun that asked (StepRequest.io_abort_notice): older
-                   // readers refuse types they do not know.
+  kStdin = 7,    // srun -> node: bytes for task `task`'s stdin; empty payload = EOF
+  kRelay = 8,    // not step I/O: a RelayRequest/RelayReply on the agent's client relay socket
+  kAborted = 9,  // node -> srun: the step is being ended (cancel, time limit, requeue);
+                 // payload: KillWait seconds (u32), SIGKILL follows that long after SIGTERM.
+                 // Sent only to an srun that asked (StepRequest.io_abort_notice): older
+                 // readers refuse types they do not know.
 };
 
 inline constexpr uint32_t kMaxFramePayload = 1 << 20;

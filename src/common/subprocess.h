@@ -67,11 +67,11 @@ struct SubprocessOptions {
 
   Stdio in, out, err;
   std::vector<std::pair<int, int>> extra_fds;  // {parent fd, child fd}, child fds > 2
-  bool close_other_fds = false;  // close every other fd above 2 (below 1024)
+  bool close_other_fds = false;                // close every other fd above 2 (below 1024)
 
-  bool new_session = false;        // setsid()
-  bool new_process_group = false;  // setpgid(0, 0) (ignored with new_session)
-  bool clear_signal_mask = false;  // else the parent's mask at the time of the fork
+  bool new_session = false;              // setsid()
+  bool new_process_group = false;        // setpgid(0, 0) (ignored with new_session)
+  bool clear_signal_mask = false;        // else the parent's mask at the time of the fork
   bool default_signal_handlers = false;  // also reset ignored signals to SIG_DFL
 
   // As root: setgroups(0) (best effort), setgid, setuid.
@@ -82,16 +82,26 @@ struct SubprocessOptions {
   std::function<int()> before_exec;
 
   // RunSubprocess only.
-  std::string stdin_data;  // written to a kPipe stdin, which is then closed
-  int64_t timeout_ms = 0;  // <= 0: none
+  std::string stdin_data;      // written to a kPipe stdin, which is then closed
+  int64_t timeout_ms = 0;      // <= 0: none
   bool stop_at_exit = false;   // stop reading once the child exited (its background
                                // children may keep the pipes open); else read to EOF
   size_t keep_tail_bytes = 0;  // > 0: keep about the last this many bytes of each output
 };
 
 enum class SpawnStep {
-  kNone, kPipe, kOpen, kFork, kSession, kDup, kChdir, kSetGroups, kSetGid, kSetUid,
-  kBeforeExec, kExec,
+  kNone,
+  kPipe,
+  kOpen,
+  kFork,
+  kSession,
+  kDup,
+  kChdir,
+  kSetGroups,
+  kSetGid,
+  kSetUid,
+  kBeforeExec,
+  kExec,
 };
 
 struct SpawnError {

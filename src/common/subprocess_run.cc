@@ -159,7 +159,8 @@ SubprocessResult RunSubprocess(const SubprocessOptions& opts) {
     }
     if (reading) {
       int wait_ms = opts.stop_at_exit ? kExitCheckMs : -1;
-      if (left >= 0) wait_ms = static_cast<int>(std::min<int64_t>(wait_ms < 0 ? left : wait_ms, left));
+      if (left >= 0)
+        wait_ms = static_cast<int>(std::min<int64_t>(wait_ms < 0 ? left : wait_ms, left));
       pipes.Pump(wait_ms);
     } else {
       ::usleep(static_cast<useconds_t>(std::min<int64_t>(sleep_us, left * 1000)));

@@ -24,18 +24,30 @@ constexpr int kCloseFdsBelow = 1024;
 
 const char* StepName(SpawnStep s) {
   switch (s) {
-    case SpawnStep::kNone: return "ok";
-    case SpawnStep::kPipe: return "pipe";
-    case SpawnStep::kOpen: return "open";
-    case SpawnStep::kFork: return "fork";
-    case SpawnStep::kSession: return "setsid";
-    case SpawnStep::kDup: return "dup2";
-    case SpawnStep::kChdir: return "chdir";
-    case SpawnStep::kSetGroups: return "setgroups";
-    case SpawnStep::kSetGid: return "setgid";
-    case SpawnStep::kSetUid: return "setuid";
-    case SpawnStep::kBeforeExec: return "before exec";
-    case SpawnStep::kExec: return "execve()";
+    case SpawnStep::kNone:
+      return "ok";
+    case SpawnStep::kPipe:
+      return "pipe";
+    case SpawnStep::kOpen:
+      return "open";
+    case SpawnStep::kFork:
+      return "fork";
+    case SpawnStep::kSession:
+      return "setsid";
+    case SpawnStep::kDup:
+      return "dup2";
+    case SpawnStep::kChdir:
+      return "chdir";
+    case SpawnStep::kSetGroups:
+      return "setgroups";
+    case SpawnStep::kSetGid:
+      return "setgid";
+    case SpawnStep::kSetUid:
+      return "setuid";
+    case SpawnStep::kBeforeExec:
+      return "before exec";
+    case SpawnStep::kExec:
+      return "execve()";
   }
   return "?";
 }
@@ -58,7 +70,8 @@ std::vector<std::string> ChildEnv(const SubprocessOptions& o) {
 }
 
 // The paths execve tries, in order: argv[0] itself, or each PATH entry + argv[0].
-std::vector<std::string> ExecCandidates(const SubprocessOptions& o, const std::vector<std::string>& env) {
+std::vector<std::string> ExecCandidates(const SubprocessOptions& o,
+                                        const std::vector<std::string>& env) {
   const std::string& prog = o.argv[0];
   if (!o.search_path || prog.find('/') != std::string::npos) return {prog};
   std::string path = "/usr/local/bin:/bin:/usr/bin";  // glibc's default without PATH
@@ -68,7 +81,8 @@ std::vector<std::string> ExecCandidates(const SubprocessOptions& o, const std::v
   std::vector<std::string> out;
   for (size_t begin = 0;;) {
     size_t end = path.find(':', begin);
-    std::string dir = path.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    std::string dir =
+        path.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
     out.push_back((dir.empty() ? "." : dir) + "/" + prog);
     if (end == std::string::npos) break;
     begin = end + 1;
@@ -91,8 +105,8 @@ void CloseFd(int& fd) {
 // One of the child's fds 0-2: the parent's end (kPipe) and what the child gets.
 struct StdioFds {
   int parent = -1;
-  int child = -1;       // -1: inherited (or, for stderr with kStdout, fd 1)
-  bool owned = false;   // `child` is ours to close in the parent
+  int child = -1;      // -1: inherited (or, for stderr with kStdout, fd 1)
+  bool owned = false;  // `child` is ours to close in the parent
 };
 
 // Everything the child needs, ready before the fork.
@@ -160,7 +174,8 @@ bool IsExtraTarget(const SubprocessOptions& o, int fd) {
     struct sigaction sa;
     if (::sigaction(s, nullptr, &sa) != 0) continue;  // glibc's reserved signals
     bool ignored = !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_IGN;
-    bool caught = (sa.sa_flags & SA_SIGINFO) || (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+    bool caught =
+        (sa.sa_flags & SA_SIGINFO) || (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
     if (caught || (ignored && o.default_signal_handlers)) ::signal(s, SIG_DFL);
   }
   if (o.new_session) {
@@ -227,7 +242,9 @@ SpawnError PosixSpawn(const ChildPlan& p, pid_t* pid) {
   for (const auto& [from, to] : o.extra_fds) posix_spawn_file_actions_adddup2(&fa, from, to);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  short flags = o.new_session ? POSIX_SPAWN_SETSID : o.new_process_group ? POSIX_SPAWN_SETPGROUP : 0;
+  short flags = o.new_session         ? POSIX_SPAWN_SETSID
+                : o.new_process_group ? POSIX_SPAWN_SETPGROUP
+                                      : 0;
   sigset_t none, all;
   sigemptyset(&none);
   sigfillset(&all);

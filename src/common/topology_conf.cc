@@ -40,9 +40,11 @@ Status CheckTree(const std::vector<SwitchConfig>& switches, const std::vector<in
     for (const std::string& child : switches[i].switches) {
       auto it = index.find(child);
       if (it == index.end())
-        return ConfigError(path, lines[i], fmt::format("switch {}: unknown switch '{}'", switches[i].name, child));
+        return ConfigError(path, lines[i],
+                           fmt::format("switch {}: unknown switch '{}'", switches[i].name, child));
       if (parent[it->second] >= 0 || it->second == static_cast<int>(i))
-        return ConfigError(path, lines[i], fmt::format("switch {} has more than one parent", child));
+        return ConfigError(path, lines[i],
+                           fmt::format("switch {} has more than one parent", child));
       parent[it->second] = static_cast<int>(i);
     }
   }
@@ -50,7 +52,8 @@ Status CheckTree(const std::vector<SwitchConfig>& switches, const std::vector<in
     size_t hops = 0;
     for (int p = parent[i]; p >= 0; p = parent[p])
       if (++hops > switches.size())
-        return ConfigError(path, lines[i], fmt::format("switch {} is part of a cycle", switches[i].name));
+        return ConfigError(path, lines[i],
+                           fmt::format("switch {} is part of a cycle", switches[i].name));
   }
   return Status::Ok();
 }
@@ -71,7 +74,9 @@ Status ApplyTopologyConf(std::string_view text, std::string_view path, Config* c
     for (const std::string& n : sw->nodes) {
       auto [it, added] = leaf_of.emplace(n, sw->name);
       if (!added)
-        return ConfigError(path, line.line_no, fmt::format("node {} is under switches {} and {}", n, it->second, sw->name));
+        return ConfigError(
+            path, line.line_no,
+            fmt::format("node {} is under switches {} and {}", n, it->second, sw->name));
     }
     switches.push_back(std::move(sw).value());
     line_nos.push_back(line.line_no);

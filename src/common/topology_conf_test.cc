@@ -12,7 +12,8 @@ namespace {
 using ::testing::HasSubstr;
 
 Config EightNodes() {
-  auto c = ParseConfig("NodeName=node[001-008] CPUs=4\nPartitionName=p Nodes=ALL Default=YES\n", "s.conf");
+  auto c = ParseConfig("NodeName=node[001-008] CPUs=4\nPartitionName=p Nodes=ALL Default=YES\n",
+                       "s.conf");
   EXPECT_TRUE(c.ok()) << c.status().message();
   return *c;
 }
@@ -34,7 +35,8 @@ TEST(TopologyConf, TreeOfLeavesAndSpine) {
                   .ok());
   ASSERT_EQ(c.switches.size(), 3u);
   EXPECT_EQ(c.switches[0].name, "leaf1");
-  EXPECT_EQ(c.switches[0].nodes, (std::vector<std::string>{"node001", "node002", "node003", "node004"}));
+  EXPECT_EQ(c.switches[0].nodes,
+            (std::vector<std::string>{"node001", "node002", "node003", "node004"}));
   EXPECT_EQ(c.switches[2].switches, (std::vector<std::string>{"leaf1", "leaf2"}));
 }
 
@@ -48,7 +50,8 @@ TEST(TopologyConf, ErrorsNameTheLine) {
   EXPECT_EQ(TopologyError("SwitchName=a Switches=b\nSwitchName=b Switches=a\n"),
             "topology.conf:1: switch a is part of a cycle");
   EXPECT_EQ(TopologyError("SwitchName=a Speed=1\n"), "topology.conf:1: unknown key 'Speed'");
-  EXPECT_EQ(TopologyError("SwitchName=a\nSwitchName=a\n"), "topology.conf:2: switch a defined twice");
+  EXPECT_EQ(TopologyError("SwitchName=a\nSwitchName=a\n"),
+            "topology.conf:2: switch a defined twice");
 }
 
 TEST(TopologyConf, LoadedBesideTheConfigWithTheTreePlugin) {

@@ -23,11 +23,16 @@ Expected<double> ParseWeight(std::string_view v, bool is_mem) {
   if (is_mem && !text.empty() && std::isalpha(static_cast<unsigned char>(text.back()))) {
     char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
     text.pop_back();
-    if (unit == 'K') scale = 1024.0;
-    else if (unit == 'M') scale = 1.0;
-    else if (unit == 'G') scale = 1.0 / 1024.0;
-    else if (unit == 'T') scale = 1.0 / (1024.0 * 1024.0);
-    else return InvalidArgument("bad unit");
+    if (unit == 'K')
+      scale = 1024.0;
+    else if (unit == 'M')
+      scale = 1.0;
+    else if (unit == 'G')
+      scale = 1.0 / 1024.0;
+    else if (unit == 'T')
+      scale = 1.0 / (1024.0 * 1024.0);
+    else
+      return InvalidArgument("bad unit");
   }
   if (text.empty()) return InvalidArgument("empty weight");
   char* end = nullptr;
@@ -40,16 +45,22 @@ Expected<double> ParseWeight(std::string_view v, bool is_mem) {
 
 Status ApplyItem(std::string_view s, std::string_view item, TresBillingWeights* w) {
   size_t eq = item.find('=');
-  if (eq == std::string_view::npos) return Bad(s, fmt::format("expected TRES=weight in '{}'", item));
+  if (eq == std::string_view::npos)
+    return Bad(s, fmt::format("expected TRES=weight in '{}'", item));
   std::string_view name = item.substr(0, eq);
   bool is_mem = EqualsIgnoreCase(name, "Mem");
   auto weight = ParseWeight(item.substr(eq + 1), is_mem);
   if (!weight.ok()) return Bad(s, fmt::format("{} in '{}'", weight.status().message(), item));
-  if (EqualsIgnoreCase(name, "CPU")) w->cpu = *weight;
-  else if (is_mem) w->mem_per_mb = *weight;
-  else if (EqualsIgnoreCase(name, "Node")) w->node = *weight;
-  else if (EqualsIgnoreCase(name, "GRES/gpu")) w->gpu = *weight;
-  else if (StartsWithIgnoreCase(name, "GRES/gpu:")) w->gpu_type[std::string(name.substr(9))] = *weight;
+  if (EqualsIgnoreCase(name, "CPU"))
+    w->cpu = *weight;
+  else if (is_mem)
+    w->mem_per_mb = *weight;
+  else if (EqualsIgnoreCase(name, "Node"))
+    w->node = *weight;
+  else if (EqualsIgnoreCase(name, "GRES/gpu"))
+    w->gpu = *weight;
+  else if (StartsWithIgnoreCase(name, "GRES/gpu:"))
+    w->gpu_type[std::string(name.substr(9))] = *weight;
   else if (StartsWithIgnoreCase(name, "GRES/") || StartsWithIgnoreCase(name, "License/") ||
            EqualsIgnoreCase(name, "Energy") || EqualsIgnoreCase(name, "FS/Disk") ||
            EqualsIgnoreCase(name, "Billing")) {

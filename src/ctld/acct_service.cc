@@ -6,8 +6,8 @@
 #include "ctld/client_service.h"
 #include "ctld/controller.h"
 #include "ctld/grpc_status.h"
-#include "rpc/request_limits.h"
 #include "rpc/credential.h"
+#include "rpc/request_limits.h"
 
 namespace sluice::ctld {
 
@@ -31,8 +31,8 @@ grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsReq
   auto stored = acct_->Query(window);
   if (!stored.ok()) return ToGrpc(stored.status());
   bool hide_others = false;  // PrivateData=jobs for a non-admin caller
-  Expected<AcctJobsReply> live = loop_->Call<AcctJobsReply>(
-      std::function<Expected<AcctJobsReply>(Controller*)>(
+  Expected<AcctJobsReply> live =
+      loop_->Call<AcctJobsReply>(std::function<Expected<AcctJobsReply>(Controller*)>(
           [&](Controller* c) -> Expected<AcctJobsReply> {
             hide_others = c->HidesOthersJobs(*caller);
             return c->AcctLive(*req);

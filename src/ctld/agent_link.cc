@@ -143,7 +143,8 @@ void GrpcAgentLink::StepUsage(const AgentAddress& to, AgentStepUsageRequest req,
   call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
   call->stub->async()->StepUsage(&call->ctx, &call->req, &call->reply, [call](grpc::Status gs) {
     Status st = AgentCallOutcome(gs);
-    call->done(st.ok() ? Expected<AgentStepUsageReply>(std::move(call->reply)) : Expected<AgentStepUsageReply>(st));
+    call->done(st.ok() ? Expected<AgentStepUsageReply>(std::move(call->reply))
+                       : Expected<AgentStepUsageReply>(st));
     delete call;
   });
 }

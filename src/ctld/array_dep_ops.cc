@@ -30,7 +30,8 @@ constexpr int kFailed = 2;
 int TargetState(const std::string& type, const JobInfo& t, int64_t delay_min, int64_t now) {
   bool done = IsTerminal(t.state());
   if (type == "after") {
-    if (t.start_time() > 0) return now >= t.start_time() + delay_min * 60 ? kFulfilled : kUnfulfilled;
+    if (t.start_time() > 0)
+      return now >= t.start_time() + delay_min * 60 ? kFulfilled : kUnfulfilled;
     return done ? kFulfilled : kUnfulfilled;  // cancelled before it started
   }
   if (!done) return kUnfulfilled;

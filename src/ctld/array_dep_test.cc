@@ -7,8 +7,8 @@
 #include "common/array_spec.h"
 #include "common/dependency_spec.h"
 #include "ctld/controller.h"
-#include "storage/sqlite_state_store.h"
 #include "ctld/test_fakes.h"
+#include "storage/sqlite_state_store.h"
 
 namespace sluice::ctld {
 namespace {

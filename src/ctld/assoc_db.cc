@@ -18,9 +18,12 @@ AdminLevel ParseAdminLevel(const std::string& s, bool* ok) {
 
 const char* AdminLevelName(AdminLevel l) {
   switch (l) {
-    case AdminLevel::kOperator: return "Operator";
-    case AdminLevel::kAdministrator: return "Administrator";
-    default: return "None";
+    case AdminLevel::kOperator:
+      return "Operator";
+    case AdminLevel::kAdministrator:
+      return "Administrator";
+    default:
+      return "None";
   }
 }
 

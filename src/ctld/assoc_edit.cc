@@ -12,12 +12,11 @@
 namespace sluice::ctld {
 namespace {
 
-constexpr char kMsgNoPerm[] =
-    "Your user doesn't have privilege to perform this action";
+constexpr char kMsgNoPerm[] = "Your user doesn't have privilege to perform this action";
 
 struct KV {
-  std::string key;    // lower case
-  char op = '=';      // '=', '+' (+=) or '-' (-=)
+  std::string key;  // lower case
+  char op = '=';    // '=', '+' (+=) or '-' (-=)
   std::string value;
 };
 
@@ -80,7 +79,8 @@ Status SetLimit(const KV& kv, AssocLimits* l) {
     return SetCount(kv, &AssocLimits::set_max_jobs, &AssocLimits::clear_max_jobs, l);
   if (IsKey(k, {"maxsubmitjobs", "maxsubmit", "maxsubmitjobsperuser", "maxsubmitpu"}))
     return SetCount(kv, &AssocLimits::set_max_submit_jobs, &AssocLimits::clear_max_submit_jobs, l);
-  if (IsKey(k, {"grpjobs"})) return SetCount(kv, &AssocLimits::set_grp_jobs, &AssocLimits::clear_grp_jobs, l);
+  if (IsKey(k, {"grpjobs"}))
+    return SetCount(kv, &AssocLimits::set_grp_jobs, &AssocLimits::clear_grp_jobs, l);
   if (IsKey(k, {"grpsubmitjobs", "grpsubmit"}))
     return SetCount(kv, &AssocLimits::set_grp_submit_jobs, &AssocLimits::clear_grp_submit_jobs, l);
   if (IsKey(k, {"maxwall", "maxwalldurationperjob"})) {
@@ -104,7 +104,8 @@ Status SetShares(const KV& kv, int64_t* out) {
 
 // qos=a,b / qos+=a / qos-=a on an allowed-QOS list.
 template <typename Msg>
-Status SetQosList(const KV& kv, const AssocDb& db, Msg* m, google::protobuf::RepeatedPtrField<std::string>* list) {
+Status SetQosList(const KV& kv, const AssocDb& db, Msg* m,
+                  google::protobuf::RepeatedPtrField<std::string>* list) {
   std::vector<std::string> cur(list->begin(), list->end());
   for (const auto& q : List(kv.value)) {
     if (!db.Qos(q)) return NotFound(fmt::format("Unknown QOS name: {}", q));
@@ -171,13 +172,22 @@ class AssocEdit {
 
  private:
   // ---- persistence helpers ----
-  void Put(const AssocAccount& a) { Record("account", a.name(), a); db_.accounts_[a.name()] = a; }
+  void Put(const AssocAccount& a) {
+    Record("account", a.name(), a);
+    db_.accounts_[a.name()] = a;
+  }
   void Put(const AssocUser& u) {
     Record("user", AssocDb::UserRecordName(u.user(), u.account()), u);
     db_.users_[{u.user(), u.account()}] = u;
   }
-  void Put(const QosInfo& q) { Record("qos", q.name(), q); db_.qos_[q.name()] = q; }
-  void Put(const AssocCluster& c) { Record("cluster", c.name(), c); db_.clusters_[c.name()] = c; }
+  void Put(const QosInfo& q) {
+    Record("qos", q.name(), q);
+    db_.qos_[q.name()] = q;
+  }
+  void Put(const AssocCluster& c) {
+    Record("cluster", c.name(), c);
+    db_.clusters_[c.name()] = c;
+  }
   template <typename M>
   void Record(const char* kind, const std::string& name, const M& m) {
     storage::AssocRecord r{kind, name, ""};
@@ -212,7 +222,8 @@ class AssocEdit {
 
   Status ApplyAccountKey(const KV& kv, AssocAccount* a) {
     if (kv.key == "parent") {
-      if (!db_.Account(kv.value)) return NotFound(fmt::format(" The parent account '{}' doesn't exist.", kv.value));
+      if (!db_.Account(kv.value))
+        return NotFound(fmt::format(" The parent account '{}' doesn't exist.", kv.value));
       a->set_parent(kv.value);
       return Status::Ok();
     }
@@ -228,7 +239,8 @@ class AssocEdit {
     if (kv.key == "defaultqos") return (a->set_default_qos(kv.value), Status::Ok());
     if (IsKey(kv.key, {"cluster", "clusters"})) return Status::Ok();
     Status st = SetLimit(kv, a->mutable_limits());
-    if (st.code() == Code::kNotFound) return InvalidArgument(fmt::format(" Unknown option: {}", kv.key));
+    if (st.code() == Code::kNotFound)
+      return InvalidArgument(fmt::format(" Unknown option: {}", kv.key));
     return st;
   }
 
@@ -243,7 +255,8 @@ class AssocEdit {
       a.set_shares(1);
       for (const auto& kv : set_) RETURN_IF_ERROR(ApplyAccountKey(kv, &a));
       if (a.description().empty()) a.set_description(a.name());
-      if (a.organization().empty()) a.set_organization(a.parent() == "root" ? a.name() : a.parent());
+      if (a.organization().empty())
+        a.set_organization(a.parent() == "root" ? a.name() : a.parent());
       added.push_back(a);
     }
     if (added.empty()) return Status(Code::kAlreadyExists, " Nothing new added.");
@@ -283,7 +296,8 @@ class AssocEdit {
     if (kv.key == "defaultqos") return (u->set_default_qos(kv.value), Status::Ok());
     if (IsKey(kv.key, {"cluster", "clusters", "partition"})) return Status::Ok();
     Status st = SetLimit(kv, u->mutable_limits());
-    if (st.code() == Code::kNotFound) return InvalidArgument(fmt::format(" Unknown option: {}", kv.key));
+    if (st.code() == Code::kNotFound)
+      return InvalidArgument(fmt::format(" Unknown option: {}", kv.key));
     return st;
   }
 
@@ -293,16 +307,23 @@ class AssocEdit {
     std::string def_acct;
     std::vector<KV> rest;
     for (const auto& kv : set_) {
-      if (IsKey(kv.key, {"account", "accounts"})) accounts = List(kv.value);
-      else if (IsKey(kv.key, {"defaultaccount", "defaultaccounts"})) def_acct = kv.value;
-      else rest.push_back(kv);
+      if (IsKey(kv.key, {"account", "accounts"}))
+        accounts = List(kv.value);
+      else if (IsKey(kv.key, {"defaultaccount", "defaultaccounts"}))
+        def_acct = kv.value;
+      else
+        rest.push_back(kv);
     }
     if (accounts.empty() && !def_acct.empty()) accounts.push_back(def_acct);
     if (accounts.empty()) return InvalidArgument(" Need name of account to add user to.");
-    if (!def_acct.empty() && std::find(accounts.begin(), accounts.end(), def_acct) == accounts.end())
+    if (!def_acct.empty() &&
+        std::find(accounts.begin(), accounts.end(), def_acct) == accounts.end())
       accounts.insert(accounts.begin(), def_acct);
     for (const auto& a : accounts) {
-      if (!db_.Account(a)) return NotFound(fmt::format(" This account '{}' doesn't exist.\n        Contact your admin to add this account.", a));
+      if (!db_.Account(a))
+        return NotFound(fmt::format(
+            " This account '{}' doesn't exist.\n        Contact your admin to add this account.",
+            a));
     }
     std::vector<AssocUser> added;
     for (const auto& n : names_) {
@@ -314,7 +335,8 @@ class AssocEdit {
         u.set_user(n);
         u.set_account(a);
         u.set_shares(1);
-        u.set_default_account(!existing_def.empty() ? existing_def : (!def_acct.empty() ? def_acct : accounts[0]));
+        u.set_default_account(!existing_def.empty() ? existing_def
+                                                    : (!def_acct.empty() ? def_acct : accounts[0]));
         u.set_admin_level(AdminLevelName(lvl));
         for (const auto& kv : rest) RETURN_IF_ERROR(ApplyUserKey(kv, &u));
         added.push_back(u);
@@ -341,7 +363,8 @@ class AssocEdit {
   void SyncUserWide(const AssocUser& from) {
     for (auto& [k, u] : db_.users_) {
       if (k.first != from.user() || k.second == from.account()) continue;
-      if (u.default_account() == from.default_account() && u.admin_level() == from.admin_level()) continue;
+      if (u.default_account() == from.default_account() && u.admin_level() == from.admin_level())
+        continue;
       AssocUser copy = u;
       copy.set_default_account(from.default_account());
       copy.set_admin_level(from.admin_level());
@@ -382,14 +405,18 @@ class AssocEdit {
     }
     if (k == "preemptmode") {
       std::string m = ToLower(kv.value);
-      if (m == "cluster") q->set_preempt_mode(QOS_PREEMPT_CLUSTER);
-      else if (m == "off") q->set_preempt_mode(QOS_PREEMPT_OFF);
-      else if (m == "cancel") q->set_preempt_mode(QOS_PREEMPT_CANCEL);
-      else if (m == "requeue") q->set_preempt_mode(QOS_PREEMPT_REQUEUE);
+      if (m == "cluster")
+        q->set_preempt_mode(QOS_PREEMPT_CLUSTER);
+      else if (m == "off")
+        q->set_preempt_mode(QOS_PREEMPT_OFF);
+      else if (m == "cancel")
+        q->set_preempt_mode(QOS_PREEMPT_CANCEL);
+      else if (m == "requeue")
+        q->set_preempt_mode(QOS_PREEMPT_REQUEUE);
       else if (m == "suspend" || m == "gang") {
         return InvalidArgument(fmt::format(" PreemptMode={} is not supported", kv.value));
-      }
-      else return InvalidArgument(fmt::format(" Unknown preempt mode: {}", kv.value));
+      } else
+        return InvalidArgument(fmt::format(" Unknown preempt mode: {}", kv.value));
       return Status::Ok();
     }
     if (k == "gracetime") {
@@ -410,7 +437,8 @@ class AssocEdit {
       return Status::Ok();
     }
     Status st = SetLimit(kv, q->mutable_limits());
-    if (st.code() == Code::kNotFound) return InvalidArgument(fmt::format(" Unknown option: {}", kv.key));
+    if (st.code() == Code::kNotFound)
+      return InvalidArgument(fmt::format(" Unknown option: {}", kv.key));
     return st;
   }
 
@@ -451,12 +479,14 @@ class AssocEdit {
   }
   Status CheckWhereKeys(std::initializer_list<const char*> allowed) const {
     for (const auto& kv : where_)
-      if (!IsKey(kv.key, allowed)) return InvalidArgument(fmt::format(" Unknown condition: {}", kv.key));
+      if (!IsKey(kv.key, allowed))
+        return InvalidArgument(fmt::format(" Unknown condition: {}", kv.key));
     return Status::Ok();
   }
 
   Expected<SacctmgrReply> ModifyAccounts() {
-    RETURN_IF_ERROR(CheckWhereKeys({"parent", "cluster", "clusters", "description", "organization"}));
+    RETURN_IF_ERROR(
+        CheckWhereKeys({"parent", "cluster", "clusters", "description", "organization"}));
     if (set_.empty()) return InvalidArgument(" Nothing to set");
     auto parents = WhereList({"parent"});
     std::vector<AssocAccount> changed;
@@ -488,7 +518,8 @@ class AssocEdit {
       AssocUser copy = u;
       for (const auto& kv : set_) RETURN_IF_ERROR(ApplyUserKey(kv, &copy));
       if (!db_.User(copy.user(), copy.default_account()))
-        return NotFound(fmt::format(" User {} has no association with account {}", copy.user(), copy.default_account()));
+        return NotFound(fmt::format(" User {} has no association with account {}", copy.user(),
+                                    copy.default_account()));
       changed.push_back(copy);
     }
     if (changed.empty()) return NotFound(" Nothing modified");
@@ -551,7 +582,9 @@ class AssocEdit {
       if (n == "root") return InvalidArgument(" The root account can't be removed");
       if (!db_.Account(n)) continue;
       for (const auto& [name, a] : db_.accounts_)
-        if (a.parent() == n) return InvalidArgument(fmt::format(" Account '{}' has sub-accounts; remove them first", n));
+        if (a.parent() == n)
+          return InvalidArgument(
+              fmt::format(" Account '{}' has sub-accounts; remove them first", n));
       gone.push_back(n);
     }
     if (gone.empty()) return NotFound(" Nothing deleted");

@@ -60,7 +60,9 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
   }
   auto scopes_of = [&](const JobInfo& job) {
     std::vector<int> out;
-    auto push = [&](int i) { if (i >= 0) out.push_back(i); };
+    auto push = [&](int i) {
+      if (i >= 0) out.push_back(i);
+    };
     const AssocKey key = AssocOf(job);
     const std::string& account = key.first;
     const std::string& user = key.second;

@@ -118,8 +118,8 @@ void Controller::SaveUsage(bool force) {
 
 std::string Controller::JobQos(const JobInfo& job) const {
   if (!job.spec().qos().empty()) return job.spec().qos();
-  const std::string acct = job.spec().account().empty() ? assoc_db_.DefaultAccount(job.user())
-                                                        : job.spec().account();
+  const std::string acct =
+      job.spec().account().empty() ? assoc_db_.DefaultAccount(job.user()) : job.spec().account();
   if (const AssocUser* u = assoc_db_.User(job.user(), acct); u && !u->default_qos().empty())
     return u->default_qos();
   return "normal";
@@ -132,7 +132,8 @@ AssocLimits Controller::EffectiveLimits(const std::string& user, const std::stri
   for (const auto& a : assoc_db_.Lineage(account)) chain.push_back(&assoc_db_.Account(a)->limits());
   for (const AssocLimits* l : chain) {
     if (!out.has_max_jobs() && l->has_max_jobs()) out.set_max_jobs(l->max_jobs());
-    if (!out.has_max_submit_jobs() && l->has_max_submit_jobs()) out.set_max_submit_jobs(l->max_submit_jobs());
+    if (!out.has_max_submit_jobs() && l->has_max_submit_jobs())
+      out.set_max_submit_jobs(l->max_submit_jobs());
     if (!out.has_max_wall_min() && l->has_max_wall_min()) out.set_max_wall_min(l->max_wall_min());
     if (out.max_tres_per_job().empty()) out.set_max_tres_per_job(l->max_tres_per_job());
   }
@@ -168,10 +169,10 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
   if (enforce_.qos || !spec->qos().empty()) {
     auto allowed = assoc_db_.AllowedQos(job->user(), account);
     if (!qos || std::find(allowed.begin(), allowed.end(), qos_name) == allowed.end()) {
-      return InvalidArgument(fmt::format("invalid qos specified: {} (user {}, account {} may use {})\n{}",
-                                         qos_name, job->user(), account,
-                                         allowed.empty() ? "none" : fmt::format("{}", fmt::join(allowed, ",")),
-                                         kMsgInvalidQos));
+      return InvalidArgument(fmt::format(
+          "invalid qos specified: {} (user {}, account {} may use {})\n{}", qos_name, job->user(),
+          account, allowed.empty() ? "none" : fmt::format("{}", fmt::join(allowed, ",")),
+          kMsgInvalidQos));
     }
   }
   if (!enforce_.limits) return Status::Ok();
@@ -179,7 +180,8 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
   AssocLimits eff = EffectiveLimits(job->user(), account);
   if (spec->time_limit_min() == 0) {
     int64_t wall = eff.has_max_wall_min() ? eff.max_wall_min() : -1;
-    if (qos && qos->limits().has_max_wall_min() && (wall < 0 || qos->limits().max_wall_min() < wall))
+    if (qos && qos->limits().has_max_wall_min() &&
+        (wall < 0 || qos->limits().max_wall_min() < wall))
       wall = qos->limits().max_wall_min();
     if (wall > 0 && (job->time_limit_min() <= 0 || job->time_limit_min() > wall))
       job->set_time_limit_min(wall);
@@ -188,9 +190,10 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
   // and the QOS.
   std::vector<std::string> lineage = assoc_db_.Lineage(account);
   std::vector<std::pair<int64_t, int64_t>> grp;  // (limit, count) per ancestor
-  bool any = eff.has_max_submit_jobs() || (qos && (qos->limits().has_max_submit_jobs() ||
-                                                   qos->limits().has_grp_submit_jobs()));
-  if (const AssocUser* u = assoc_db_.User(job->user(), account); u && u->limits().has_grp_submit_jobs())
+  bool any = eff.has_max_submit_jobs() ||
+             (qos && (qos->limits().has_max_submit_jobs() || qos->limits().has_grp_submit_jobs()));
+  if (const AssocUser* u = assoc_db_.User(job->user(), account);
+      u && u->limits().has_grp_submit_jobs())
     any = true;
   for (const auto& a : lineage) any = any || assoc_db_.Account(a)->limits().has_grp_submit_jobs();
   if (any) {
@@ -207,13 +210,15 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
       }
     }
     auto over = [&](bool has, int64_t limit, int64_t n) { return has && n + count > limit; };
-    if (over(eff.has_max_submit_jobs(), eff.max_submit_jobs(), mine)) return InvalidArgument(kMsgPolicy);
+    if (over(eff.has_max_submit_jobs(), eff.max_submit_jobs(), mine))
+      return InvalidArgument(kMsgPolicy);
     const AssocUser* u = assoc_db_.User(job->user(), account);
     if (u && over(u->limits().has_grp_submit_jobs(), u->limits().grp_submit_jobs(), mine))
       return InvalidArgument(kMsgPolicy);
     for (const auto& a : lineage) {
       const AssocLimits& l = assoc_db_.Account(a)->limits();
-      if (over(l.has_grp_submit_jobs(), l.grp_submit_jobs(), per_account[a])) return InvalidArgument(kMsgPolicy);
+      if (over(l.has_grp_submit_jobs(), l.grp_submit_jobs(), per_account[a]))
+        return InvalidArgument(kMsgPolicy);
     }
     if (qos && over(qos->limits().has_max_submit_jobs(), qos->limits().max_submit_jobs(), qos_user))
       return InvalidArgument(kMsgPolicy);

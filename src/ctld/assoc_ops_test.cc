@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "ctld/controller.h"
-#include "storage/sqlite_state_store.h"
 #include "ctld/test_fakes.h"
+#include "storage/sqlite_state_store.h"
 
 namespace sluice::ctld {
 namespace {
@@ -55,7 +55,9 @@ class AssocOpsTest : public ::testing::Test {
     store_.reset();
     store_ = std::move(storage::SqliteStateStore::Open(dir_ + "/state.db")).value();
     ControllerOptions o;
-    o.user_name = [](uint32_t uid) { return uid == 0 ? std::string("root") : "u" + std::to_string(uid); };
+    o.user_name = [](uint32_t uid) {
+      return uid == 0 ? std::string("root") : "u" + std::to_string(uid);
+    };
     o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
     ctl_ = std::make_unique<Controller>(MakeConfig(), &clock_, store_.get(), &link_,
                                         SchedDeps{sched_.get(), testing::FakeFeasible}, o);
@@ -123,8 +125,9 @@ class AssocOpsTest : public ::testing::Test {
 TEST_F(AssocOpsTest, AddShowAndPersistAcrossRestart) {
   MustMgr("add", "account", {"physics"}, {"parent=seeded", "fairshare=10", "maxjobs=3"});
   MustMgr("add", "user", {"u1000"}, {"account=physics"});
-  MustMgr("add", "qos", {"high"}, {"priority=100", "preempt=normal", "preemptmode=requeue",
-                                   "gracetime=60", "maxtrespu=gres/gpu=4"});
+  MustMgr("add", "qos", {"high"},
+          {"priority=100", "preempt=normal", "preemptmode=requeue", "gracetime=60",
+           "maxtrespu=gres/gpu=4"});
   Open();
   const AssocDb& db = ctl_->assoc_db();
   ASSERT_NE(db.Account("physics"), nullptr);
@@ -180,7 +183,7 @@ TEST_F(AssocOpsTest, EnforceAssociationsAndQos) {
   auto ok = Submit(kAlice);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(Job(ok->job_id()).spec().account(), "physics");  // DefaultAccount
-  EXPECT_EQ(Submit(kAlice, "seeded").status().message(),  // no association there
+  EXPECT_EQ(Submit(kAlice, "seeded").status().message(),     // no association there
             "invalid account or partition for user u1000, account 'seeded', and partition 'main'\n"
             "Invalid account or account/partition combination specified");
   MustMgr("add", "qos", {"high"}, {});
@@ -204,8 +207,9 @@ TEST_F(AssocOpsTest, SubmitLimitRejectsWithSlurmMessage) {
   ASSERT_TRUE(Submit(kAlice).ok());
   auto third = Submit(kAlice);
   ASSERT_FALSE(third.ok());
-  EXPECT_EQ(third.status().message(),
-            "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)");
+  EXPECT_EQ(
+      third.status().message(),
+      "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)");
 }
 
 TEST_F(AssocOpsTest, MaxJobsAndGrpTresHoldJobsPending) {
@@ -218,7 +222,7 @@ TEST_F(AssocOpsTest, MaxJobsAndGrpTresHoldJobsPending) {
   EXPECT_EQ(Job(a1->job_id()).state(), JOB_RUNNING);
   EXPECT_EQ(Job(a2->job_id()).state(), JOB_PENDING);
   EXPECT_EQ(Job(a2->job_id()).reason(), "AssocMaxJobsLimit");
-  EXPECT_EQ(Job(b1->job_id()).state(), JOB_RUNNING);      // 1 + 2 cpus = 3
+  EXPECT_EQ(Job(b1->job_id()).state(), JOB_RUNNING);  // 1 + 2 cpus = 3
   EXPECT_EQ(Job(b2->job_id()).reason(), "AssocGrpCpuLimit");
   End(a1->job_id());
   Pass();
@@ -317,7 +321,7 @@ TEST_F(AssocOpsTest, CheckOnlyChangesNothing) {
   EXPECT_TRUE(check_del->changes());
   EXPECT_NE(ctl_->assoc_db().Account("physics"), nullptr);
   r.set_check_only(true);
-  EXPECT_FALSE(ctl_->Sacctmgr(kRoot, r).ok());  // already exists
+  EXPECT_FALSE(ctl_->Sacctmgr(kRoot, r).ok());               // already exists
   EXPECT_FALSE(ctl_->Sacctmgr({kAlice, kAlice}, del).ok());  // not privileged
   EXPECT_NE(ctl_->assoc_db().Account("physics"), nullptr);
 }

@@ -8,8 +8,8 @@
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "ctld/controller.h"
-#include "ctld/step_layout.h"
 #include "ctld/job_query.h"
+#include "ctld/step_layout.h"
 #include "ctld/validate.h"
 
 namespace sluice::ctld {
@@ -115,8 +115,8 @@ std::string Controller::TestOnlyMessage(const JobInfo& job) {
     procs += req.exclusive && n ? n->cfg.cpus : static_cast<int>(s.cpu_ids.size());
   }
   return fmt::format("Job {} to start at {} using {} processors on nodes {} in partition {}",
-                     job.job_id(), FormatTimestamp(Now()), procs,
-                     CompressHostlistSorted(names), job.spec().partition());
+                     job.job_id(), FormatTimestamp(Now()), procs, CompressHostlistSorted(names),
+                     job.spec().partition());
 }
 
 Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
@@ -163,8 +163,7 @@ Status Controller::CheckOwner(const Caller& c, const JobInfo* job) const {
 }
 
 bool Controller::CancelMatches(const JobInfo& job, const CancelRequest& req) const {
-  if (!req.user().empty() && req.user() != job.user() &&
-      req.user() != std::to_string(job.uid())) {
+  if (!req.user().empty() && req.user() != job.user() && req.user() != std::to_string(job.uid())) {
     return false;
   }
   if (!req.name().empty() && req.name() != job.spec().name()) return false;
@@ -226,7 +225,8 @@ CancelResult Controller::CancelStep(const Caller& caller, const StepRef& ref, in
 
 CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
   CancelReply reply;
-  for (const StepRef& step : req.steps()) *reply.add_results() = CancelStep(caller, step, req.signal());
+  for (const StepRef& step : req.steps())
+    *reply.add_results() = CancelStep(caller, step, req.signal());
   if (!req.steps().empty() && req.job_ids().empty() && req.exact_job_ids().empty()) return reply;
   if (!req.job_ids().empty() || !req.exact_job_ids().empty()) {
     std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
@@ -291,9 +291,8 @@ GetPartitionsReply Controller::GetPartitions() const {
     pi->set_allow_qos(join(p.allow_qos));
     pi->set_allow_groups(join(p.allow_groups));
     pi->set_exclusive(p.exclusive);
-    pi->set_preempt_mode(PreemptModeName(p.preempt_mode == PreemptMode::kCluster
-                                             ? config_.preempt_mode
-                                             : p.preempt_mode));
+    pi->set_preempt_mode(PreemptModeName(
+        p.preempt_mode == PreemptMode::kCluster ? config_.preempt_mode : p.preempt_mode));
     pi->set_grace_time_s(p.grace_time_s);
   }
   return reply;
@@ -364,12 +363,18 @@ Status Controller::UpdateJob(const Caller& caller, const UpdateJobRequest& req) 
 
 Status Controller::UpdateOne(const Caller& c, JobInfo* job, const UpdateJobRequest& req) {
   switch (req.action()) {
-    case JOB_ACTION_HOLD: return Hold(c, job, !IsAdmin(c));
-    case JOB_ACTION_UHOLD: return Hold(c, job, true);
-    case JOB_ACTION_RELEASE: return Release(c, job);
-    case JOB_ACTION_REQUEUE: return Requeue(c, job);
-    case JOB_ACTION_REQUEUE_HOLD: return Requeue(c, job, true);
-    default: break;
+    case JOB_ACTION_HOLD:
+      return Hold(c, job, !IsAdmin(c));
+    case JOB_ACTION_UHOLD:
+      return Hold(c, job, true);
+    case JOB_ACTION_RELEASE:
+      return Release(c, job);
+    case JOB_ACTION_REQUEUE:
+      return Requeue(c, job);
+    case JOB_ACTION_REQUEUE_HOLD:
+      return Requeue(c, job, true);
+    default:
+      break;
   }
   bool done = IsTerminal(job->state()) || job->completing();
   if (req.set_time_limit()) RETURN_IF_ERROR(UpdateTimeLimit(c, job, req.time_limit_min()));
@@ -477,7 +482,7 @@ GetConfigReply Controller::GetConfig() const {
       {"SlurmdTimeout", fmt::format("{} sec", config_.slurmd_timeout_s)},
       {"JobRequeue", config_.job_requeue ? "1" : "0"},
       {"DefMemPerCPU", config_.def_mem_per_cpu_mb ? std::to_string(config_.def_mem_per_cpu_mb)
-                                                   : std::string("UNLIMITED")},
+                                                  : std::string("UNLIMITED")},
       {"MinJobAge", fmt::format("{} sec", options_.min_job_age_s)},
       {"MaxArraySize", std::to_string(config_.max_array_size)},
       {"MaxTasksPerNode", std::to_string(kMaxStepTasksPerNode)},

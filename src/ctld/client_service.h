@@ -9,9 +9,9 @@
 
 #include <string>
 
+#include "acct/acct_writer.h"
 #include "client.grpc.pb.h"
 #include "common/clock.h"
-#include "acct/acct_writer.h"
 #include "ctld/owner_loop.h"
 #include "rpc/rpc_stats.h"
 
@@ -19,8 +19,8 @@ namespace sluice::ctld {
 
 inline constexpr char kMsgBadCredential[] = "Invalid authentication credential";
 
-using ClientApiBase =
-    ClientApi::WithCallbackMethod_LaunchStep<ClientApi::WithCallbackMethod_Keepalive<ClientApi::Service>>;
+using ClientApiBase = ClientApi::WithCallbackMethod_LaunchStep<
+    ClientApi::WithCallbackMethod_Keepalive<ClientApi::Service>>;
 
 class ClientService final : public ClientApiBase {
  public:
@@ -53,8 +53,8 @@ class ClientService final : public ClientApiBase {
                              GetPrioritiesReply* reply) override;
   grpc::Status GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
                          GetSharesReply* reply) override;
-  grpc::ServerUnaryReactor* Keepalive(grpc::CallbackServerContext* ctx,
-                                      const KeepaliveRequest* req, KeepaliveReply* reply) override;
+  grpc::ServerUnaryReactor* Keepalive(grpc::CallbackServerContext* ctx, const KeepaliveRequest* req,
+                                      KeepaliveReply* reply) override;
   grpc::Status GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
                         GetStepsReply* reply) override;
   grpc::Status Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
@@ -91,7 +91,8 @@ class ClientService final : public ClientApiBase {
 
  private:
   // Reports a request refused before it reached the controller (oversize, bad credential).
-  void LogRefused(grpc::ServerContextBase* ctx, std::string_view rpc, std::string_view detail) const {
+  void LogRefused(grpc::ServerContextBase* ctx, std::string_view rpc,
+                  std::string_view detail) const {
     loop_->logger()->warn("request refused rpc={} peer={} detail={:?}", rpc, ctx->peer(), detail);
   }
   acct::AcctWriter* acct_ = nullptr;

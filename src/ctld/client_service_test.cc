@@ -31,7 +31,8 @@ class ClientServiceTest : public ControllerHarness {
     builder.RegisterService(node_service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
-    auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
+    auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                       grpc::InsecureChannelCredentials());
     stub_ = ClientApi::NewStub(channel);
     node_stub_ = NodeApi::NewStub(channel);
   }
@@ -44,7 +45,8 @@ class ClientServiceTest : public ControllerHarness {
   // A client context carrying uid 1000's credential (or `token`).
   std::unique_ptr<grpc::ClientContext> Ctx(std::string token = "") {
     auto ctx = std::make_unique<grpc::ClientContext>();
-    if (token.empty()) token = SignCredential(kKey, Credential{1000, 1000, clock_.NowMs() + 60'000});
+    if (token.empty())
+      token = SignCredential(kKey, Credential{1000, 1000, clock_.NowMs() + 60'000});
     ctx->AddMetadata(kCredMetadataKey, token);
     ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     return ctx;
@@ -132,7 +134,8 @@ TEST_F(ClientServiceTest, CallbackCallsRefuseBadCredentialsAndStrangers) {
   KeepaliveRequest alive;
   alive.set_job_id(job);
   KeepaliveReply ka;
-  EXPECT_EQ(stub_->Keepalive(Ctx("forged").get(), alive, &ka).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(stub_->Keepalive(Ctx("forged").get(), alive, &ka).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
 
   std::string other = SignCredential(kKey, Credential{2000, 2000, clock_.NowMs() + 60'000});
   grpc::Status stranger = stub_->LaunchStep(Ctx(other).get(), Step(job), &rep);
@@ -181,7 +184,8 @@ TEST_F(ClientServiceTest, RelayedCallsRunAsTheVouchedUserOnlyFromTheJobsNodes) {
   EXPECT_EQ(link_.tasks.size(), launched);
 
   // The vouched uid is the caller: another user may not use the job.
-  EXPECT_EQ(Relay(inside, launch, &rep, kKey, 2000).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Relay(inside, launch, &rep, kKey, 2000).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(link_.tasks.size(), launched);
 }
 

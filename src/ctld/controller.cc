@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 #include "ctld/validate.h"
 
 namespace sluice::ctld {
@@ -140,8 +139,7 @@ AgentAddress Controller::AddressOf(const std::string& node) const {
   return {node, n->addr, n->port};
 }
 
-void Controller::SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind,
-                              int sig) {
+void Controller::SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind, int sig) {
   SignalJobRequest req;
   req.set_job_id(job_id);
   req.set_kind(kind);
@@ -186,12 +184,17 @@ void Controller::ReleaseResources(JobInfo* job) {
 static std::string EndReason(JobState state, int exit_code, int term_signal) {
   switch (state) {
     case JOB_FAILED:
-      if (term_signal != 0) return "JobLaunchFailure";  // what Slurm 22.05 shows (states/self_sigkill.txt)
+      if (term_signal != 0)
+        return "JobLaunchFailure";  // what Slurm 22.05 shows (states/self_sigkill.txt)
       return exit_code != 0 ? "NonZeroExitCode" : "None";
-    case JOB_TIMEOUT: return "TimeLimit";
-    case JOB_NODE_FAIL: return "NodeDown";
-    case JOB_OUT_OF_MEMORY: return "OutOfMemory";
-    default: return "None";
+    case JOB_TIMEOUT:
+      return "TimeLimit";
+    case JOB_NODE_FAIL:
+      return "NodeDown";
+    case JOB_OUT_OF_MEMORY:
+      return "OutOfMemory";
+    default:
+      return "None";
   }
 }
 
@@ -230,7 +233,7 @@ void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
 }
 
 void Controller::StartCancel(JobInfo* job, JobState state) {
-  if (NoBatchScript(*job)) {  // no batch supervisor to report the end
+  if (NoBatchScript(*job)) {                   // no batch supervisor to report the end
     SendSignal(*job, SIGNAL_CANCEL, 0, true);  // the agents end its steps
     FinishJob(job, state, 0, 0);
     job->set_reason("None");
@@ -280,7 +283,8 @@ void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
     return;
   }
   JobState st = r.state();
-  if (!IsTerminal(st)) st = (r.exit_code() == 0 && r.term_signal() == 0) ? JOB_COMPLETED : JOB_FAILED;
+  if (!IsTerminal(st))
+    st = (r.exit_code() == 0 && r.term_signal() == 0) ? JOB_COMPLETED : JOB_FAILED;
   if (RequeueOnExitCode(job, st, r)) return;
   FinishJob(job, st, r.exit_code(), r.term_signal());
   if (r.end_time() > 0) job->set_end_time(r.end_time());

@@ -22,17 +22,17 @@
 #include "acct/acct_record.h"
 #include "acct/acct_writer.h"
 #include "client.pb.h"
-#include "ctld/assoc_db.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/status.h"
-#include "ctld/reservation_book.h"
-#include "ctld/reservation_spec.h"
 #include "ctld/agent_link.h"
+#include "ctld/assoc_db.h"
 #include "ctld/ctld_stats.h"
 #include "ctld/job_scripts.h"
 #include "ctld/job_table.h"
 #include "ctld/node_table.h"
+#include "ctld/reservation_book.h"
+#include "ctld/reservation_spec.h"
 #include "ctld/step_launch.h"
 #include "ctld/step_resources.h"
 #include "log/log.h"
@@ -68,11 +68,11 @@ struct SchedDeps {
 };
 
 struct ControllerOptions {
-  uint32_t admin_uid = 0;            // the controller's own uid (root is always admin)
-  int64_t min_job_age_s = 300;       // finished jobs stay in memory this long
-  int64_t sched_min_interval_ms = 5; // debounce of change-triggered passes
-  int64_t sched_period_ms = 10000;   // periodic pass even without changes
-  int64_t timeout_grace_s = 60;      // backstop: cancel jobs this long past limit+KillWait
+  uint32_t admin_uid = 0;             // the controller's own uid (root is always admin)
+  int64_t min_job_age_s = 300;        // finished jobs stay in memory this long
+  int64_t sched_min_interval_ms = 5;  // debounce of change-triggered passes
+  int64_t sched_period_ms = 10000;    // periodic pass even without changes
+  int64_t timeout_grace_s = 60;       // backstop: cancel jobs this long past limit+KillWait
   // Resolves uid/gid to names; default uses getpwuid_r/getgrgid_r.
   std::function<std::string(uint32_t)> user_name;
   std::function<std::string(uint32_t)> group_name;
@@ -130,10 +130,10 @@ class Controller {
   void OnSignalResult(const std::string& node, const SignalJobRequest& req, const Status& result);
 
   // ---- owner loop hooks ----
-  void Tick();                                  // liveness, time limits, purges
-  bool SchedulePass();                          // scheduler_loop.cc
-  bool ScheduleDue(int64_t now_ms) const;       // a pass should run now
-  int64_t NextWakeMs(int64_t now_ms) const;     // when the loop should wake at the latest
+  void Tick();                               // liveness, time limits, purges
+  bool SchedulePass();                       // scheduler_loop.cc
+  bool ScheduleDue(int64_t now_ms) const;    // a pass should run now
+  int64_t NextWakeMs(int64_t now_ms) const;  // when the loop should wake at the latest
   // Writes every dirty job/node in one transaction; on success sends the queued agent
   // messages (unless `send_outbox` is false: the caller releases its clients' replies
   // first and then calls SendOutbox(), so e.g. `scontrol requeue` has its answer before
@@ -141,7 +141,9 @@ class Controller {
   // time) and nothing is sent.
   Status Commit(bool send_outbox = true);
   void SendOutbox();
-  bool HasUncommitted() const { return !dirty_jobs_.empty() || !dirty_nodes_.empty() || next_id_dirty_; }
+  bool HasUncommitted() const {
+    return !dirty_jobs_.empty() || !dirty_nodes_.empty() || next_id_dirty_;
+  }
 
   // ---- job steps and interactive allocations (step_ops.cc) ----
   // Records step JOBID.N, plans its layout and queues one LaunchTasks per node (sent
@@ -255,7 +257,7 @@ class Controller {
   int EvaluateTerm(const JobInfo& job, const DependencyTerm& term) const;
   DepResult EvaluateDependency(JobInfo* job);
   void SetReason(JobInfo* job, const char* reason);
-  bool DependencyGate(JobInfo* job);                              // may be passed to the scheduler
+  bool DependencyGate(JobInfo* job);                               // may be passed to the scheduler
   bool ThrottleGate(JobInfo* job, std::map<int64_t, int>* slots);  // array %N limit
 
   Config config_;
@@ -271,7 +273,7 @@ class Controller {
   int64_t next_job_id_ = 1;
   int64_t start_ms_ = 0;
   CtldStats stats_;
-  int64_t last_session_ = 0;                     // RegisterNodeReply.session last given
+  int64_t last_session_ = 0;  // RegisterNodeReply.session last given
   bool next_id_dirty_ = false;
   std::set<int64_t> dirty_jobs_;
   std::set<std::string> dirty_nodes_;
@@ -281,21 +283,21 @@ class Controller {
   bool sched_wanted_ = true;
   bool sched_urgent_ = false;
   int64_t last_sched_ms_ = 0;
-  std::map<int64_t, int> launching_;             // job -> LaunchJob calls not answered yet
-  std::set<int64_t> backstop_sent_;              // time-limit backstop cancel sent
-  uint64_t step_seed_ = 0;                       // MASTER_PORT choice
+  std::map<int64_t, int> launching_;  // job -> LaunchJob calls not answered yet
+  std::set<int64_t> backstop_sent_;   // time-limit backstop cancel sent
+  uint64_t step_seed_ = 0;            // MASTER_PORT choice
 
   // Priority and fair-share (priority_ops.cc). Usage lives in memory only (lost on
   // restart) until accounting persists it.
   using AssocKey = std::pair<std::string, std::string>;  // (account, user)
   AssocKey AssocOf(const JobInfo& job) const;
   std::vector<sched::Assoc> Associations() const;
-  void AccrueUsage();                 // decay, then charge jobs' billing since last time
-  void UpdatePriorities();            // multifactor: recompute pending jobs' priorities
+  void AccrueUsage();       // decay, then charge jobs' billing since last time
+  void UpdatePriorities();  // multifactor: recompute pending jobs' priorities
   // Pending requests ordered for the scheduler: partition PriorityTier, then priority
   // (both descending), then job id.
   void OrderPending(std::vector<sched::JobRequest>* pending) const;
-  sched::UsageLedger usage_;                     // fair-share usage, decayed
+  sched::UsageLedger usage_;                           // fair-share usage, decayed
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 
  public:
@@ -311,7 +313,8 @@ class Controller {
     int ntasks = 0;
     AgentLink* link = nullptr;
   };
-  Expected<StepUsageTargets> UsageTargets(const Caller& caller, int64_t job_id, int32_t step_id) const;
+  Expected<StepUsageTargets> UsageTargets(const Caller& caller, int64_t job_id,
+                                          int32_t step_id) const;
   const std::map<int, ActiveStep>* StepsOf(int64_t job_id) const;
 
   // ---- advance reservations and partition access (reservation_ops.cc) ----
@@ -321,11 +324,11 @@ class Controller {
   const std::map<std::string, ReservationInfo>& reservations() const { return resvs_.all(); }
 
  private:
-  void ExpireClientLeases();         // from Tick: silent clients lose steps/allocations
+  void ExpireClientLeases();  // from Tick: silent clients lose steps/allocations
   void RestoreSteps(const NodeRuntime& n, const RegisterNodeRequest& req);  // after a restart
   std::vector<ActiveStep> RunningSteps(int64_t job_id) const;
-  std::map<int64_t, std::map<int, ActiveStep>> steps_;   // job -> step id -> step (memory only)
-  std::map<int64_t, int64_t> alloc_seen_ms_;             // interactive job -> last keepalive
+  std::map<int64_t, std::map<int, ActiveStep>> steps_;  // job -> step id -> step (memory only)
+  std::map<int64_t, int64_t> alloc_seen_ms_;            // interactive job -> last keepalive
   Status PickReservationNodes(const ResvEdit& e, ReservationInfo* r);
   // Partition AllowAccounts/DenyAccounts/AllowQos/AllowGroups, OverSubscribe=EXCLUSIVE
   // (sets spec.exclusive) and --reservation access, with Slurm's messages.
@@ -367,9 +370,9 @@ class Controller {
 
  private:
   AdminLevel LevelOf(const Caller& c) const;
-  bool IsOperator(const Caller& c) const;   // Operator or above: others' jobs
-  Status LoadAssociations();                 // from Load(): records + fair-share usage
-  void SaveUsage(bool force);                // throttled write of usage_ (assoc record)
+  bool IsOperator(const Caller& c) const;  // Operator or above: others' jobs
+  Status LoadAssociations();               // from Load(): records + fair-share usage
+  void SaveUsage(bool force);              // throttled write of usage_ (assoc record)
   // Submit: association / QOS validity and submit limits (after FillDefaultAccount).
   Status CheckAssocSubmit(JobInfo* job, int64_t count) const;
   // A job without --account gets the user's DefaultAccount, else (associations not
@@ -404,7 +407,7 @@ class Controller {
   void SyncQosPreemptRules();
 
  private:
-  PreemptMode VictimMode(const JobInfo& job) const;   // kCluster resolved; kOff = never
+  PreemptMode VictimMode(const JobInfo& job) const;  // kCluster resolved; kOff = never
   int64_t VictimGrace(const JobInfo& job) const;
   // Snapshot/request inputs of sched/preempt.h (settings, tiers, QOS, who is leaving).
   void FillPreemptInputs(sched::ClusterSnapshot* snap,
@@ -412,7 +415,7 @@ class Controller {
   void ApplyPreemptions(const sched::Plan& plan);
   void StartPreempt(JobInfo* job, int64_t preemptor);  // signal now, kill after grace
   void KillPreempted(JobInfo* job);
-  void CheckPreemptGrace();                           // from Tick
+  void CheckPreemptGrace();  // from Tick
   // From ApplyEndReport: a victim's end (requeue or PREEMPTED); false = not a victim's.
   bool EndPreempted(JobInfo* job);
   sched::PreemptRules qos_preempt_rules_;
@@ -435,7 +438,7 @@ class Controller {
   void AcctStepEnded(int64_t job_id, int step_id, const KeepaliveRequest& req);
   acct::AcctWriter* acct_ = nullptr;
   std::map<int64_t, std::map<int, acct::AcctStepRecord>> acct_open_steps_;  // srun steps
-  std::map<int64_t, std::pair<int64_t, int64_t>> acct_batch_usage_;  // max rss kB, cpu us
+  std::map<int64_t, std::pair<int64_t, int64_t>> acct_batch_usage_;         // max rss kB, cpu us
 
  public:
   // ---- node events for accounting (node_event_ops.cc) ----

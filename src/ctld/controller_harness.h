@@ -45,7 +45,9 @@ class ControllerHarness : public ::testing::Test {
   // Users are "root" (uid 0) and "u<uid>", groups "g<gid>".
   virtual ControllerOptions MakeOptions() const {
     ControllerOptions o;
-    o.user_name = [](uint32_t uid) { return uid == 0 ? std::string("root") : "u" + std::to_string(uid); };
+    o.user_name = [](uint32_t uid) {
+      return uid == 0 ? std::string("root") : "u" + std::to_string(uid);
+    };
     o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
     return o;
   }

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include <filesystem>
 #include <set>
 
@@ -183,7 +182,8 @@ TEST_F(ControllerTest, ValidationMessagesMatchSlurm) {
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(), kMsgBadTimeLimit);
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, Req(3)).status().message(),
             "GPU count per node can not be satisfied: 3 GPUs (gpu) on one node, the largest node "
-            "in partition gpu has 2\n" + std::string(kMsgNodeConfig));
+            "in partition gpu has 2\n" +
+                std::string(kMsgNodeConfig));
   r = Req();
   r.mutable_spec()->set_mem_per_node_mb(5000);
   EXPECT_EQ(ctl_->Submit({kAlice, kAlice}, r).status().message(),
@@ -221,9 +221,8 @@ TEST_F(ControllerTest, TestOnlyReportsPlacementWithoutQueuing) {
   auto rep = ctl_->Submit({kAlice, kAlice}, r);
   ASSERT_TRUE(rep.ok());
   EXPECT_EQ(rep->job_id(), 0);
-  EXPECT_EQ(rep->test_only_message(),
-            "Job 1 to start at " + FormatTimestamp(1'700'000'000) +
-                " using 1 processors on nodes node01 in partition gpu");
+  EXPECT_EQ(rep->test_only_message(), "Job 1 to start at " + FormatTimestamp(1'700'000'000) +
+                                          " using 1 processors on nodes node01 in partition gpu");
   EXPECT_EQ(ctl_->jobs().size(), 0u);
 }
 
@@ -511,7 +510,12 @@ TEST_F(ControllerTest, FinishedJobsArePurgedToHistory) {
   ASSERT_TRUE(ctl_->Commit().ok());
   EXPECT_EQ(ctl_->jobs().Find(id), nullptr);
   EXPECT_TRUE(store_->LoadHistoryJob(id)->has_value());
-  EXPECT_FALSE(ctl_->GetJobs([&] { GetJobsRequest g; g.add_job_ids(id); return g; }()).ok());
+  EXPECT_FALSE(ctl_->GetJobs([&] {
+                     GetJobsRequest g;
+                     g.add_job_ids(id);
+                     return g;
+                   }())
+                   .ok());
 }
 
 // ---- job steps and interactive allocations (step_ops.cc) ----
@@ -625,7 +629,8 @@ TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
     EXPECT_TRUE(l.pytorch_env());
   }
   // Step 0 holds every CPU of the allocation (no --exact): step 1 waits until it ends.
-  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(),
+            Code::kResourceExhausted);
   EndStep(id, 0);
   auto s1 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
   ASSERT_TRUE(s1.ok());
@@ -669,7 +674,8 @@ TEST_F(ControllerTest, RegistrationRestoresRunningStepsAfterARestart) {
   ASSERT_EQ(ctl_->StepsOf(id)->size(), 1u);
   EXPECT_EQ(ctl_->StepsOf(id)->at(0).use.size(), 1u);
   EXPECT_EQ(ctl_->StepsOf(id)->at(0).name, "hostname");
-  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(),
+            Code::kResourceExhausted);
   EndStep(id, 0);
   auto s1 = ctl_->CreateStep({kAlice, kAlice}, StepReq(id));
   ASSERT_TRUE(s1.ok()) << s1.status().message();

@@ -13,14 +13,21 @@ void JobCounters::Count(JobState from, JobState to) {
     case JOB_PENDING:
       if (from != JOB_PENDING) ++requeued;
       return;
-    case JOB_COMPLETED: ++completed; return;
-    case JOB_CANCELLED: ++cancelled; return;
+    case JOB_COMPLETED:
+      ++completed;
+      return;
+    case JOB_CANCELLED:
+      ++cancelled;
+      return;
     case JOB_FAILED:
     case JOB_TIMEOUT:
     case JOB_NODE_FAIL:
     case JOB_OUT_OF_MEMORY:
-    case JOB_PREEMPTED: ++failed; return;
-    default: return;
+    case JOB_PREEMPTED:
+      ++failed;
+      return;
+    default:
+      return;
   }
 }
 

@@ -26,9 +26,9 @@ struct PassStats {
   int64_t last_us = 0;
   int64_t max_us = 0;
   int64_t total_us = 0;
-  int64_t last_depth = 0;   // pending jobs the last pass considered
+  int64_t last_depth = 0;  // pending jobs the last pass considered
   int64_t total_depth = 0;
-  int64_t backfilled = 0;   // jobs started ahead of a higher-priority job still pending
+  int64_t backfilled = 0;  // jobs started ahead of a higher-priority job still pending
   int64_t last_backfilled = 0;
 
   void Record(int64_t duration_us, int64_t depth, int64_t backfilled_now);

@@ -69,8 +69,8 @@ TEST_F(CtldStatsTest, CountsSubmissionsStartsBackfillEndsAndResets) {
   Submit(4);  // n1 full
   Submit(2);  // half of n2
   Pass();
-  const int64_t big = Submit(4);    // waits for a whole node
-  Submit(1);  // fits beside the 2-CPU job: started ahead of `big`
+  const int64_t big = Submit(4);  // waits for a whole node
+  Submit(1);                      // fits beside the 2-CPU job: started ahead of `big`
   Pass();
   GetStatsReply s = Stats();
   EXPECT_EQ(s.jobs_submitted(), 4);

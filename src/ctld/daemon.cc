@@ -116,8 +116,7 @@ int RunDaemon(const DaemonOptions& options) {
   if (!sched_config.ok()) return Fail(sched_config.status().message());
   auto scheduler = sched::MakeScheduler(*sched_config);
   GrpcAgentLink agents(*key, &clock, 16);  // steps fan out to many nodes at once
-  SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s,
-                                     const sched::JobRequest& j) {
+  SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
                    return sched::CheckFeasible(s, j);
                  }};
   ControllerOptions copts;

@@ -22,7 +22,8 @@ class HealthOps : public testing::ControllerHarness {
   }
   // A new controller instance on the same store (a restart), nodes registered empty.
   void Restart() { StartController(); }
-  HeartbeatReply Beat(const std::string& node, int64_t seq, bool failed, const std::string& reason) {
+  HeartbeatReply Beat(const std::string& node, int64_t seq, bool failed,
+                      const std::string& reason) {
     HeartbeatRequest h;
     h.set_node(node);
     h.mutable_health()->set_seq(seq);

@@ -17,16 +17,19 @@ constexpr int kMaxHetComponents = 128;
 Expected<SubmitReply> Controller::SubmitHet(const Caller& caller, const SubmitRequest& req) {
   const int n = 1 + req.het_components_size();
   if (n > kMaxHetComponents) {
-    return InvalidArgument(fmt::format("Too many heterogeneous job components (at most {})", kMaxHetComponents));
+    return InvalidArgument(
+        fmt::format("Too many heterogeneous job components (at most {})", kMaxHetComponents));
   }
-  if (req.spec().interactive()) return InvalidArgument("Heterogeneous allocations are not supported");
+  if (req.spec().interactive())
+    return InvalidArgument("Heterogeneous allocations are not supported");
   // Every component is checked before any is inserted: all are accepted or none.
   std::vector<JobInfo> jobs;
   std::vector<sched::JobRequest> requests;
   const int64_t first = next_job_id_;
   for (int k = 0; k < n; ++k) {
     const JobSpec& spec = k == 0 ? req.spec() : req.het_components(k - 1);
-    if (!spec.array_spec().empty()) return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
+    if (!spec.array_spec().empty())
+      return InvalidArgument("Job arrays of heterogeneous jobs are not supported");
     ASSIGN_OR_RETURN(JobInfo job, NewJob(caller, spec));
     job.set_job_id(first + k);
     job.set_het_job_id(first);
@@ -107,10 +110,12 @@ void Controller::SyncHetGroup(int64_t het_job_id) {
     }
   } else if (first->state() == JOB_PENDING) {
     for (JobInfo* c : rest) {
-      if (IsTerminal(c->state()) && !IsTerminal(first->state())) EndPending(first, c->state());  // cancelled while pending
+      if (IsTerminal(c->state()) && !IsTerminal(first->state()))
+        EndPending(first, c->state());  // cancelled while pending
     }
   }
-  const bool requeueing = first->state() == JOB_PENDING || (Ending(*first) && first->requeue_on_end());
+  const bool requeueing =
+      first->state() == JOB_PENDING || (Ending(*first) && first->requeue_on_end());
   const bool ended = !requeueing && (IsTerminal(first->state()) || Ending(*first));
   for (JobInfo* c : rest) {
     if (c->state() == JOB_RUNNING && !c->completing() && (requeueing || ended)) {

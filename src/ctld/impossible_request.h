@@ -37,15 +37,18 @@ struct LargestNode {
   int64_t tmp_disk_mb = 0;
   int64_t gpus = 0;
 };
-LargestNode LargestIn(const Config& config, const PartitionConfig& part, const std::string& gpu_type);
+LargestNode LargestIn(const Config& config, const PartitionConfig& part,
+                      const std::string& gpu_type);
 
 // cpus_per_node / gpus_per_node / tmp per node as NormalizeJob computed them.
 Status CheckCpusFit(const JobSpec& spec, int tasks_per_node, int cpus_per_node,
                     const PartitionConfig& part, const LargestNode& largest);
-Status CheckGpusFit(int64_t gpus_per_node, const std::string& gpu_type,
-                    const PartitionConfig& part, const LargestNode& largest);
-Status CheckMinCpusFit(const JobSpec& spec, const PartitionConfig& part, const LargestNode& largest);
-Status CheckTmpDiskFit(const JobSpec& spec, const PartitionConfig& part, const LargestNode& largest);
+Status CheckGpusFit(int64_t gpus_per_node, const std::string& gpu_type, const PartitionConfig& part,
+                    const LargestNode& largest);
+Status CheckMinCpusFit(const JobSpec& spec, const PartitionConfig& part,
+                       const LargestNode& largest);
+Status CheckTmpDiskFit(const JobSpec& spec, const PartitionConfig& part,
+                       const LargestNode& largest);
 Status CheckMemoryFit(int64_t mem_per_node_mb, const LargestNode& largest);
 // --constraint: parses, and every feature it names exists on some configured node.
 Status CheckFeatures(const Config& config, const std::string& constraint);

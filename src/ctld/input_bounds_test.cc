@@ -9,10 +9,10 @@
 #include "client.pb.h"
 #include "common/array_spec.h"
 #include "ctld/controller_harness.h"
-#include "rpc/request_limits.h"
 #include "ctld/reservation_spec.h"
 #include "ctld/step_layout.h"
 #include "ctld/validate.h"
+#include "rpc/request_limits.h"
 
 namespace sluice::ctld {
 namespace {
@@ -44,17 +44,16 @@ TEST(InputBounds, ArrayOverMaxArraySizeIsRefusedAtValidation) {
             kMsgInvalidArray);
   EXPECT_TRUE(Normalize(c, [](JobSpec* s) { s->set_array_spec("0-9"); }).ok());
   c.max_array_size = 0;  // Slurm: arrays off
-  EXPECT_EQ(Normalize(c, [](JobSpec* s) { s->set_array_spec("0"); }).message(),
-            kMsgInvalidArray);
+  EXPECT_EQ(Normalize(c, [](JobSpec* s) { s->set_array_spec("0"); }).message(), kMsgInvalidArray);
 }
 
 TEST(InputBounds, NodeListLongerThanTheClusterIsRefusedBeforeExpanding) {
   Config c = testing::SmallCluster({"node01", "node02"}, "p");
   for (const char* list : {"node[1-99999999]", "node[01-02],node[01-02],node01"}) {
-    EXPECT_EQ(Normalize(c, [&](JobSpec* s) { s->set_nodelist(list); }).message(),
-              kMsgBadNodeName) << list;
-    EXPECT_EQ(Normalize(c, [&](JobSpec* s) { s->set_exclude(list); }).message(),
-              kMsgBadNodeName) << list;
+    EXPECT_EQ(Normalize(c, [&](JobSpec* s) { s->set_nodelist(list); }).message(), kMsgBadNodeName)
+        << list;
+    EXPECT_EQ(Normalize(c, [&](JobSpec* s) { s->set_exclude(list); }).message(), kMsgBadNodeName)
+        << list;
   }
   EXPECT_TRUE(Normalize(c, [](JobSpec* s) { s->set_nodelist("node[01-02]"); }).ok());
   EXPECT_TRUE(Normalize(c, [](JobSpec* s) { s->set_exclude("node02"); }).ok());
@@ -118,17 +117,15 @@ TEST(InputBounds, RepeatedFieldsAreBounded) {
 
 TEST(InputBounds, ReservationNumbersNeverThrowOrOverflow) {
   const int64_t now = 1700000000;
-  for (const char* bad :
-       {"TRES=cpu=99999999999999999999999", "TRES=gres/gpu=18446744073709551616",
-        "TRES=node=9999999999", "NodeCnt=99999999999999999999999", "NodeCnt=1000001",
-        "StartTime=now+99999999999999999999999", "StartTime=now+9223372036854775807weeks",
-        "EndTime=now+2000000000days"}) {
+  for (const char* bad : {"TRES=cpu=99999999999999999999999", "TRES=gres/gpu=18446744073709551616",
+                          "TRES=node=9999999999", "NodeCnt=99999999999999999999999",
+                          "NodeCnt=1000001", "StartTime=now+99999999999999999999999",
+                          "StartTime=now+9223372036854775807weeks", "EndTime=now+2000000000days"}) {
     auto r = ParseReservationArgs({"ReservationName=r", bad}, now);
     EXPECT_FALSE(r.ok()) << bad;
   }
-  auto ok = ParseReservationArgs({"ReservationName=r", "StartTime=now+10days", "NodeCnt=3",
-                                  "TRES=cpu=64"},
-                                 now);
+  auto ok = ParseReservationArgs(
+      {"ReservationName=r", "StartTime=now+10days", "NodeCnt=3", "TRES=cpu=64"}, now);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(*ok->start, now + 10 * 86400);
   EXPECT_EQ(*ok->tres_cpus, 64);

@@ -64,9 +64,9 @@ std::optional<std::vector<int64_t>> JobQueryCandidates(const JobTable& jobs,
                                                        const GetJobsRequest& q) {
   // Only jobs that are not pending can pass: the states asked exclude PENDING, or a node
   // is asked (a pending job holds no allocation: requeueing clears it).
-  bool not_pending = !q.nodes().empty() ||
-      (!q.states().empty() &&
-       std::find(q.states().begin(), q.states().end(), JOB_PENDING) == q.states().end());
+  bool not_pending =
+      !q.nodes().empty() || (!q.states().empty() && std::find(q.states().begin(), q.states().end(),
+                                                              JOB_PENDING) == q.states().end());
   std::optional<std::vector<int64_t>> best;
   if (!q.users().empty()) best = JobsOfUsers(jobs, q);
   if (not_pending && (!best || jobs.NotPending().size() < best->size())) {

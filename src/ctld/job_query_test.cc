@@ -42,10 +42,16 @@ TEST(JobQueryMatch, EveryFilterKind) {
   EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_users("alice"); }));
   EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_users("1000"); }));
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_users("bob"); }));
-  EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_users("bob"); r->add_users("alice"); }));
+  EXPECT_TRUE(passes([](GetJobsRequest* r) {
+    r->add_users("bob");
+    r->add_users("alice");
+  }));
   EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_accounts("physics"); }));
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_accounts("chem"); }));
-  EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_states(JOB_PENDING); r->add_states(JOB_RUNNING); }));
+  EXPECT_TRUE(passes([](GetJobsRequest* r) {
+    r->add_states(JOB_PENDING);
+    r->add_states(JOB_RUNNING);
+  }));
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_states(JOB_PENDING); }));
   EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_partitions("gpu"); }));
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_partitions("cpu"); }));
@@ -55,10 +61,16 @@ TEST(JobQueryMatch, EveryFilterKind) {
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_qos("high"); }));
   EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_reservations("maint"); }));
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_reservations("other"); }));
-  EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_nodes("n3"); r->add_nodes("n2"); }));
+  EXPECT_TRUE(passes([](GetJobsRequest* r) {
+    r->add_nodes("n3");
+    r->add_nodes("n2");
+  }));
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_nodes("n3"); }));
   // AND between kinds.
-  EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_users("alice"); r->add_names("eval"); }));
+  EXPECT_FALSE(passes([](GetJobsRequest* r) {
+    r->add_users("alice");
+    r->add_names("eval");
+  }));
   j.mutable_spec()->set_qos("high");
   EXPECT_TRUE(passes([](GetJobsRequest* r) { r->add_qos("high"); }));
   EXPECT_FALSE(passes([](GetJobsRequest* r) { r->add_qos("normal"); }));

@@ -19,17 +19,28 @@ bool IsTerminal(JobState state) {
 
 const char* JobStateName(JobState state) {
   switch (state) {
-    case JOB_PENDING: return "PENDING";
-    case JOB_RUNNING: return "RUNNING";
-    case JOB_COMPLETING: return "COMPLETING";
-    case JOB_COMPLETED: return "COMPLETED";
-    case JOB_FAILED: return "FAILED";
-    case JOB_CANCELLED: return "CANCELLED";
-    case JOB_TIMEOUT: return "TIMEOUT";
-    case JOB_NODE_FAIL: return "NODE_FAIL";
-    case JOB_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
-    case JOB_PREEMPTED: return "PREEMPTED";
-    default: return "UNKNOWN";
+    case JOB_PENDING:
+      return "PENDING";
+    case JOB_RUNNING:
+      return "RUNNING";
+    case JOB_COMPLETING:
+      return "COMPLETING";
+    case JOB_COMPLETED:
+      return "COMPLETED";
+    case JOB_FAILED:
+      return "FAILED";
+    case JOB_CANCELLED:
+      return "CANCELLED";
+    case JOB_TIMEOUT:
+      return "TIMEOUT";
+    case JOB_NODE_FAIL:
+      return "NODE_FAIL";
+    case JOB_OUT_OF_MEMORY:
+      return "OUT_OF_MEMORY";
+    case JOB_PREEMPTED:
+      return "PREEMPTED";
+    default:
+      return "UNKNOWN";
   }
 }
 

@@ -27,7 +27,9 @@ inline bool HoldsResources(const JobInfo& j) {
 inline bool Ending(const JobInfo& j) { return j.completing() || j.state() == JOB_COMPLETING; }
 // No batch supervisor reports its end: an interactive allocation (salloc, srun), or a
 // heterogeneous job's component other than the first (whose script runs for all).
-inline bool NoBatchScript(const JobInfo& j) { return j.spec().interactive() || j.het_job_offset() > 0; }
+inline bool NoBatchScript(const JobInfo& j) {
+  return j.spec().interactive() || j.het_job_offset() > 0;
+}
 
 class JobTable {
  public:

@@ -2,8 +2,8 @@
 // bound to its node until the node's agent reports (registration) or the node goes DOWN;
 // registrations and end reports are about one run (job, restarts); kills and cancels that
 // did not surely arrive are sent again once the node answers.
-#include <gtest/gtest.h>
 #include <grpcpp/support/status.h>
+#include <gtest/gtest.h>
 
 #include "ctld/agent_outcome.h"
 #include "ctld/controller_harness.h"
@@ -198,7 +198,9 @@ TEST_F(LaunchOutcome, HeartbeatListingACancelledRunCancelsItAgain) {
 
 TEST(AgentCallOutcome, OnlyCallsThatNeverLeftOrWereRefusedAreFailures) {
   using grpc::StatusCode;
-  auto code = [](StatusCode c, const char* msg) { return AgentCallOutcome(grpc::Status(c, msg)).code(); };
+  auto code = [](StatusCode c, const char* msg) {
+    return AgentCallOutcome(grpc::Status(c, msg)).code();
+  };
   EXPECT_EQ(code(StatusCode::OK, ""), Code::kOk);
   EXPECT_EQ(code(StatusCode::UNAVAILABLE,
                  "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:9: "

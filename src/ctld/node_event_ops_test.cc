@@ -89,9 +89,8 @@ TEST_F(NodeEventOpsTest, NotRespondingAndRestartResync) {
   ctl_->Tick();
   ASSERT_TRUE(ctl_->Commit().ok());
   Update("node02", "DRAIN", "y");
-  std::vector<NodeEventRecord> open = {
-      {"node01", kT0 + 301, 0, "DOWN", "Not responding", 4, 0},
-      {"node02", kT0 + 301, 0, "DRAIN", "y", 4, 0}};
+  std::vector<NodeEventRecord> open = {{"node01", kT0 + 301, 0, "DOWN", "Not responding", 4, 0},
+                                       {"node02", kT0 + 301, 0, "DRAIN", "y", 4, 0}};
   EXPECT_EQ(Events(), open);
   // Restart: node02 is still drained (no duplicate); node01's fate is unknown until it
   // registers (its event stays open), then it is up again.

@@ -2,7 +2,6 @@
 // heartbeats, job ends, launch results, liveness, time-limit backstop and purges.
 #include <fmt/format.h>
 
-
 #include "ctld/controller.h"
 
 namespace sluice::ctld {
@@ -159,8 +158,10 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     // The run may be going there: starting it elsewhere could run it twice. The node
     // takes no new job and is asked to register again; its registration says whether
     // the run is there (ReconcileReports), or the node goes DOWN after SlurmdTimeout.
-    log_->warn("launch outcome unknown, job stays there until the node reports job_id={} "
-               "node={} error={:?}", job_id, node, result.message());
+    log_->warn(
+        "launch outcome unknown, job stays there until the node reports job_id={} "
+        "node={} error={:?}",
+        job_id, node, result.message());
     if (n) n->registered = false;
     return;
   }
@@ -178,7 +179,8 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     MarkNode(node);
   }
   for (const auto& a : job->alloc()) {
-    SendSignalTo(a.node(), job_id, SIGNAL_KILL_STALE, 0);  // the failed node too: it may have half-started
+    SendSignalTo(a.node(), job_id, SIGNAL_KILL_STALE,
+                 0);  // the failed node too: it may have half-started
   }
   if (job->completing() && !job->requeue_on_end()) {
     ReleaseResources(job);
@@ -226,8 +228,7 @@ void Controller::ResendSignals(NodeRuntime* n) {
   }
 }
 
-void Controller::SetNodeDown(NodeRuntime* n, bool admin, const std::string& reason,
-                             uint32_t uid) {
+void Controller::SetNodeDown(NodeRuntime* n, bool admin, const std::string& reason, uint32_t uid) {
   if (admin) {
     n->admin.down = true;
     n->admin.reason = reason;

@@ -9,8 +9,10 @@ namespace sluice::ctld {
 template <typename M>
 Status NodeService::Check(const char* method, const M& req) {
   auto sender = verifier_.Verify(method, req);
-  if (!sender.ok()) return Unauthenticated("Invalid node authentication: " + sender.status().message());
-  if (*sender != req.node()) return PermissionDenied("Node authentication does not match node name");
+  if (!sender.ok())
+    return Unauthenticated("Invalid node authentication: " + sender.status().message());
+  if (*sender != req.node())
+    return PermissionDenied("Node authentication does not match node name");
   return Status::Ok();
 }
 
@@ -75,7 +77,9 @@ grpc::ServerUnaryReactor* NodeService::Relay(grpc::CallbackServerContext* ctx,
         RETURN_IF_ERROR(c->Keepalive(caller, req->keepalive()));
         return true;
       },
-      [reactor](Expected<bool> r) { reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status())); });
+      [reactor](Expected<bool> r) {
+        reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
+      });
   return reactor;
 }
 

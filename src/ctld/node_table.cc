@@ -129,8 +129,8 @@ sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {
     s.mem_mb = n.cfg.real_memory_mb;
     s.features = n.cfg.features;
     for (size_t i = 0; i < n.cfg.gpus.size(); ++i) {
-      s.gpus.push_back({n.cfg.gpus[i].index, n.cfg.gpus[i].type,
-                        !all_empty && n.gpu_used[i], n.gpu_links[i]});
+      s.gpus.push_back(
+          {n.cfg.gpus[i].index, n.cfg.gpus[i].type, !all_empty && n.gpu_used[i], n.gpu_links[i]});
     }
     s.leaf_switch = n.leaf_switch;
     if (!all_empty) {

@@ -12,32 +12,32 @@
 #include <vector>
 
 #include "common/config.h"
+#include "node.pb.h"
 #include "sched/types.h"
 #include "storage/state_store.h"
-#include "node.pb.h"
 #include "types.pb.h"
 
 namespace sluice::ctld {
 
 struct NodeRuntime {
   NodeConfig cfg;
-  storage::NodeStateRecord admin;   // persisted drain/down flags + reason
+  storage::NodeStateRecord admin;  // persisted drain/down flags + reason
   std::vector<std::string> partitions;
-  bool registered = false;          // registered since this controller started
-  bool responding = true;           // false once heartbeats stop (DOWN "Not responding")
-  int64_t last_heartbeat_ms = 0;    // or controller start time before registration
+  bool registered = false;        // registered since this controller started
+  bool responding = true;         // false once heartbeats stop (DOWN "Not responding")
+  int64_t last_heartbeat_ms = 0;  // or controller start time before registration
   int64_t boot_time = 0;
-  std::string addr;                 // agent address (reported, else configured)
+  std::string addr;  // agent address (reported, else configured)
   int port = 0;
   std::vector<bool> cpu_used;
   int64_t mem_used_mb = 0;
-  std::vector<bool> gpu_used;       // parallel to cfg.gpus
+  std::vector<bool> gpu_used;               // parallel to cfg.gpus
   std::vector<std::vector<int>> gpu_links;  // parallel to cfg.gpus: affinity by GPU index
-  int leaf_switch = -1;             // index into the topology's switches
+  int leaf_switch = -1;                     // index into the topology's switches
   int exclusive_jobs = 0;
-  std::set<int64_t> jobs;           // jobs holding resources here
-  int64_t health_seq = 0;           // last NodeHealth.seq acted on (health_ops.cc)
-  int64_t session = 0;              // of the agent's last registration (RegisterNodeReply)
+  std::set<int64_t> jobs;                // jobs holding resources here
+  int64_t health_seq = 0;                // last NodeHealth.seq acted on (health_ops.cc)
+  int64_t session = 0;                   // of the agent's last registration (RegisterNodeReply)
   std::vector<SignalJobRequest> unsent;  // kills/cancels to send again once it answers
 
   // Usable by the scheduler for new jobs.

@@ -19,7 +19,9 @@ OwnerLoop::OwnerLoop(Controller* controller, const Clock* clock, int64_t tick_ms
 
 OwnerLoop::~OwnerLoop() { Stop(); }
 
-void OwnerLoop::Start() { thread_ = std::thread([this] { Run(); }); }
+void OwnerLoop::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
 
 void OwnerLoop::Stop() {
   {

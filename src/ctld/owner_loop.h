@@ -37,7 +37,8 @@ class OwnerLoop {
   // Runs `fn` on the owner thread; `done` gets its result there once its effects are
   // durable (a failed commit turns a success into kMsgSaveFailed). `done` must not block.
   template <typename R>
-  void CallAsync(std::function<Expected<R>(Controller*)> fn, std::function<void(Expected<R>)> done) {
+  void CallAsync(std::function<Expected<R>(Controller*)> fn,
+                 std::function<void(Expected<R>)> done) {
     Post([this, fn = std::move(fn), done = std::move(done)]() -> Ack {
       auto result = std::make_shared<Expected<R>>(fn(controller_));
       return [done, result](const Status& commit) {

@@ -13,8 +13,8 @@
 // The preemptor stays PENDING (reason Resources) and starts through a normal pass once
 // the victims' resources are released: they hold them until their ends are reported.
 // Meanwhile it is considered first in each pass, so nothing else takes its place.
-#include <csignal>
 #include <fmt/format.h>
+#include <csignal>
 
 #include <algorithm>
 
@@ -36,10 +36,18 @@ void Controller::SyncQosPreemptRules() {
     r.preempts.insert(q.preempt().begin(), q.preempt().end());
     r.grace_s = q.grace_time_s();
     switch (q.preempt_mode()) {
-      case QOS_PREEMPT_OFF: r.mode = PreemptMode::kOff; break;
-      case QOS_PREEMPT_CANCEL: r.mode = PreemptMode::kCancel; break;
-      case QOS_PREEMPT_REQUEUE: r.mode = PreemptMode::kRequeue; break;
-      default: r.mode = PreemptMode::kCluster; break;
+      case QOS_PREEMPT_OFF:
+        r.mode = PreemptMode::kOff;
+        break;
+      case QOS_PREEMPT_CANCEL:
+        r.mode = PreemptMode::kCancel;
+        break;
+      case QOS_PREEMPT_REQUEUE:
+        r.mode = PreemptMode::kRequeue;
+        break;
+      default:
+        r.mode = PreemptMode::kCluster;
+        break;
     }
   }
   SetQosPreemptRules(std::move(rules));
@@ -83,8 +91,7 @@ void Controller::FillPreemptInputs(sched::ClusterSnapshot* snap,
     r.priority_tier = tier(*j);
     r.qos = JobQos(*j);
     r.preempt_off = VictimMode(*j) == PreemptMode::kOff;
-    r.being_preempted =
-        j->preempt_time() > 0 || j->completing() || j->state() != JOB_RUNNING;
+    r.being_preempted = j->preempt_time() > 0 || j->completing() || j->state() != JOB_RUNNING;
   }
   for (sched::JobRequest& q : *pending) {
     if (const JobInfo* j = jobs_.Find(q.job_id)) {
@@ -121,8 +128,8 @@ void Controller::StartPreempt(JobInfo* job, int64_t preemptor) {
     mode = PreemptMode::kCancel;  // not requeueable: cancelled instead
   }
   const int64_t grace = VictimGrace(*job);
-  log_->info("job preempted job_id={} by_job_id={} mode={} grace_s={}", job->job_id(),
-             preemptor, PreemptModeName(mode), grace);
+  log_->info("job preempted job_id={} by_job_id={} mode={} grace_s={}", job->job_id(), preemptor,
+             PreemptModeName(mode), grace);
   job->set_preempt_time(Now());
   job->set_preempted_by(preemptor);
   job->set_preempt_mode(static_cast<int>(mode));

@@ -41,9 +41,9 @@ class PreemptTest : public testing::ControllerHarness {
   }
   void Restart() {
     ctl_.reset();
-    ctl_ = std::make_unique<Controller>(MakeConfig(), &clock_, &store_, &link_,
-                                        SchedDeps{real_.get(), testing::FakeFeasible},
-                                        MakeOptions());
+    ctl_ =
+        std::make_unique<Controller>(MakeConfig(), &clock_, &store_, &link_,
+                                     SchedDeps{real_.get(), testing::FakeFeasible}, MakeOptions());
     ASSERT_TRUE(ctl_->Load(false).ok());
     for (const NodeConfig& n : MakeConfig().nodes) Register(n.name);
   }
@@ -328,7 +328,8 @@ TEST_F(PreemptQosTest, QosRuleTableDecidesWhoAndHow) {
 }
 
 TEST_F(PreemptQosTest, SacctmgrQosObjectsBecomeTheRules) {
-  auto mgr = [this](const std::string& verb, const std::string& name, std::vector<std::string> set) {
+  auto mgr = [this](const std::string& verb, const std::string& name,
+                    std::vector<std::string> set) {
     SacctmgrRequest r;
     r.set_verb(verb);
     r.set_entity("qos");

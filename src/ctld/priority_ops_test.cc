@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "ctld/controller.h"
-#include "storage/sqlite_state_store.h"
 #include "ctld/test_fakes.h"
+#include "storage/sqlite_state_store.h"
 
 namespace sluice::ctld {
 namespace {
@@ -217,8 +217,8 @@ TEST_F(PriorityOpsTest, SharesTreeIncludesImplicitUsers) {
   ASSERT_TRUE(shares.ok());
   std::vector<std::string> rows;
   for (const auto& r : shares->rows()) rows.push_back(r.account() + "/" + r.user());
-  EXPECT_EQ(rows, (std::vector<std::string>{"root/", "root/u2000", "research/",
-                                            "research/u1000", "research/u1001"}));
+  EXPECT_EQ(rows, (std::vector<std::string>{"root/", "root/u2000", "research/", "research/u1000",
+                                            "research/u1001"}));
   EXPECT_DOUBLE_EQ(shares->rows(0).raw_usage(), 80);
   EXPECT_DOUBLE_EQ(shares->rows(1).effective_usage(), 1.0);
   EXPECT_EQ(Job(id).state(), JOB_RUNNING);

@@ -21,13 +21,20 @@ Expected<PrivateData> ParsePrivateData(std::string_view value) {
     pos = comma + 1;
     auto is = [&](const char* name) { return strcasecmp(item.c_str(), name) == 0; };
     if (item.empty()) continue;
-    if (is("jobs")) p.jobs = true;
-    else if (is("usage")) p.usage = true;
-    else if (is("users")) p.users = true;
-    else if (is("accounts")) p.accounts = true;
-    else if (is("reservations")) p.reservations = true;
-    else if (is("cloud") || is("events") || is("nodes") || is("partitions")) continue;
-    else return InvalidArgument(fmt::format("PrivateData: unknown item '{}'", item));
+    if (is("jobs"))
+      p.jobs = true;
+    else if (is("usage"))
+      p.usage = true;
+    else if (is("users"))
+      p.users = true;
+    else if (is("accounts"))
+      p.accounts = true;
+    else if (is("reservations"))
+      p.reservations = true;
+    else if (is("cloud") || is("events") || is("nodes") || is("partitions"))
+      continue;
+    else
+      return InvalidArgument(fmt::format("PrivateData: unknown item '{}'", item));
   }
   return p;
 }

@@ -3,7 +3,6 @@
 // scopes (scancel -s [--batch|--full]) and the --signal warning before the time limit.
 #include <fmt/format.h>
 
-
 #include "common/signal_spec.h"
 #include "ctld/controller.h"
 

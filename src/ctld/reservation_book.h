@@ -29,8 +29,8 @@ class ReservationBook {
   const ReservationInfo* Find(const std::string& name) const;
   const std::map<std::string, ReservationInfo>& all() const { return resvs_; }
 
-  Status Put(const ReservationInfo& r);    // written, then kept (insert or replace)
-  Status Erase(const std::string& name);   // deleted, then forgotten
+  Status Put(const ReservationInfo& r);   // written, then kept (insert or replace)
+  Status Erase(const std::string& name);  // deleted, then forgotten
 
   // Reservations that ended: DAILY/WEEKLY ones move to their next period, others go.
   void Roll(int64_t now);

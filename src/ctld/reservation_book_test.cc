@@ -57,10 +57,10 @@ TEST(ReservationBook, ConflictsShareANodeAtTheSameTimeUnlessOverlapIsAllowed) {
   ReservationBook book(nullptr);
   ASSERT_TRUE(book.Put(Resv("a", 100, 200, {"n1", "n2"})).ok());
   EXPECT_TRUE(book.Conflicts(Resv("b", 150, 250, {"n2"})));
-  EXPECT_FALSE(book.Conflicts(Resv("b", 200, 300, {"n2"})));   // starts as a ends
-  EXPECT_FALSE(book.Conflicts(Resv("b", 150, 250, {"n3"})));   // another node
+  EXPECT_FALSE(book.Conflicts(Resv("b", 200, 300, {"n2"})));  // starts as a ends
+  EXPECT_FALSE(book.Conflicts(Resv("b", 150, 250, {"n3"})));  // another node
   EXPECT_FALSE(book.Conflicts(Resv("b", 150, 250, {"n2"}, {"OVERLAP"})));
-  EXPECT_FALSE(book.Conflicts(Resv("a", 150, 250, {"n2"})));   // itself, updated
+  EXPECT_FALSE(book.Conflicts(Resv("a", 150, 250, {"n2"})));  // itself, updated
   EXPECT_TRUE(book.NodeReserved("n1", "", 0, 101));
   EXPECT_FALSE(book.NodeReserved("n1", "a", 0, 101));
   EXPECT_FALSE(book.NodeReserved("n1", "", 0, 100));

@@ -14,8 +14,8 @@
 
 #include "common/hostlist.h"
 #include "ctld/controller.h"
-#include "ctld/step_resources.h"
 #include "ctld/reservation_spec.h"
+#include "ctld/step_resources.h"
 #include "ctld/validate.h"
 
 namespace sluice::ctld {
@@ -39,15 +39,18 @@ std::string PartitionRefusal(const PartitionConfig& part, const char* what,
                              const std::vector<std::string>& allow, const std::string& value,
                              const char* slurm_error) {
   const std::string shown = value.empty() ? "(null)" : value;
-  const std::string why = !allow.empty() ? fmt::format("{} allows {} not {}", part.name, fmt::join(allow, ","), shown)
-                                         : fmt::format("{} denies {}", part.name, shown);
-  return fmt::format("job's {} not permitted to use this partition ({})\n{}", what, why, slurm_error);
+  const std::string why =
+      !allow.empty() ? fmt::format("{} allows {} not {}", part.name, fmt::join(allow, ","), shown)
+                     : fmt::format("{} denies {}", part.name, shown);
+  return fmt::format("job's {} not permitted to use this partition ({})\n{}", what, why,
+                     slurm_error);
 }
 
 std::vector<std::string> List(const google::protobuf::RepeatedPtrField<std::string>& f) {
   return {f.begin(), f.end()};
 }
-void SetList(google::protobuf::RepeatedPtrField<std::string>* f, const std::vector<std::string>& v) {
+void SetList(google::protobuf::RepeatedPtrField<std::string>* f,
+             const std::vector<std::string>& v) {
   f->Clear();
   for (const std::string& s : v) *f->Add() = s;
 }
@@ -95,9 +98,9 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
     if (!e.users && !e.accounts) return InvalidArgument(kMsgResvNoUsers);
     std::string name = e.name.value_or("");
     for (int n = 1; name.empty() || resvs_.Find(name); ++n) {
-      const std::string owner = e.users && !e.users->empty()       ? (*e.users)[0]
+      const std::string owner = e.users && !e.users->empty()         ? (*e.users)[0]
                                 : e.accounts && !e.accounts->empty() ? (*e.accounts)[0]
-                                                                      : "resv";
+                                                                     : "resv";
       name = fmt::format("{}_{}", owner, n);
     }
     r.set_name(name);
@@ -117,7 +120,8 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
   } else if (e.start) {
     r.set_end_time(r.start_time() + old_duration);
   }
-  if (r.end_time() <= r.start_time() || (e.end && *e.end <= Now())) return InvalidArgument(kMsgBadTime);
+  if (r.end_time() <= r.start_time() || (e.end && *e.end <= Now()))
+    return InvalidArgument(kMsgBadTime);
   if (e.users) {
     SetList(r.mutable_users(), *e.users);
     r.set_users_denied(e.users_denied);
@@ -140,7 +144,8 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
     flags.insert(flags.end(), e.flags->begin(), e.flags->end());
   }
   flags.insert(flags.end(), e.flags_add.begin(), e.flags_add.end());
-  for (const std::string& f : e.flags_remove) flags.erase(std::remove(flags.begin(), flags.end(), f), flags.end());
+  for (const std::string& f : e.flags_remove)
+    flags.erase(std::remove(flags.begin(), flags.end(), f), flags.end());
   SetList(r.mutable_flags(), SortResvFlags(flags));
   const bool nodes_change = e.nodes || e.node_cnt || e.tres_cpus || e.tres_gpus;
   if (create && !nodes_change) return InvalidArgument(kMsgNodeConfig);
@@ -154,9 +159,8 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
       for (int64_t id : node->jobs) {
         const JobInfo* job = jobs_.Find(id);
         if (!job || job->spec().reservation() == r.name()) continue;
-        const int64_t end = job->time_limit_min() > 0
-                                ? job->start_time() + job->time_limit_min() * 60
-                                : INT64_MAX;
+        const int64_t end =
+            job->time_limit_min() > 0 ? job->start_time() + job->time_limit_min() * 60 : INT64_MAX;
         if (end > r.start_time()) return InvalidArgument(kMsgNodesBusy);
       }
     }
@@ -169,17 +173,18 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
 
 Status Controller::PickReservationNodes(const ResvEdit& e, ReservationInfo* r) {
   std::vector<std::string> candidates;
-  const PartitionConfig* part = r->partition().empty() ? nullptr
-                                                       : LookupPartition(config_, r->partition());
+  const PartitionConfig* part =
+      r->partition().empty() ? nullptr : LookupPartition(config_, r->partition());
   if (part) {
     candidates = part->nodes;
   } else {
     for (const NodeConfig& n : config_.nodes) candidates.push_back(n.name);
   }
   std::vector<std::string> flags = List(r->flags());
-  flags.erase(std::remove_if(flags.begin(), flags.end(),
-                             [](const std::string& f) { return f == "SPEC_NODES" || f == "ALL_NODES"; }),
-              flags.end());
+  flags.erase(
+      std::remove_if(flags.begin(), flags.end(),
+                     [](const std::string& f) { return f == "SPEC_NODES" || f == "ALL_NODES"; }),
+      flags.end());
   std::vector<std::string> chosen;
   int64_t cpus = 0, gpus = 0;
   if (e.nodes) {
@@ -245,30 +250,30 @@ Status Controller::CheckSubmitAccess(JobInfo* job) const {
     const std::string& account = spec->account();
     if (!part->allow_accounts.empty() ? !Has(part->allow_accounts, account)
                                       : Has(part->deny_accounts, account))
-      return InvalidArgument(PartitionRefusal(*part, "account", part->allow_accounts, account,
-                                              kMsgInvalidAccount));
+      return InvalidArgument(
+          PartitionRefusal(*part, "account", part->allow_accounts, account, kMsgInvalidAccount));
     const std::string qos = spec->qos().empty() ? "normal" : spec->qos();
     if (!part->allow_qos.empty() && !Has(part->allow_qos, qos))
       return InvalidArgument(PartitionRefusal(*part, "QOS", part->allow_qos, qos, kMsgInvalidQos));
-    if (!part->allow_groups.empty() && !Has(part->allow_groups, job->group()) &&
-        job->uid() != 0)
+    if (!part->allow_groups.empty() && !Has(part->allow_groups, job->group()) && job->uid() != 0)
       return PermissionDenied(kMsgBadGroup);
     if (part->exclusive) spec->set_exclusive(true);
   }
   if (spec->reservation().empty()) return Status::Ok();
   const ReservationInfo* found = resvs_.Find(spec->reservation());
   if (!found || found->end_time() <= Now()) {
-    return InvalidArgument(fmt::format("invalid reservation specified: {}{}\n{}", spec->reservation(),
-                                       found ? " (it has ended)" : "", kMsgResvInvalid));
+    return InvalidArgument(fmt::format("invalid reservation specified: {}{}\n{}",
+                                       spec->reservation(), found ? " (it has ended)" : "",
+                                       kMsgResvInvalid));
   }
   const ReservationInfo& r = *found;
   const bool user_ok = !r.users().empty() && ListAdmits(r.users(), r.users_denied(), job->user());
   const bool account_ok =
       !r.accounts().empty() && ListAdmits(r.accounts(), r.accounts_denied(), spec->account());
   if (!user_ok && !account_ok) {
-    return PermissionDenied(fmt::format("user {} (account {}) may not use reservation {}\n{}", job->user(),
-                                        spec->account().empty() ? "none" : spec->account(),
-                                        spec->reservation(), kMsgResvAccess));
+    return PermissionDenied(fmt::format(
+        "user {} (account {}) may not use reservation {}\n{}", job->user(),
+        spec->account().empty() ? "none" : spec->account(), spec->reservation(), kMsgResvAccess));
   }
   return Status::Ok();
 }

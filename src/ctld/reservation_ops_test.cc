@@ -79,29 +79,30 @@ TEST_F(ResvOpsTest, CreateValidatesAndPersists) {
   EXPECT_EQ(m.tres(), "cpu=8");
   EXPECT_EQ(std::vector<std::string>(m.flags().begin(), m.flags().end()),
             (std::vector<std::string>{"MAINT", "SPEC_NODES"}));
-  EXPECT_EQ(Msg(Do(RESV_CREATE, {"ReservationName=m", "StartTime=now", "Duration=5",
-                                 "Nodes=node03", "Users=root"})),
-            "Duplicate reservation name");
-  EXPECT_EQ(Msg(Do(RESV_CREATE, {"StartTime=now+2hours", "Duration=5", "Nodes=node02",
+  EXPECT_EQ(Msg(Do(RESV_CREATE, {"ReservationName=m", "StartTime=now", "Duration=5", "Nodes=node03",
                                  "Users=root"})),
-            "Requested reservation overlaps with another reservation");
+            "Duplicate reservation name");
+  EXPECT_EQ(
+      Msg(Do(RESV_CREATE, {"StartTime=now+2hours", "Duration=5", "Nodes=node02", "Users=root"})),
+      "Requested reservation overlaps with another reservation");
   EXPECT_EQ(Msg(Do(RESV_CREATE, {"StartTime=now", "Duration=5", "Nodes=node09", "Users=root"})),
             "Invalid node name specified");
   EXPECT_EQ(Msg(Do(RESV_CREATE, {"StartTime=now", "Duration=5", "Nodes=node03"})),
             "Reservation request lacks users or accounts");
-  EXPECT_EQ(Msg(Do(RESV_CREATE, {"StartTime=yesterdayish", "Duration=5", "Nodes=node03",
-                                 "Users=root"})),
-            "Invalid StartTime value: yesterdayish");
+  EXPECT_EQ(
+      Msg(Do(RESV_CREATE, {"StartTime=yesterdayish", "Duration=5", "Nodes=node03", "Users=root"})),
+      "Invalid StartTime value: yesterdayish");
   EXPECT_EQ(Msg(Do(RESV_CREATE, {"StartTime=now", "EndTime=now", "Nodes=node03", "Users=root"})),
             "Invalid time specified");
-  EXPECT_EQ(Msg(Do(RESV_CREATE, {"StartTime=now", "Duration=5", "Nodes=node03", "Users=root",
-                                 "Flags=BOGUS"})),
+  EXPECT_EQ(Msg(Do(RESV_CREATE,
+                   {"StartTime=now", "Duration=5", "Nodes=node03", "Users=root", "Flags=BOGUS"})),
             "Invalid flag: BOGUS");
-  EXPECT_EQ(Msg(Do(RESV_CREATE, {"StartTime=now", "Duration=5", "Nodes=node03", "Users=root"},
-                   kAlice)),
-            "Access/permission denied");
+  EXPECT_EQ(
+      Msg(Do(RESV_CREATE, {"StartTime=now", "Duration=5", "Nodes=node03", "Users=root"}, kAlice)),
+      "Access/permission denied");
   // Generated name; NodeCnt picks a free node outside other reservations in the window.
-  auto g = Do(RESV_CREATE, {"StartTime=now+1hour", "Duration=UNLIMITED", "NodeCnt=1", "Accounts=ml"});
+  auto g =
+      Do(RESV_CREATE, {"StartTime=now+1hour", "Duration=UNLIMITED", "NodeCnt=1", "Accounts=ml"});
   ASSERT_TRUE(g.ok()) << Msg(g);
   EXPECT_EQ(g->name(), "ml_1");
   EXPECT_EQ(ctl_->reservations().at("ml_1").nodes(0), "node03");
@@ -134,8 +135,8 @@ TEST_F(ResvOpsTest, BusyNodesNeedIgnoreJobsAndDailyRepeats) {
   EXPECT_EQ(Msg(Do(RESV_CREATE, {"ReservationName=a", "StartTime=now", "Duration=10",
                                  "Nodes=" + busy, "Users=root"})),
             "Requested nodes are busy");
-  ASSERT_TRUE(Do(RESV_CREATE, {"ReservationName=a", "StartTime=now", "Duration=10",
-                               "Nodes=" + busy, "Users=root", "Flags=IGNORE_JOBS,DAILY"})
+  ASSERT_TRUE(Do(RESV_CREATE, {"ReservationName=a", "StartTime=now", "Duration=10", "Nodes=" + busy,
+                               "Users=root", "Flags=IGNORE_JOBS,DAILY"})
                   .ok());
   clock_.Set(kT0 + 11 * 60);
   ctl_->SchedulePass();

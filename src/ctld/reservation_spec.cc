@@ -12,11 +12,28 @@
 namespace sluice::ctld {
 namespace {
 
-constexpr const char* kFlagOrder[] = {
-    "MAINT", "NO_MAINT", "FLEX", "OVERLAP", "IGNORE_JOBS", "HOURLY", "DAILY", "WEEKDAY",
-    "WEEKEND", "WEEKLY", "STATIC_ALLOC", "PART_NODES", "PURGE_COMP", "ANY_NODES",
-    "FIRST_CORES", "TIME_FLOAT", "REPLACE", "REPLACE_DOWN", "NO_HOLD_JOBS_AFTER", "SPEC_NODES",
-    "ALL_NODES", "MAGNETIC"};
+constexpr const char* kFlagOrder[] = {"MAINT",
+                                      "NO_MAINT",
+                                      "FLEX",
+                                      "OVERLAP",
+                                      "IGNORE_JOBS",
+                                      "HOURLY",
+                                      "DAILY",
+                                      "WEEKDAY",
+                                      "WEEKEND",
+                                      "WEEKLY",
+                                      "STATIC_ALLOC",
+                                      "PART_NODES",
+                                      "PURGE_COMP",
+                                      "ANY_NODES",
+                                      "FIRST_CORES",
+                                      "TIME_FLOAT",
+                                      "REPLACE",
+                                      "REPLACE_DOWN",
+                                      "NO_HOLD_JOBS_AFTER",
+                                      "SPEC_NODES",
+                                      "ALL_NODES",
+                                      "MAGNETIC"};
 
 std::string Upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
@@ -131,16 +148,22 @@ Expected<int64_t> ParseResvTime(std::string_view s, int64_t now) {
     size_t digits = 0;
     while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
     int64_t n = 0;
-    if (digits == 0 || !ParseBounded(std::string_view(rest).substr(0, digits), kMaxResvOffsetS, &n)) {
+    if (digits == 0 ||
+        !ParseBounded(std::string_view(rest).substr(0, digits), kMaxResvOffsetS, &n)) {
       return bad;
     }
     const std::string unit = rest.substr(digits);
     int64_t mult = 0;
-    if (unit.empty() || std::string("SECONDS").rfind(unit, 0) == 0) mult = 1;
-    else if (unit == "M" || std::string("MINUTES").rfind(unit, 0) == 0) mult = 60;
-    else if (std::string("HOURS").rfind(unit, 0) == 0) mult = 3600;
-    else if (std::string("DAYS").rfind(unit, 0) == 0) mult = 86400;
-    else if (std::string("WEEKS").rfind(unit, 0) == 0) mult = 7 * 86400;
+    if (unit.empty() || std::string("SECONDS").rfind(unit, 0) == 0)
+      mult = 1;
+    else if (unit == "M" || std::string("MINUTES").rfind(unit, 0) == 0)
+      mult = 60;
+    else if (std::string("HOURS").rfind(unit, 0) == 0)
+      mult = 3600;
+    else if (std::string("DAYS").rfind(unit, 0) == 0)
+      mult = 86400;
+    else if (std::string("WEEKS").rfind(unit, 0) == 0)
+      mult = 7 * 86400;
     if (mult == 0 || n > kMaxResvOffsetS / mult) return bad;
     return now + n * mult;
   }
@@ -201,7 +224,8 @@ Expected<ResvEdit> ParseReservationArgs(const std::vector<std::string>& args, in
       e.nodes = Upper(v) == "ALL" ? "ALL" : v;
     } else if (key == "NODECNT" || key == "NODECOUNT") {
       int64_t n = 0;
-      if (!ParseBounded(v, 1000000, &n) || n <= 0) return InvalidArgument("Invalid node count " + v);
+      if (!ParseBounded(v, 1000000, &n) || n <= 0)
+        return InvalidArgument("Invalid node count " + v);
       e.node_cnt = static_cast<int>(n);
     } else if (key == "TRES") {
       RETURN_IF_ERROR(ParseTres(v, &e));
@@ -215,9 +239,12 @@ Expected<ResvEdit> ParseReservationArgs(const std::vector<std::string>& args, in
       e.partition = v;
     } else if (key == "FLAGS") {
       ASSIGN_OR_RETURN(std::vector<std::string> flags, ParseFlags(v));
-      if (op == '+') e.flags_add = flags;
-      else if (op == '-') e.flags_remove = flags;
-      else e.flags = flags;
+      if (op == '+')
+        e.flags_add = flags;
+      else if (op == '-')
+        e.flags_remove = flags;
+      else
+        e.flags = flags;
     } else {
       return InvalidArgument("Invalid input: " + arg + "\nRequest aborted");
     }

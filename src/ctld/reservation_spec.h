@@ -31,8 +31,8 @@ struct ResvEdit {
   std::optional<std::vector<std::string>> users, accounts;
   bool users_denied = false, accounts_denied = false;
   std::optional<std::string> partition;
-  std::optional<std::vector<std::string>> flags;      // Flags= (replace)
-  std::vector<std::string> flags_add, flags_remove;   // Flags+= / Flags-=
+  std::optional<std::vector<std::string>> flags;     // Flags= (replace)
+  std::vector<std::string> flags_add, flags_remove;  // Flags+= / Flags-=
 };
 
 Expected<ResvEdit> ParseReservationArgs(const std::vector<std::string>& args, int64_t now);

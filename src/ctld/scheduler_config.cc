@@ -24,7 +24,8 @@ Status ApplyParam(const std::string& item, sched::SchedulerConfig* out) {
     v = std::stoll(item.substr(eq + 1), &used);
     if (used != item.size() - eq - 1 || v < 0) throw std::invalid_argument("");
   } catch (...) {
-    if (key.rfind("bf_", 0) == 0) return InvalidArgument("SchedulerParameters: bad value in '" + item + "'");
+    if (key.rfind("bf_", 0) == 0)
+      return InvalidArgument("SchedulerParameters: bad value in '" + item + "'");
     return Status::Ok();
   }
   if (key == "bf_max_job_test") out->bf_max_job_test = static_cast<int>(v);
@@ -41,7 +42,8 @@ Expected<sched::SchedulerConfig> SchedulerConfigFrom(const Config& config) {
   if (type == "sched/builtin") {
     out.policy = sched::SchedulerConfig::Policy::kFifo;
   } else if (!type.empty() && type != "sched/backfill") {
-    return InvalidArgument("SchedulerType=" + type + " is not supported (sched/backfill or sched/builtin)");
+    return InvalidArgument("SchedulerType=" + type +
+                           " is not supported (sched/backfill or sched/builtin)");
   }
   std::stringstream params(Lookup(config, "SchedulerParameters"));
   std::string item;

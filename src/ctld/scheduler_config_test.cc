@@ -26,8 +26,10 @@ TEST(SchedulerConfig, BuiltinIsFifo) {
 }
 
 TEST(SchedulerConfig, ParametersAreApplied) {
-  auto c = SchedulerConfigFrom(With({{"SchedulerType", "sched/backfill"},
-                                     {"SchedulerParameters", "bf_conservative,bf_max_job_test=500,bf_window=120,bf_resolution=30,defer"}}));
+  auto c = SchedulerConfigFrom(
+      With({{"SchedulerType", "sched/backfill"},
+            {"SchedulerParameters",
+             "bf_conservative,bf_max_job_test=500,bf_window=120,bf_resolution=30,defer"}}));
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->policy, Policy::kConservative);
   EXPECT_EQ(c->bf_max_job_test, 500);

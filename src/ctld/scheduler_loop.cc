@@ -40,8 +40,10 @@ int64_t CountBackfilled(const std::vector<sched::JobRequest>& pending, const sch
   int64_t n = 0;
   bool blocked = false;
   for (const auto& r : pending) {
-    if (!started.count(r.job_id)) blocked = true;
-    else if (blocked) ++n;
+    if (!started.count(r.job_id))
+      blocked = true;
+    else if (blocked)
+      ++n;
   }
   return n;
 }
@@ -99,8 +101,11 @@ bool Controller::SchedulePass() {
     sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
     if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
     for (const auto& a : job.alloc()) {
-      r.alloc.push_back({a.node(), {a.cpu_ids().begin(), a.cpu_ids().end()}, a.mem_mb(),
-                         {a.gpu_ids().begin(), a.gpu_ids().end()}, a.ntasks()});
+      r.alloc.push_back({a.node(),
+                         {a.cpu_ids().begin(), a.cpu_ids().end()},
+                         a.mem_mb(),
+                         {a.gpu_ids().begin(), a.gpu_ids().end()},
+                         a.ntasks()});
     }
     snap.running.push_back(std::move(r));
   }
@@ -109,8 +114,8 @@ bool Controller::SchedulePass() {
   FillPreemptInputs(&snap, &pending);  // preempt_ops.cc
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   ApplyPreemptions(plan);
-  stats_.passes.Record(RealClock::MonotonicUs() - pass_start_us, static_cast<int64_t>(pending.size()),
-                       CountBackfilled(pending, plan));
+  stats_.passes.Record(RealClock::MonotonicUs() - pass_start_us,
+                       static_cast<int64_t>(pending.size()), CountBackfilled(pending, plan));
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);
     if (!job || job->state() != JOB_PENDING) continue;
@@ -138,9 +143,8 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
   int cpus = 0;
   // Nodes in hostlist order: the first one is the batch host, as in Slurm.
   std::vector<sched::NodeShare> shares = d.alloc;
-  std::sort(shares.begin(), shares.end(), [](const auto& x, const auto& y) {
-    return NaturalCompare(x.node, y.node) < 0;
-  });
+  std::sort(shares.begin(), shares.end(),
+            [](const auto& x, const auto& y) { return NaturalCompare(x.node, y.node) < 0; });
   for (const auto& s : shares) {
     NodeAlloc* a = job->add_alloc();
     a->set_node(s.node);
@@ -159,8 +163,7 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
   job->set_stdout_path(ExpandOutputPath(spec.stdout_pattern(), *job, first, spec.work_dir()));
   job->set_stderr_path(spec.stderr_pattern().empty()
                            ? job->stdout_path()
-                           : ExpandOutputPath(spec.stderr_pattern(), *job, first,
-                                              spec.work_dir()));
+                           : ExpandOutputPath(spec.stderr_pattern(), *job, first, spec.work_dir()));
   nodes_.Allocate(*job, spec.exclusive());
   MarkJob(job->job_id());
   // The batch script runs on the batch host only (alloc[0]); steps (srun) use the
@@ -189,8 +192,7 @@ void Controller::LaunchOn(const JobInfo& job, int node_index) {
     log_->error("batch script unreadable job_id={} error={:?}", job.job_id(),
                 script.status().message());
   }
-  LaunchJobRequest req =
-      BuildLaunch(config_, job, script.ok() ? *script : JobScript(), node_index);
+  LaunchJobRequest req = BuildLaunch(config_, job, script.ok() ? *script : JobScript(), node_index);
   for (int k = 0; k < job.het_size(); ++k) {  // SLURM_*_HET_GROUP_<k> (stepd/batch_env.cc)
     if (const JobInfo* c = jobs_.Find(job.het_job_id() + k)) {
       *req.mutable_launch()->add_het_components() = *c;

@@ -44,7 +44,9 @@ TEST(LaunchLatch, AnswersFromManyThreadsFireExactlyOnce) {
     std::vector<std::thread> agents;
     for (int i = 0; i < 8; ++i) {
       agents.emplace_back([&, i] {
-        if (i == 4) latch.OnDone([&](const std::vector<std::string>& e) { fired += 1 + static_cast<int>(e.size()); });
+        if (i == 4)
+          latch.OnDone(
+              [&](const std::vector<std::string>& e) { fired += 1 + static_cast<int>(e.size()); });
         latch.Done("node" + std::to_string(i), i == 2 ? "down" : "");
       });
     }

@@ -38,7 +38,8 @@ Expected<std::vector<int>> CandidateNodes(const JobInfo& job, const std::string&
     }
     order = kept;
   } else {
-    std::stable_partition(order.begin(), order.end(), [&](const std::string& n) { return !busy.count(n); });
+    std::stable_partition(order.begin(), order.end(),
+                          [&](const std::string& n) { return !busy.count(n); });
   }
   std::vector<int> out;
   for (const std::string& n : order) out.push_back(index[n]);

@@ -29,13 +29,13 @@ inline constexpr char kMsgBadTaskCount[] = "Task count specification invalid";
 inline constexpr int kMaxStepTasksPerNode = 512;
 
 struct StepLayout {
-  std::vector<int> alloc_index;              // per step node: index into job.alloc()
-  std::vector<std::string> nodes;            // per step node: name
-  std::vector<int> tasks_per_node;           // per step node
-  std::vector<std::vector<int>> task_ids;    // per step node: global ranks, ascending
-  std::vector<int> task_node;                // rank -> step node index
+  std::vector<int> alloc_index;            // per step node: index into job.alloc()
+  std::vector<std::string> nodes;          // per step node: name
+  std::vector<int> tasks_per_node;         // per step node
+  std::vector<std::vector<int>> task_ids;  // per step node: global ranks, ascending
+  std::vector<int> task_node;              // rank -> step node index
   int ntasks = 0;
-  int ntasks_per_node = 0;                   // effective --ntasks-per-node (0 = none)
+  int ntasks_per_node = 0;  // effective --ntasks-per-node (0 = none)
   bool cyclic = false;
 };
 

@@ -50,7 +50,8 @@ Status Controller::Keepalive(const Caller& caller, const KeepaliveRequest& req) 
 void Controller::RestoreSteps(const NodeRuntime& n, const RegisterNodeRequest& req) {
   for (const RunningStep& r : req.running_steps()) {
     const JobInfo* job = jobs_.Find(r.job_id());
-    if (!job || job->state() != JOB_RUNNING || job->completing() || !n.jobs.count(r.job_id())) continue;
+    if (!job || job->state() != JOB_RUNNING || job->completing() || !n.jobs.count(r.job_id()))
+      continue;
     auto [it, fresh] = steps_[r.job_id()].try_emplace(r.step_id());
     ActiveStep& s = it->second;
     if (fresh) {
@@ -64,8 +65,10 @@ void Controller::RestoreSteps(const NodeRuntime& n, const RegisterNodeRequest& r
     bool known = std::any_of(s.use.begin(), s.use.end(),
                              [&](const StepNodeUse& u) { return u.node == n.cfg.name; });
     if (known) continue;
-    s.use.push_back(StepNodeUse{n.cfg.name, {r.cpu_ids().begin(), r.cpu_ids().end()},
-                                {r.gpu_ids().begin(), r.gpu_ids().end()}, r.mem_mb()});
+    s.use.push_back(StepNodeUse{n.cfg.name,
+                                {r.cpu_ids().begin(), r.cpu_ids().end()},
+                                {r.gpu_ids().begin(), r.gpu_ids().end()},
+                                r.mem_mb()});
   }
 }
 
@@ -76,7 +79,8 @@ void Controller::ExpireClientLeases() {
     const JobInfo* job = jobs_.Find(it->first);
     bool running = job && job->state() == JOB_RUNNING && !job->completing();
     if (running) {
-      std::erase_if(it->second, [&](const auto& kv) { return now - kv.second.last_seen_ms > lease; });
+      std::erase_if(it->second,
+                    [&](const auto& kv) { return now - kv.second.last_seen_ms > lease; });
     }
     if (!running || it->second.empty()) {
       it = steps_.erase(it);
@@ -145,12 +149,14 @@ GetStepsReply Controller::GetSteps(const GetStepsRequest& req) const {
   return reply;
 }
 
-Expected<Controller::StepUsageTargets> Controller::UsageTargets(const Caller& caller, int64_t job_id,
-                                                   int32_t step_id) const {
+Expected<Controller::StepUsageTargets> Controller::UsageTargets(const Caller& caller,
+                                                                int64_t job_id,
+                                                                int32_t step_id) const {
   const JobInfo* job = jobs_.Find(job_id);
   if (job == nullptr) return NotFound(kMsgInvalidJobId);
   if (HidesOthersJobs(caller)) RETURN_IF_ERROR(CheckOwner(caller, job));
-  if (job->state() != JOB_RUNNING) return FailedPrecondition(fmt::format("job {} is not running", job_id));
+  if (job->state() != JOB_RUNNING)
+    return FailedPrecondition(fmt::format("job {} is not running", job_id));
   const std::map<int, ActiveStep>* steps = StepsOf(job_id);
   auto it = steps ? steps->find(step_id) : std::map<int, ActiveStep>::const_iterator();
   if (steps == nullptr || it == steps->end()) {

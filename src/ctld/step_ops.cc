@@ -1,8 +1,9 @@
 // Job steps (srun) and interactive allocations (salloc, standalone srun) of the
 // Controller: CreateStep records step JOBID.N (step ids are journaled with the job in
-// blocks of kStepIdBlock, so most steps launch without waiting for a disk write), plans the task layout (step_layout.h), picks MASTER_PORT and queues one
-// LaunchTasks per step node, sent in parallel after the commit; ReleaseAllocation ends
-// an interactive allocation when its salloc/srun exits.
+// blocks of kStepIdBlock, so most steps launch without waiting for a disk write), plans the task
+// layout (step_layout.h), picks MASTER_PORT and queues one LaunchTasks per step node, sent in
+// parallel after the commit; ReleaseAllocation ends an interactive allocation when its salloc/srun
+// exits.
 #include <fmt/format.h>
 
 #include <random>
@@ -15,7 +16,7 @@ namespace sluice::ctld {
 namespace {
 
 constexpr int kMasterPortBase = 20000;  // below the usual ephemeral range
-constexpr int kStepIdBlock = 32;       // step ids journaled per write
+constexpr int kStepIdBlock = 32;        // step ids journaled per write
 constexpr int kMasterPortSpan = 10000;
 
 bool TorchEnvEnabled(const Config& config) {
@@ -65,10 +66,13 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
     return FailedPrecondition(kMsgAlreadyDone);
   }
   if (req.argv_size() == 0) return InvalidArgument("No command given to execute");
-  if (req.io_port() <= 0 || req.io_host().empty()) return InvalidArgument("No I/O address for the step");
+  if (req.io_port() <= 0 || req.io_host().empty())
+    return InvalidArgument("No I/O address for the step");
   const std::vector<ActiveStep> running = RunningSteps(job->job_id());
-  ASSIGN_OR_RETURN(StepLayout layout,
-                   PlanStepLayout(*job, req, req.overlap() ? std::set<std::string>{} : FullyHeldNodes(*job, running)));
+  ASSIGN_OR_RETURN(
+      StepLayout layout,
+      PlanStepLayout(*job, req,
+                     req.overlap() ? std::set<std::string>{} : FullyHeldNodes(*job, running)));
   ASSIGN_OR_RETURN(std::vector<StepNodeUse> use, PickStepResources(*job, layout, req, running));
   int step_id = job->next_step_id();
   job->set_next_step_id(step_id + 1);
@@ -128,17 +132,17 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
     for (const std::string& a : addrs) s->add_step_node_addrs(a);
     AgentAddress to = AddressOf(layout.nodes[i]);
     std::shared_ptr<LaunchLatch> latch = start.latch;
-    SendAfterCommit([this, to, lreq = std::move(lreq), latch, job_id = job->job_id(),
-                     step_id]() mutable {
-      agents_->LaunchTasks(to, std::move(lreq), [this, latch, node = to.node, job_id,
-                                                 step_id](Status st) {
-        latch->Done(node, st.ok() ? "" : st.message());
-        // The tasks may have started there although srun counts the launch failed.
-        if (st.code() == Code::kUnknown) {
-          OnOwner([this, node, job_id, step_id] { KillStepOn(node, job_id, step_id); });
-        }
-      });
-    });
+    SendAfterCommit(
+        [this, to, lreq = std::move(lreq), latch, job_id = job->job_id(), step_id]() mutable {
+          agents_->LaunchTasks(
+              to, std::move(lreq), [this, latch, node = to.node, job_id, step_id](Status st) {
+                latch->Done(node, st.ok() ? "" : st.message());
+                // The tasks may have started there although srun counts the launch failed.
+                if (st.code() == Code::kUnknown) {
+                  OnOwner([this, node, job_id, step_id] { KillStepOn(node, job_id, step_id); });
+                }
+              });
+        });
   }
   return start;
 }

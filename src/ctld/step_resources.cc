@@ -31,8 +31,8 @@ Held HeldOn(const std::string& node, const std::vector<ActiveStep>& running) {
 }
 
 // The first `want` of `ids` not in `held`; -1 = all of them that are free.
-std::vector<int> Take(const google::protobuf::RepeatedField<int32_t>& ids, const std::set<int>& held,
-                      int want) {
+std::vector<int> Take(const google::protobuf::RepeatedField<int32_t>& ids,
+                      const std::set<int>& held, int want) {
   std::vector<int> out;
   for (int id : ids) {
     if (want >= 0 && static_cast<int>(out.size()) >= want) break;
@@ -54,7 +54,8 @@ int64_t WantMem(const StepRequest& req, size_t cpus) {
 std::set<std::string> FullyHeldNodes(const JobInfo& job, const std::vector<ActiveStep>& running) {
   std::set<std::string> out;
   for (const NodeAlloc& a : job.alloc()) {
-    if (a.cpu_ids_size() > 0 && HeldOn(a.node(), running).cpus.size() >= static_cast<size_t>(a.cpu_ids_size())) {
+    if (a.cpu_ids_size() > 0 &&
+        HeldOn(a.node(), running).cpus.size() >= static_cast<size_t>(a.cpu_ids_size())) {
       out.insert(a.node());
     }
   }
@@ -74,12 +75,15 @@ Expected<std::vector<StepNodeUse>> PickStepResources(const JobInfo& job, const S
     int tasks = layout.tasks_per_node[i];
     int ncpu = a.cpu_ids_size();
     int want_gpus = -1;  // implicit: whatever is free
-    if (req.gpus_per_task() > 0) want_gpus = ClampInt(int64_t{tasks} * req.gpus_per_task());
-    else if (req.gpus_per_node() > 0) want_gpus = req.gpus_per_node();
+    if (req.gpus_per_task() > 0)
+      want_gpus = ClampInt(int64_t{tasks} * req.gpus_per_task());
+    else if (req.gpus_per_node() > 0)
+      want_gpus = req.gpus_per_node();
     if (want_gpus > a.gpu_ids_size()) return InvalidArgument(kMsgStepNodeConfig);
     int want_cpus = exact ? ClampInt(int64_t{tasks} * cpt) : ncpu;
     if (req.cpus_per_gpu() > 0) {  // CPUs follow the GPUs the step asks for (or the node's)
-      want_cpus = ClampInt(int64_t{want_gpus >= 0 ? want_gpus : a.gpu_ids_size()} * req.cpus_per_gpu());
+      want_cpus =
+          ClampInt(int64_t{want_gpus >= 0 ? want_gpus : a.gpu_ids_size()} * req.cpus_per_gpu());
       if (want_cpus == 0) return InvalidArgument(kMsgStepNodeConfig);
     }
     if (exact && ncpu > 0 && want_cpus > ncpu) return InvalidArgument(kMsgTooManyCpus);

@@ -52,11 +52,11 @@ struct StepNodeUse {
 struct ActiveStep {
   int step_id = 0;
   std::string name;
-  int64_t start_time = 0;          // unix seconds
-  int64_t last_seen_ms = 0;        // srun's last keepalive (controller clock)
+  int64_t start_time = 0;    // unix seconds
+  int64_t last_seen_ms = 0;  // srun's last keepalive (controller clock)
   bool overlap = false;
   int ntasks = 0;
-  std::vector<StepNodeUse> use;    // per step node, node index order
+  std::vector<StepNodeUse> use;  // per step node, node index order
 };
 
 // The job's nodes on which running (not --overlap) steps hold every CPU of the job: a

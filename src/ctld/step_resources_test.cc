@@ -43,7 +43,8 @@ StepRequest ExactWithMem(int64_t mem_mb) {
   return r;
 }
 
-Expected<std::vector<StepNodeUse>> Pick(const StepRequest& r, const std::vector<ActiveStep>& running) {
+Expected<std::vector<StepNodeUse>> Pick(const StepRequest& r,
+                                        const std::vector<ActiveStep>& running) {
   JobInfo job = OneNodeJob();
   auto layout = PlanStepLayout(job, r);
   EXPECT_TRUE(layout.ok()) << layout.status().message();

@@ -31,20 +31,22 @@ void StepUsageAsync(OwnerLoop* loop, const Caller& caller, const StepUsageReques
           AgentStepUsageRequest ask;
           ask.set_job_id(req.job_id());
           ask.set_step_id(req.step_id());
-          plan->link->StepUsage(to, std::move(ask), [g, done, node = to.node](Expected<AgentStepUsageReply> r) {
-            std::unique_lock<std::mutex> lock(g->mu);
-            if (r.ok() && r->error().empty()) {
-              for (const TaskUsage& t : r->tasks()) *g->reply.add_tasks() = t;
-            } else {
-              g->reply.add_errors(node + ": " + (r.ok() ? r->error() : r.status().message()));
-            }
-            if (--g->left > 0) return;
-            auto& tasks = *g->reply.mutable_tasks();
-            std::sort(tasks.begin(), tasks.end(),
-                      [](const TaskUsage& a, const TaskUsage& b) { return a.rank() < b.rank(); });
-            lock.unlock();
-            done(std::move(g->reply));
-          });
+          plan->link->StepUsage(
+              to, std::move(ask), [g, done, node = to.node](Expected<AgentStepUsageReply> r) {
+                std::unique_lock<std::mutex> lock(g->mu);
+                if (r.ok() && r->error().empty()) {
+                  for (const TaskUsage& t : r->tasks()) *g->reply.add_tasks() = t;
+                } else {
+                  g->reply.add_errors(node + ": " + (r.ok() ? r->error() : r.status().message()));
+                }
+                if (--g->left > 0) return;
+                auto& tasks = *g->reply.mutable_tasks();
+                std::sort(tasks.begin(), tasks.end(), [](const TaskUsage& a, const TaskUsage& b) {
+                  return a.rank() < b.rank();
+                });
+                lock.unlock();
+                done(std::move(g->reply));
+              });
         }
       });
 }

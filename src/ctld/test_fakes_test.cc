@@ -2,10 +2,8 @@
 // first-fit scheduler.
 #include "ctld/test_fakes.h"
 
-
-#include <algorithm>
 #include <fmt/format.h>
-
+#include <algorithm>
 
 namespace sluice::ctld::testing {
 
@@ -22,7 +20,8 @@ sched::Plan FirstFitScheduler::Schedule(const sched::ClusterSnapshot& snapshot,
       if (!n.available || n.exclusive_held) continue;
       if (n.cpu_used.empty()) n.cpu_used.assign(n.cpus, false);
       sched::NodeShare share{n.name, {}, job.mem_per_node_mb, {}, job.tasks_per_node};
-      for (int c = 0; c < n.cpus && static_cast<int>(share.cpu_ids.size()) < job.cpus_per_node; ++c) {
+      for (int c = 0; c < n.cpus && static_cast<int>(share.cpu_ids.size()) < job.cpus_per_node;
+           ++c) {
         if (!n.cpu_used[c]) share.cpu_ids.push_back(c);
       }
       for (auto& g : n.gpus) {

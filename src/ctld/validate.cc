@@ -58,8 +58,8 @@ struct Shape {
   int cpus_per_node = 1;
 };
 
-Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
-                             const JobSpec& spec, size_t nodelist_size) {
+Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part, const JobSpec& spec,
+                             size_t nodelist_size) {
   if (spec.min_nodes() < 0 || spec.ntasks() < 0 || spec.ntasks_per_node() < 0 ||
       spec.cpus_per_task() < 0) {
     return InvalidArgument(kMsgNodeCount);
@@ -82,8 +82,8 @@ Expected<Shape> ComputeShape(const Config& config, const PartitionConfig& part,
   }
   s.nodes = std::max<int>(s.nodes, static_cast<int>(nodelist_size));
   if (part.max_nodes > 0 && s.nodes > part.max_nodes) return InvalidArgument(kMsgNodeConfig);
-  int64_t tasks = spec.ntasks() > 0 ? spec.ntasks()
-                                    : int64_t{s.nodes} * std::max(1, spec.ntasks_per_node());
+  int64_t tasks =
+      spec.ntasks() > 0 ? spec.ntasks() : int64_t{s.nodes} * std::max(1, spec.ntasks_per_node());
   if (tasks > kMaxCount) return InvalidArgument(kMsgNodeConfig);
   s.tasks = static_cast<int>(tasks);
   s.tasks_per_node = spec.ntasks_per_node() > 0
@@ -230,7 +230,8 @@ Status NormalizeJob(const Config& config, JobInfo* job) {
     if (cpus > kMaxCount) return InvalidArgument(kMsgNodeConfig);
     shape.cpus_per_node = static_cast<int>(std::max<int64_t>(shape.cpus_per_node, cpus));
   }
-  if (int64_t{shape.cpus_per_node} * shape.nodes > INT32_MAX) return InvalidArgument(kMsgNodeConfig);
+  if (int64_t{shape.cpus_per_node} * shape.nodes > INT32_MAX)
+    return InvalidArgument(kMsgNodeConfig);
   RETURN_IF_ERROR(CheckFits(config, *part, shape, *job));
   RETURN_IF_ERROR(ComputeMemory(config, *part, shape, job));
   if (spec->name().empty()) spec->set_name("sbatch");
@@ -257,8 +258,9 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   r.tasks_per_node = spec.ntasks_per_node() > 0
                          ? spec.ntasks_per_node()
                          : std::max(1, static_cast<int>(CeilDiv(job.num_tasks(), r.num_nodes)));
-  r.cpus_per_node = std::max((spec.overcommit() ? 1 : r.tasks_per_node) * std::max(1, spec.cpus_per_task()),
-                             job.num_cpus() / r.num_nodes);  // num_cpus includes --cpus-per-gpu
+  r.cpus_per_node =
+      std::max((spec.overcommit() ? 1 : r.tasks_per_node) * std::max(1, spec.cpus_per_task()),
+               job.num_cpus() / r.num_nodes);  // num_cpus includes --cpus-per-gpu
   r.mem_per_node_mb = job.mem_per_node_mb();
   r.gpus_per_node = job.gpus_per_node();
   r.gpu_type = job.gpu_type();

@@ -3,12 +3,12 @@
 // Refusals that concern one value name it on a first line, in Slurm's words, before
 // Slurm's error line (the commands print both, the last one after "Batch job submission
 // failed: "):
-//   unknown partition        -> "invalid partition specified: <p>\nInvalid partition name specified"
-//   bad gres                 -> "invalid gres specified: <g>\nInvalid generic resource (gres) specification"
-//   no default partition     -> "No partition specified or system default partition"
-//   time over MaxTime        -> "Requested time limit is invalid (missing or exceeds some limit)"
-//   memory over every node   -> "Memory specification can not be satisfied\nRequested node ..."
-//   more CPUs/GPUs/TmpDisk per node than the largest node, unknown features: see
+//   unknown partition        -> "invalid partition specified: <p>\nInvalid partition name
+//   specified" bad gres                 -> "invalid gres specified: <g>\nInvalid generic resource
+//   (gres) specification" no default partition     -> "No partition specified or system default
+//   partition" time over MaxTime        -> "Requested time limit is invalid (missing or exceeds
+//   some limit)" memory over every node   -> "Memory specification can not be satisfied\nRequested
+//   node ..." more CPUs/GPUs/TmpDisk per node than the largest node, unknown features: see
 //   impossible_request.h. --mem=0 (mem_whole_node) takes the RealMemory of the partition's
 //   smallest node (all of it on a uniform partition); --tmp limits the job to the nodes
 //   with that much TmpDisk.

@@ -91,28 +91,33 @@ TEST(Validate, ImpossibleRequestsSayWhatTheLargestNodeOffers) {
   const std::string tail = std::string("\n") + kMsgNodeConfig;
   EXPECT_EQ(message([](JobSpec* s) { s->set_cpus_per_task(9); }),
             "CPU count per task can not be satisfied: --cpus-per-task=9, the largest node in "
-            "partition p has 8 CPUs" + tail);
+            "partition p has 8 CPUs" +
+                tail);
   EXPECT_EQ(message([](JobSpec* s) {
               s->set_min_nodes(1);
               s->set_ntasks(3);
               s->set_cpus_per_task(4);
             }),
             "CPU count per node can not be satisfied: 12 CPUs on one node (3 tasks x 4 CPUs per "
-            "task), the largest node in partition p has 8 CPUs" + tail);
+            "task), the largest node in partition p has 8 CPUs" +
+                tail);
   EXPECT_EQ(message([](JobSpec* s) {
               auto* g = s->add_gres_per_node();
               g->set_name("gpu");
               g->set_count(3);
             }),
             "GPU count per node can not be satisfied: 3 GPUs (gpu) on one node, the largest node "
-            "in partition p has 2" + tail);
+            "in partition p has 2" +
+                tail);
   EXPECT_EQ(message([](JobSpec* s) { s->set_tmp_disk_mb(2048); }),
             "TmpDisk can not be satisfied: --tmp=2G on one node, the largest TmpDisk of a node in "
-            "partition p is 1G" + tail);
+            "partition p is 1G" +
+                tail);
   EXPECT_EQ(message([](JobSpec* s) { s->set_tmp_disk_mb(1024); }), "ok");
   EXPECT_EQ(message([](JobSpec* s) { s->set_min_cpus_per_node(9); }),
             "CPU count per node can not be satisfied: --mincpus=9, the largest node in partition p "
-            "has 8 CPUs" + tail);
+            "has 8 CPUs" +
+                tail);
   EXPECT_EQ(message([](JobSpec* s) { s->set_min_cpus_per_node(8); }), "ok");
   EXPECT_EQ(message([](JobSpec* s) { s->set_constraint("nvme&ib"); }),
             std::string("invalid feature specified: ib\n") + kMsgInvalidFeature);

@@ -32,7 +32,8 @@ Status Ip(const std::vector<std::string>& args) {
   if (r.exit_code == 0) return Status::Ok();
   std::string cmd;
   for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-  return Internal(fmt::format("`{}` failed: {}", cmd, r.err.empty() ? "exit " + std::to_string(r.exit_code) : r.err));
+  return Internal(fmt::format("`{}` failed: {}", cmd,
+                              r.err.empty() ? "exit " + std::to_string(r.exit_code) : r.err));
 }
 
 std::string ConfPath(const std::string& dir) { return dir + "/net.conf"; }
@@ -42,10 +43,15 @@ std::string ConfPath(const std::string& dir) { return dir + "/net.conf"; }
 std::string IsolatedNet::Bridge() const { return fmt::format("slbr{}", index_); }
 std::string IsolatedNet::Veth(int i) const { return fmt::format("sl{}v{}", index_, i); }
 std::string IsolatedNet::HostAddr() const { return fmt::format("10.213.{}.1", index_); }
-std::string IsolatedNet::NodeAddr(int i) const { return fmt::format("10.213.{}.{}", index_, i + 2); }
-std::string IsolatedNet::Netns(int i) const { return fmt::format("sluice{}-{}", index_, nodes_[i]); }
+std::string IsolatedNet::NodeAddr(int i) const {
+  return fmt::format("10.213.{}.{}", index_, i + 2);
+}
+std::string IsolatedNet::Netns(int i) const {
+  return fmt::format("sluice{}-{}", index_, nodes_[i]);
+}
 
-Expected<IsolatedNet> IsolatedNet::Create(const std::string& state_dir, const std::vector<std::string>& nodes,
+Expected<IsolatedNet> IsolatedNet::Create(const std::string& state_dir,
+                                          const std::vector<std::string>& nodes,
                                           const std::string& host_name) {
   if (::geteuid() != 0) return PermissionDenied("--isolated needs root (network namespaces)");
   if (nodes.empty() || nodes.size() > kMaxNodes) {
@@ -73,7 +79,8 @@ Expected<IsolatedNet> IsolatedNet::Create(const std::string& state_dir, const st
     for (int i = 0; i < net.size(); ++i) {
       const std::string ns = net.Netns(i);
       RETURN_IF_ERROR(Ip({"netns", "add", ns}));
-      RETURN_IF_ERROR(Ip({"link", "add", net.Veth(i), "type", "veth", "peer", "name", "eth0", "netns", ns}));
+      RETURN_IF_ERROR(
+          Ip({"link", "add", net.Veth(i), "type", "veth", "peer", "name", "eth0", "netns", ns}));
       RETURN_IF_ERROR(Ip({"link", "set", net.Veth(i), "master", net.Bridge(), "up"}));
       RETURN_IF_ERROR(Ip({"-n", ns, "addr", "add", net.NodeAddr(i) + "/24", "dev", "eth0"}));
       RETURN_IF_ERROR(Ip({"-n", ns, "link", "set", "eth0", "up"}));
@@ -96,9 +103,11 @@ Status IsolatedNet::WriteFiles(const std::string& host_name) const {
         << HostAddr() << " " << host_name << "\n::ffff:" << HostAddr() << " " << host_name << "\n";
   for (int i = 0; i < size(); ++i) {
     conf << "node " << nodes_[i] << "\n";
-    hosts << NodeAddr(i) << " " << nodes_[i] << "\n::ffff:" << NodeAddr(i) << " " << nodes_[i] << "\n";
+    hosts << NodeAddr(i) << " " << nodes_[i] << "\n::ffff:" << NodeAddr(i) << " " << nodes_[i]
+          << "\n";
   }
-  for (const auto& [path, text] : {std::pair{ConfPath(dir_), conf.str()}, std::pair{HostsFile(), hosts.str()}}) {
+  for (const auto& [path, text] :
+       {std::pair{ConfPath(dir_), conf.str()}, std::pair{HostsFile(), hosts.str()}}) {
     std::ofstream f(path);
     f << text;
     f.close();
@@ -123,7 +132,8 @@ Expected<IsolatedNet> IsolatedNet::Load(const std::string& state_dir) {
 }
 
 Status IsolatedNet::SetLink(int i, bool up) const {
-  if (i < 0 || i >= size()) return InvalidArgument(fmt::format("no node {} in the isolated network", i));
+  if (i < 0 || i >= size())
+    return InvalidArgument(fmt::format("no node {} in the isolated network", i));
   return Ip({"link", "set", Veth(i), up ? "up" : "down"});
 }
 
@@ -143,19 +153,21 @@ Status IsolatedNet::Remove() const {
   return result;
 }
 
-Status EnterNodeAndExec(const std::string& netns, const std::string& hostname, const std::string& hosts_file,
-                        const std::vector<std::string>& argv) {
+Status EnterNodeAndExec(const std::string& netns, const std::string& hostname,
+                        const std::string& hosts_file, const std::vector<std::string>& argv) {
   if (argv.empty()) return InvalidArgument("enter-node: no command");
   const std::string ns_path = "/run/netns/" + netns;
   int fd = ::open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NotFound(fmt::format("network namespace {}: {}", ns_path, std::strerror(errno)));
+  if (fd < 0)
+    return NotFound(fmt::format("network namespace {}: {}", ns_path, std::strerror(errno)));
   int rc = ::setns(fd, CLONE_NEWNET);
   ::close(fd);
   auto fail = [](const std::string& what) { return Internal(what + ": " + std::strerror(errno)); };
   if (rc != 0) return fail("setns " + ns_path);
   if (::unshare(CLONE_NEWUTS | CLONE_NEWNS) != 0) return fail("unshare");
   // Mounts made here stay in this namespace.
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail("mount --make-rprivate /");
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    return fail("mount --make-rprivate /");
   if (::mount(hosts_file.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr) != 0) {
     return fail("bind mount " + hosts_file + " on /etc/hosts");
   }

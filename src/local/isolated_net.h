@@ -24,12 +24,13 @@ class IsolatedNet {
  public:
   static constexpr int kMaxNodes = 250;
   // Makes the bridge and one namespace per node, and writes net.conf and hosts.
-  static Expected<IsolatedNet> Create(const std::string& state_dir, const std::vector<std::string>& nodes,
+  static Expected<IsolatedNet> Create(const std::string& state_dir,
+                                      const std::vector<std::string>& nodes,
                                       const std::string& host_name);
   // What Create() recorded in `state_dir` (NotFound: not an isolated cluster).
   static Expected<IsolatedNet> Load(const std::string& state_dir);
 
-  std::string HostAddr() const;            // the bridge's address
+  std::string HostAddr() const;  // the bridge's address
   std::string NodeAddr(int i) const;
   std::string Netns(int i) const;
   std::string HostsFile() const { return dir_ + "/hosts"; }
@@ -54,7 +55,7 @@ class IsolatedNet {
 // Runs in `sluice enter-node`: joins network namespace `netns`, takes a UTS and mount
 // namespace of its own, bind-mounts `hosts_file` on /etc/hosts, sets the hostname to
 // `hostname`, then execs argv. Returns only on failure.
-Status EnterNodeAndExec(const std::string& netns, const std::string& hostname, const std::string& hosts_file,
-                        const std::vector<std::string>& argv);
+Status EnterNodeAndExec(const std::string& netns, const std::string& hostname,
+                        const std::string& hosts_file, const std::vector<std::string>& argv);
 
 }  // namespace sluice

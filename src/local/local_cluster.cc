@@ -90,7 +90,8 @@ Status LocalCluster::WriteConfig() {
   c << (net ? "# Written by `sluice up --isolated`: each node in namespaces of its own.\n"
             : "# Written by `sluice up`: a local cluster on loopback.\n")
     << "ClusterName=" << opts_.cluster_name << "\n"
-    << "SlurmctldHost=" << (net ? HostName() + "(" + net->HostAddr() + ")" : "localhost(127.0.0.1)") << "\n"
+    << "SlurmctldHost=" << (net ? HostName() + "(" + net->HostAddr() + ")" : "localhost(127.0.0.1)")
+    << "\n"
     << "SlurmctldPort=" << ctld_port << "\n"
     << "StateSaveLocation=" << opts_.state_dir << "/state\n"
     << "SlurmdSpoolDir=" << opts_.state_dir << "/spool/%n\n"
@@ -103,8 +104,9 @@ Status LocalCluster::WriteConfig() {
   for (const auto& line : opts_.extra_config_lines) c << line << "\n";
   for (int i = 0; i < opts_.nodes; ++i) {
     ASSIGN_OR_RETURN(int port, unique_port());
-    c << "NodeName=" << NodeName(i) << " NodeAddr=" << (net ? net->NodeAddr(i) : "127.0.0.1") << " Port=" << port
-      << " CPUs=" << opts_.cpus_per_node << " RealMemory=" << opts_.mem_per_node_mb;
+    c << "NodeName=" << NodeName(i) << " NodeAddr=" << (net ? net->NodeAddr(i) : "127.0.0.1")
+      << " Port=" << port << " CPUs=" << opts_.cpus_per_node
+      << " RealMemory=" << opts_.mem_per_node_mb;
     if (opts_.gpus_per_node > 0) c << " Gres=gpu:" << opts_.gpus_per_node;
     c << " State=UNKNOWN\n";
   }
@@ -145,8 +147,9 @@ Status LocalCluster::StartAgentOf(const std::string& node, const std::string& bi
   const auto& nodes = net->nodes();
   auto it = std::find(nodes.begin(), nodes.end(), node);
   if (it == nodes.end()) return NotFound("node " + node + " is not in the isolated network");
-  std::vector<std::string> argv{BinPath("sluice"), "enter-node", net->Netns(static_cast<int>(it - nodes.begin())),
-                                node, net->HostsFile(), "--"};
+  std::vector<std::string> argv{
+      BinPath("sluice"), "enter-node", net->Netns(static_cast<int>(it - nodes.begin())), node,
+      net->HostsFile(),  "--"};
   argv.insert(argv.end(), agent.begin(), agent.end());
   return StartDaemon(node, argv);
 }
@@ -169,8 +172,9 @@ Status LocalCluster::Up(int timeout_ms) {
   // A network left over by a cluster that was not taken down.
   if (auto old = IsolatedNet::Load(opts_.state_dir); old.ok()) RETURN_IF_ERROR(old->Remove());
   if (opts_.isolated && ::geteuid() != 0) {
-    std::fprintf(stderr, "sluice: --isolated needs root (network namespaces): the nodes share this "
-                         "host's name and loopback\n");
+    std::fprintf(stderr,
+                 "sluice: --isolated needs root (network namespaces): the nodes share this "
+                 "host's name and loopback\n");
     opts_.isolated = false;
   }
   if (opts_.munge) {
@@ -183,7 +187,8 @@ Status LocalCluster::Up(int timeout_ms) {
   std::string key = opts_.state_dir + "/state/cluster.key";
   int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
   while (!fs::exists(key) && RealClock::MonotonicMs() < deadline) usleep(10'000);
-  if (!fs::exists(key)) return Unavailable("controller did not start; see " + opts_.state_dir + "/log/sluicectld.log");
+  if (!fs::exists(key))
+    return Unavailable("controller did not start; see " + opts_.state_dir + "/log/sluicectld.log");
   for (int i = 0; i < opts_.nodes; ++i) RETURN_IF_ERROR(StartAgent(i));
   return WaitNodesIdle(static_cast<int>(deadline - RealClock::MonotonicMs()));
 }
@@ -263,7 +268,8 @@ std::set<pid_t> ClusterAgents(const std::string& state_dir, const std::string& c
   std::set<pid_t> out;
   const std::string run = state_dir + "/run";
   for (const auto& e : fs::directory_iterator(run))
-    if (e.path().extension() == ".pid" && e.path().stem() != "sluicectld") out.insert(ReadPid(e.path()));
+    if (e.path().extension() == ".pid" && e.path().stem() != "sluicectld")
+      out.insert(ReadPid(e.path()));
   for (const DaemonProcess& d : FindDaemons("sluiced", conf)) out.insert(d.pid);
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(state_dir + "/spool", ec))

@@ -24,8 +24,8 @@ struct LocalClusterOptions {
   int cpus_per_node = 16;
   int64_t mem_per_node_mb = 64000;
   std::string state_dir = "sluice-local";
-  std::string bin_dir;           // where sluicectld/sluiced live; default: next to this program
-  std::string agent_bin = "sluiced";  // tests: "sluiced-faults" (test-only fault hooks)
+  std::string bin_dir;  // where sluicectld/sluiced live; default: next to this program
+  std::string agent_bin = "sluiced";    // tests: "sluiced-faults" (test-only fault hooks)
   std::string ctld_bin = "sluicectld";  // tests: "sluicectld-faults"
   std::string cluster_name = "local";
   int slurmd_timeout_s = 300;
@@ -44,7 +44,7 @@ class LocalCluster {
  public:
   explicit LocalCluster(LocalClusterOptions opts);
 
-  Status Up(int timeout_ms = 30'000);   // write config, start everything, wait for idle nodes
+  Status Up(int timeout_ms = 30'000);  // write config, start everything, wait for idle nodes
   Status Down();  // stop every daemon of the cluster (agents first), then the jobs' stepds
   static Status DownStateDir(const std::string& state_dir);
 

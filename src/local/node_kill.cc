@@ -26,7 +26,8 @@ int KillStepdTrees(const std::string& spool_prefix) {
   for (pid_t pid : AllPids()) {
     children.emplace(ParentOf(pid), pid);
     std::string cmd = Cmdline(pid);
-    if (cmd.find("sluice-stepd") != std::string::npos && cmd.find(spool_prefix) != std::string::npos) {
+    if (cmd.find("sluice-stepd") != std::string::npos &&
+        cmd.find(spool_prefix) != std::string::npos) {
       roots.insert(pid);
     }
   }

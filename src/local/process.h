@@ -20,12 +20,12 @@ struct RunResult {
 };
 
 struct RunOptions {
-  std::optional<uid_t> uid;              // run as this user (root only)
+  std::optional<uid_t> uid;  // run as this user (root only)
   std::optional<gid_t> gid;
-  std::vector<std::string> extra_env;    // KEY=VALUE added to the current environment
+  std::vector<std::string> extra_env;  // KEY=VALUE added to the current environment
   std::string cwd;
   std::string stdin_data;
-  int timeout_ms = 60'000;               // killed (and exit_code 124) after this
+  int timeout_ms = 60'000;  // killed (and exit_code 124) after this
 };
 
 // Starts argv[0] (a path) in a new session with stdin=/dev/null and stdout/stderr

@@ -32,7 +32,8 @@ int Up(sluice::LocalClusterOptions opts) {
 
 int EnterNode(int argc, char** argv) {
   if (argc < 7 || std::strcmp(argv[5], "--") != 0) {
-    std::fprintf(stderr, "usage: sluice enter-node NETNS HOSTNAME HOSTS_FILE -- COMMAND [ARGS...]\n");
+    std::fprintf(stderr,
+                 "usage: sluice enter-node NETNS HOSTNAME HOSTS_FILE -- COMMAND [ARGS...]\n");
     return 2;
   }
   std::vector<std::string> cmd(argv + 6, argv + argc);
@@ -50,16 +51,21 @@ int main(int argc, char** argv) {
   app.footer("sluice sim --help: replay a workload trace through the scheduler");
   app.require_subcommand(1);
   sluice::LocalClusterOptions opts;
-  auto* up = app.add_subcommand("up", "start a local cluster (controller + node agents on loopback)");
+  auto* up =
+      app.add_subcommand("up", "start a local cluster (controller + node agents on loopback)");
   up->add_option("--nodes", opts.nodes, "number of nodes")->check(CLI::Range(1, 1000));
-  up->add_option("--gpus-per-node", opts.gpus_per_node, "fake GPUs per node")->check(CLI::Range(0, 64));
-  up->add_option("--cpus-per-node", opts.cpus_per_node, "CPUs per node")->check(CLI::Range(1, 4096));
-  up->add_option("--mem-per-node", opts.mem_per_node_mb, "memory per node in MB")->check(CLI::Range(1, 1 << 30));
+  up->add_option("--gpus-per-node", opts.gpus_per_node, "fake GPUs per node")
+      ->check(CLI::Range(0, 64));
+  up->add_option("--cpus-per-node", opts.cpus_per_node, "CPUs per node")
+      ->check(CLI::Range(1, 4096));
+  up->add_option("--mem-per-node", opts.mem_per_node_mb, "memory per node in MB")
+      ->check(CLI::Range(1, 1 << 30));
   up->add_option("--state-dir", opts.state_dir, "state directory");
   up->add_option("--slurmd-timeout", opts.slurmd_timeout_s, "seconds before a silent node is DOWN");
   up->add_flag("--munge", opts.munge, "AuthType=auth/munge with a private munged (fresh key)");
   up->add_option("--config-line", opts.extra_config_lines,
-                 "a slurm.conf line added to the cluster's config (repeatable), e.g. PriorityType=priority/multifactor");
+                 "a slurm.conf line added to the cluster's config (repeatable), e.g. "
+                 "PriorityType=priority/multifactor");
   up->add_flag("--isolated", opts.isolated,
                "each node in its own network, UTS and mount namespaces (root): own hostname and "
                "address, node names resolve");

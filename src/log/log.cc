@@ -11,8 +11,8 @@
 namespace sluice::log {
 
 Logger Stderr(const std::string& name, Level level) {
-  auto logger = std::make_shared<spdlog::logger>(
-      name, std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger =
+      std::make_shared<spdlog::logger>(name, std::make_shared<spdlog::sinks::stderr_sink_mt>());
   logger->set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%n] [%l] %v");
   logger->set_level(level);
   logger->flush_on(Level::trace);  // a crash must not lose the lines before it
@@ -56,10 +56,17 @@ std::vector<std::string> Capture::lines() const {
 
 Expected<Level> ParseLevel(std::string_view name) {
   static constexpr std::array<std::pair<std::string_view, Level>, 11> kLevels{{
-      {"quiet", Level::off}, {"fatal", Level::critical}, {"error", Level::err},
-      {"info", Level::info}, {"verbose", Level::info}, {"debug", Level::debug},
-      {"debug2", Level::trace}, {"debug3", Level::trace}, {"debug4", Level::trace},
-      {"debug5", Level::trace}, {"", Level::info},
+      {"quiet", Level::off},
+      {"fatal", Level::critical},
+      {"error", Level::err},
+      {"info", Level::info},
+      {"verbose", Level::info},
+      {"debug", Level::debug},
+      {"debug2", Level::trace},
+      {"debug3", Level::trace},
+      {"debug4", Level::trace},
+      {"debug5", Level::trace},
+      {"", Level::info},
   }};
   for (const auto& [n, level] : kLevels) {
     if (n == name) return level;

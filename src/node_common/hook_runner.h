@@ -13,9 +13,9 @@
 namespace sluice {
 
 struct HookResult {
-  bool started = false;   // false: fork/exec failed (`last_line` says why)
+  bool started = false;  // false: fork/exec failed (`last_line` says why)
   bool timed_out = false;
-  int exit_code = 0;      // WEXITSTATUS, or 128+signal when killed
+  int exit_code = 0;  // WEXITSTATUS, or 128+signal when killed
   int term_signal = 0;
   std::string last_line;  // last non-empty output line, trimmed, at most 256 chars
   bool ok() const { return started && !timed_out && exit_code == 0 && term_signal == 0; }

@@ -36,7 +36,8 @@ TEST_F(HookRunner, PassAndEnvironment) {
 }
 
 TEST_F(HookRunner, FailureGivesLastNonEmptyLineOfStdoutOrStderr) {
-  HookResult r = RunHook(Script("echo first\necho 'GPU 2 fell off the bus' >&2\necho\nexit 3\n"), {}, 5000);
+  HookResult r =
+      RunHook(Script("echo first\necho 'GPU 2 fell off the bus' >&2\necho\nexit 3\n"), {}, 5000);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.Reason("HealthCheck"), "GPU 2 fell off the bus");

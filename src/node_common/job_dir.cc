@@ -4,10 +4,10 @@
 #include <fcntl.h>
 #include <sys/file.h>
 
-#include <atomic>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <atomic>
 
 #include <cerrno>
 #include <cstring>
@@ -38,9 +38,9 @@ Status WriteAll(int fd, const std::string& data) {
 
 std::atomic<uint64_t> tmp_counter{0};
 
-Status WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
-                       bool sync) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++tmp_counter);
+Status WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode, bool sync) {
+  std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++tmp_counter);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return Errno("cannot create", tmp);
   Status st = WriteAll(fd, data);

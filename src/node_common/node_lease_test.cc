@@ -21,7 +21,7 @@ class NodeLeaseTest : public ::testing::Test {
 };
 
 TEST(FenceMargin, ATenthOfTheTimeoutWithinBounds) {
-  EXPECT_EQ(FenceMarginMs(4'000), 500);       // floor
+  EXPECT_EQ(FenceMarginMs(4'000), 500);  // floor
   EXPECT_EQ(FenceMarginMs(60'000), 6'000);
   EXPECT_EQ(FenceMarginMs(300'000), 30'000);
   EXPECT_EQ(FenceMarginMs(3'600'000), 30'000);  // ceiling

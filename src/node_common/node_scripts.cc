@@ -60,9 +60,7 @@ std::vector<std::string> NodeScriptEnv(const BatchLaunch& launch, bool epilog, i
   return env;
 }
 
-HookResult RunProlog(const BatchLaunch& launch) {
-  return Run(launch, launch.prolog(), false, 0);
-}
+HookResult RunProlog(const BatchLaunch& launch) { return Run(launch, launch.prolog(), false, 0); }
 
 HookResult RunEpilog(const BatchLaunch& launch, int wait_status) {
   return Run(launch, launch.epilog(), true, wait_status);

@@ -38,7 +38,9 @@ bool ParseProcStat(const std::string& stat, long clock_ticks, long page_kb, pid_
   std::vector<std::string> f;  // f[0] is field 3 (state)
   for (std::string tok; in >> tok && f.size() < 22;) f.push_back(tok);
   if (f.size() < 22) return false;
-  auto num = [&](int field) { return std::strtoll(f[static_cast<size_t>(field - 3)].c_str(), nullptr, 10); };
+  auto num = [&](int field) {
+    return std::strtoll(f[static_cast<size_t>(field - 3)].c_str(), nullptr, 10);
+  };
   *group = static_cast<pid_t>(num(5));
   usage->pages = num(12);
   usage->cpu_ms = (num(14) + num(15) + num(16) + num(17)) * 1000 / clock_ticks;
@@ -48,7 +50,7 @@ bool ParseProcStat(const std::string& stat, long clock_ticks, long page_kb, pid_
 }
 
 std::map<pid_t, ProcessUsage> SampleProcessGroups(const std::vector<pid_t>& groups,
-                                             const std::string& proc_root) {
+                                                  const std::string& proc_root) {
   std::map<pid_t, ProcessUsage> out;
   DIR* d = ::opendir(proc_root.c_str());
   if (d == nullptr) return out;

@@ -85,9 +85,13 @@ Expected<int> ListenAt(const std::string& path, int type, mode_t mode) {
 
 }  // namespace
 
-Expected<int> ListenSeqpacket(const std::string& path) { return ListenAt(path, SOCK_SEQPACKET, 0600); }
+Expected<int> ListenSeqpacket(const std::string& path) {
+  return ListenAt(path, SOCK_SEQPACKET, 0600);
+}
 
-Expected<int> ListenStream(const std::string& path, mode_t mode) { return ListenAt(path, SOCK_STREAM, mode); }
+Expected<int> ListenStream(const std::string& path, mode_t mode) {
+  return ListenAt(path, SOCK_STREAM, mode);
+}
 
 Expected<int> BindDatagram(const std::string& path) { return BindAt(path, SOCK_DGRAM); }
 
@@ -135,7 +139,8 @@ Status ReadStepdRequest(int fd, StepdRequest* req) {
   std::string in(kMaxPacket, '\0');
   ssize_t n = ::recv(fd, in.data(), in.size(), 0);
   if (n <= 0) return Unavailable("no request");
-  if (!req->ParseFromArray(in.data(), static_cast<int>(n))) return InvalidArgument("malformed request");
+  if (!req->ParseFromArray(in.data(), static_cast<int>(n)))
+    return InvalidArgument("malformed request");
   return Status::Ok();
 }
 

@@ -31,8 +31,8 @@ int64_t HeartbeatIntervalMs(int heartbeat_interval_s, int slurmd_timeout_s) {
   return std::clamp<int64_t>(s, 1, 30) * 1000;
 }
 
-Agent::Agent(AgentOptions options, const Clock* clock, ControllerLink* controller,
-             JobTracker* jobs, StepdLauncher* launcher)
+Agent::Agent(AgentOptions options, const Clock* clock, ControllerLink* controller, JobTracker* jobs,
+             StepdLauncher* launcher)
     : options_(std::move(options)),
       clock_(clock),
       controller_(controller),
@@ -43,8 +43,8 @@ Status Agent::ValidateLaunch(const BatchLaunch& l) const {
   if (l.job_id() <= 0) return InvalidArgument("launch has no job id");
   if (l.job().spec().script().empty()) return InvalidArgument("launch has no batch script");
   if (!l.local().node().empty() && l.local().node() != options_.node_name) {
-    return InvalidArgument(fmt::format("launch for node {} sent to node {}", l.local().node(),
-                                       options_.node_name));
+    return InvalidArgument(
+        fmt::format("launch for node {} sent to node {}", l.local().node(), options_.node_name));
   }
   return Status::Ok();
 }
@@ -141,7 +141,8 @@ SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   // here (both are sent at once): that run is not stale.
   if (req.kind() == SIGNAL_KILL_STALE && req.has_job()) {
     if (int32_t run = RunInSpool(req.job_id()); run > req.job().restarts()) {
-      Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", req.job_id(), req.job().restarts(), run));
+      Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", req.job_id(),
+                      req.job().restarts(), run));
       return reply;
     }
   }
@@ -222,8 +223,8 @@ std::vector<TrackedJob> Agent::ScanAndSettle() {
       std::ifstream stepd_log(JobDir(job.dir).Log());
       std::string last, line;
       while (std::getline(stepd_log, line)) last = line;
-      Log(fmt::format("stepd of job {} (pid {}) vanished without a status; job failed{}{}", job.job_id,
-                      job.stepd_pid, last.empty() ? "" : ": ", last));
+      Log(fmt::format("stepd of job {} (pid {}) vanished without a status; job failed{}{}",
+                      job.job_id, job.stepd_pid, last.empty() ? "" : ": ", last));
       jobs_->MarkLost(job.job_id);
       auto again = jobs_->Inspect(job.job_id);
       if (!again.ok()) continue;
@@ -301,7 +302,8 @@ void Agent::RenewLease(const Status& outcome, int64_t sent_ms) {
   // A refusal may be the channel's last connect error, reported again until its next
   // attempt: it shows the controller down only as of that attempt.
   if (!outcome.ok()) sent_ms -= kRefusalAgeMs;
-  Status st = RenewNodeLease(options_.fence_lease, LeaseUntilMs(sent_ms, options_.slurmd_timeout_ms));
+  Status st =
+      RenewNodeLease(options_.fence_lease, LeaseUntilMs(sent_ms, options_.slurmd_timeout_ms));
   if (!st.ok()) Log("cannot renew the node lease: " + st.message());
 }
 

@@ -31,9 +31,9 @@
 #include "node.pb.h"
 #include "noded/controller_link.h"
 #include "noded/health_check.h"
-#include "stepd.pb.h"
 #include "noded/job_tracker.h"
 #include "noded/stepd_launcher.h"
+#include "stepd.pb.h"
 
 namespace sluice {
 
@@ -67,8 +67,8 @@ struct AgentOptions {
 
 class Agent {
  public:
-  Agent(AgentOptions options, const Clock* clock, ControllerLink* controller,
-        JobTracker* jobs, StepdLauncher* launcher);
+  Agent(AgentOptions options, const Clock* clock, ControllerLink* controller, JobTracker* jobs,
+        StepdLauncher* launcher);
 
   // Starts the batch run `launch` (idempotent per job and restart count). `session` is
   // the controller's registration session the launch was sent in (0: none): a launch
@@ -77,7 +77,9 @@ class Agent {
   LaunchJobReply Launch(BatchLaunch launch, int64_t session = 0);
   // Test-only fault injection: called once a launch's stepd runs, before the answer
   // (sluiced_fault_main.cc uses it to die there). Production never sets it.
-  void SetLaunchFaultHook(std::function<void(int64_t job_id)> hook) { launch_hook_ = std::move(hook); }
+  void SetLaunchFaultHook(std::function<void(int64_t job_id)> hook) {
+    launch_hook_ = std::move(hook);
+  }
   SignalJobReply Signal(const SignalJobRequest& req);
   Status UpdateLimit(const UpdateJobLimitRequest& req);
   // Job steps (agent_steps.cc): writes <spool>/step.<job>.<step>/launch.pb and starts

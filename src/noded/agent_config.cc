@@ -73,7 +73,8 @@ Expected<AgentSetup> AgentSetupFromConfig(const Config& config, const std::strin
   o.real_memory_mb = node->real_memory_mb;
   o.gpus = FakeGpus(*node, fake_gpus);
   o.boot_time = ReadBootTime();
-  o.heartbeat_interval_ms = HeartbeatIntervalMs(config.heartbeat_interval_s, config.slurmd_timeout_s);
+  o.heartbeat_interval_ms =
+      HeartbeatIntervalMs(config.heartbeat_interval_s, config.slurmd_timeout_s);
   o.cluster_name = config.cluster_name;
   o.conf_path = config.path;
   o.ctld_host = config.ctld_host;

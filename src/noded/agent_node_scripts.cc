@@ -12,8 +12,8 @@
 
 #include <cstdio>
 
-#include "noded/agent.h"
 #include "node_common/node_scripts.h"
+#include "noded/agent.h"
 
 namespace sluice {
 namespace {

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <sstream>
 
-#include "noded/agent.h"
 #include "node_common/test_util.h"
+#include "noded/agent.h"
 
 namespace sluice {
 namespace {
@@ -35,8 +35,8 @@ class AgentNodeScripts : public ::testing::Test {
     dir_ = tmp_.path();
     tracker_ = std::make_unique<JobTracker>(dir_ + "/spool", &clock_);
     ASSERT_TRUE(tracker_->Init().ok());
-    Script("prolog.sh", "echo prolog $SLURM_JOB_ID $SLURMD_NODENAME >> " + dir_ + "/log\n[ -e " + dir_ +
-                            "/bad ] && exit 3\nexit 0\n");
+    Script("prolog.sh", "echo prolog $SLURM_JOB_ID $SLURMD_NODENAME >> " + dir_ + "/log\n[ -e " +
+                            dir_ + "/bad ] && exit 3\nexit 0\n");
     Script("epilog.sh", "echo epilog $SLURM_JOB_ID $SLURMD_NODENAME >> " + dir_ + "/log\n");
     AgentOptions o;
     o.node_name = "n2";

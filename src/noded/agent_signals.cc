@@ -1,7 +1,8 @@
 // Agent: signal delivery to a job's processes (scancel -s, --signal) and the stale-run
 // kill used when a requeued job comes back to a node that still runs its older copy.
 //   steps      each step supervisor gets StepRelaySignal() with the signal as its
-//              sigqueue value and signals its tasks (stepd/step_supervisor.h, node_common/relay_signal.h);
+//              sigqueue value and signals its tasks (stepd/step_supervisor.h,
+//              node_common/relay_signal.h);
 //   batch      STEPD_SIGNAL batch_only: the batch shell process only;
 //   full       STEPD_SIGNAL: the batch shell and everything it started, plus steps.
 #include <fmt/format.h>
@@ -13,8 +14,8 @@
 #include <cstdio>
 #include <thread>
 
-#include "noded/agent.h"
 #include "node_common/relay_signal.h"
+#include "noded/agent.h"
 
 namespace sluice {
 
@@ -42,8 +43,8 @@ SignalJobReply Agent::Deliver(const SignalJobRequest& req) {
   sreq.set_batch_only(req.batch_only());
   Status st = SendToStepd(req.job_id(), sreq);
   if (!st.ok()) {
-    std::fprintf(stderr, "sluiced: signal to job %lld: %s\n",
-                 static_cast<long long>(req.job_id()), st.message().c_str());
+    std::fprintf(stderr, "sluiced: signal to job %lld: %s\n", static_cast<long long>(req.job_id()),
+                 st.message().c_str());
   }
   return reply;
 }

@@ -17,9 +17,9 @@
 #include <sstream>
 
 #include "common/step_io.h"
-#include "noded/agent.h"
 #include "node_common/job_dir.h"
 #include "node_common/proc_usage.h"
+#include "noded/agent.h"
 
 namespace sluice {
 namespace {
@@ -39,7 +39,9 @@ bool IsStepSupervisor(pid_t pid, const std::string& dir, bool own_child) {
 }
 
 // A step's directory under the spool: "step.<job>.<step>".
-std::string StepDirName(int64_t job_id, int32_t step_id) { return fmt::format("step.{}.{}", job_id, step_id); }
+std::string StepDirName(int64_t job_id, int32_t step_id) {
+  return fmt::format("step.{}.{}", job_id, step_id);
+}
 
 Status ValidateStep(const StepLaunch& l, const std::string& node) {
   if (l.job_id() <= 0 || l.step_id() < 0) return InvalidArgument("step launch has no job/step id");
@@ -139,7 +141,8 @@ int Agent::ForEachStep(int64_t job_id, int32_t step_id, const std::function<bool
     if (step_id >= 0 && (dir.size() < suffix.size() ||
                          dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) != 0)) {
       ++it;
-    } else if (IsStepSupervisor(it->second.pid, it->second.dir, launcher_->IsChild(it->second.pid))) {
+    } else if (IsStepSupervisor(it->second.pid, it->second.dir,
+                                launcher_->IsChild(it->second.pid))) {
       n += fn(it->second.pid) ? 1 : 0;
       ++it;
     } else {
@@ -172,7 +175,9 @@ void Agent::AdoptSteps() {
     std::string dir = jobs_->spool() + "/" + e->d_name;
     StepLaunch l;
     auto pid = ReadPidFile(JobDir(dir).PidFile());
-    if (!pid.ok() || !IsStepSupervisor(*pid, dir, false) || !ReadProtoFile(dir + "/launch.pb", &l).ok()) continue;
+    if (!pid.ok() || !IsStepSupervisor(*pid, dir, false) ||
+        !ReadProtoFile(dir + "/launch.pb", &l).ok())
+      continue;
     auto [begin, end] = steps_.equal_range(l.job_id());
     bool known = std::any_of(begin, end, [&](const auto& kv) { return kv.second.dir == dir; });
     if (!known) steps_.emplace(l.job_id(), StepProc{*pid, dir});
@@ -188,7 +193,9 @@ void Agent::ReportSteps(RegisterNodeRequest* req) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [job_id, proc] : steps_) {
     StepLaunch l;
-    if (!IsStepSupervisor(proc.pid, proc.dir, launcher_->IsChild(proc.pid)) || !ReadProtoFile(proc.dir + "/launch.pb", &l).ok()) continue;
+    if (!IsStepSupervisor(proc.pid, proc.dir, launcher_->IsChild(proc.pid)) ||
+        !ReadProtoFile(proc.dir + "/launch.pb", &l).ok())
+      continue;
     RunningStep* r = req->add_running_steps();
     r->set_job_id(l.job_id());
     r->set_step_id(l.step_id());

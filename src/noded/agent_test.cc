@@ -9,10 +9,10 @@
 #include <mutex>
 #include <thread>
 
-#include "noded/end_listener.h"
 #include "node_common/job_dir.h"
 #include "node_common/node_lease.h"
 #include "node_common/test_util.h"
+#include "noded/end_listener.h"
 
 namespace sluice {
 namespace {
@@ -85,7 +85,8 @@ class AgentTest : public ::testing::Test {
     o.cluster_name = "test";
     o.agent_socket = spool_ + "/agent.sock";
     o.ctld_host = "127.0.0.1";
-    launcher_ = std::make_unique<StepdLauncher>(testing::SiblingBinary("sluice-stepd"), /*prestart=*/true);
+    launcher_ =
+        std::make_unique<StepdLauncher>(testing::SiblingBinary("sluice-stepd"), /*prestart=*/true);
     agent_ = std::make_unique<Agent>(o, &clock_, &ctl_, tracker_.get(), launcher_.get());
   }
   BatchLaunch Job(int64_t id, const std::string& body) {

@@ -33,8 +33,7 @@ bool ControllerNotListening(const Status& st) {
          st.message().find("Connection refused") != std::string::npos;
 }
 
-GrpcControllerLink::GrpcControllerLink(const std::string& target, NodeSigner signer,
-                                       int timeout_ms)
+GrpcControllerLink::GrpcControllerLink(const std::string& target, NodeSigner signer, int timeout_ms)
     : stub_(NodeApi::NewStub(CreateLimitedChannel(target))),
       signer_(std::move(signer)),
       timeout_ms_(timeout_ms) {}
@@ -52,9 +51,8 @@ Expected<Reply> GrpcControllerLink::Call(const char* method, Req* req, Fn fn) {
 
 Expected<RegisterNodeReply> GrpcControllerLink::Register(RegisterNodeRequest req) {
   return Call<RegisterNodeRequest, RegisterNodeReply>(
-      "RegisterNode", &req, [this](auto* c, const auto& r, auto* out) {
-        return stub_->RegisterNode(c, r, out);
-      });
+      "RegisterNode", &req,
+      [this](auto* c, const auto& r, auto* out) { return stub_->RegisterNode(c, r, out); });
 }
 
 Expected<HeartbeatReply> GrpcControllerLink::Heartbeat(HeartbeatRequest req) {

@@ -20,10 +20,10 @@ bool HealthCheck::StateMatches(int alloc_cpus) const {
 
 void HealthCheck::RunNow() {
   if (!enabled()) return;
-  std::vector<std::string> env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                                  "SLURMD_NODENAME=" + options_.node_name,
-                                  "SLURM_CONF=" + options_.conf_path,
-                                  "SLUICE_CONF=" + options_.conf_path};
+  std::vector<std::string> env = {
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      "SLURMD_NODENAME=" + options_.node_name, "SLURM_CONF=" + options_.conf_path,
+      "SLUICE_CONF=" + options_.conf_path};
   HookResult r = RunHook(options_.program, env, options_.timeout_ms);
   std::lock_guard<std::mutex> lock(mu_);
   current_.set_seq(current_.seq() + 1);

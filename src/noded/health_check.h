@@ -29,9 +29,9 @@
 namespace sluice {
 
 struct HealthCheckOptions {
-  std::string program;            // "" = no health check
+  std::string program;  // "" = no health check
   int interval_s = 0;
-  unsigned node_state = 7;        // Config::HealthState bits
+  unsigned node_state = 7;  // Config::HealthState bits
   std::string node_name;
   std::string conf_path;
   int cpus = 1;

@@ -16,9 +16,8 @@ class HealthCheckTest : public ::testing::Test {
     char tmpl[] = "/tmp/sluice-hc-XXXXXX";
     dir_ = mkdtemp(tmpl);
     program_ = dir_ + "/hc.sh";
-    std::ofstream(program_) << "#!/bin/sh\necho $SLURMD_NODENAME >> " << dir_
-                            << "/runs\n[ -e " << dir_ << "/sick ] && { cat " << dir_
-                            << "/sick; exit 1; }\nexit 0\n";
+    std::ofstream(program_) << "#!/bin/sh\necho $SLURMD_NODENAME >> " << dir_ << "/runs\n[ -e "
+                            << dir_ << "/sick ] && { cat " << dir_ << "/sick; exit 1; }\nexit 0\n";
     std::filesystem::permissions(program_, std::filesystem::perms(0755));
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

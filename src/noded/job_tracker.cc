@@ -68,8 +68,8 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
   job.dir = dir.path();
   auto finished = [&]() {
     if (!ReadProtoFile(dir.StatusFile(), &job.report).ok()) return false;
-    job.phase = PathExists(dir.ReportedMarker()) ? TrackedJob::Phase::kDone
-                                                 : TrackedJob::Phase::kFinished;
+    job.phase =
+        PathExists(dir.ReportedMarker()) ? TrackedJob::Phase::kDone : TrackedJob::Phase::kFinished;
     job.report.set_job_id(job_id);
     return true;
   };
@@ -79,8 +79,10 @@ Expected<TrackedJob> JobTracker::Inspect(int64_t job_id) const {
   std::optional<bool> held = StepdLockHeld(dir);
   if (held.has_value()) {
     // Not held: it may have written its status and exited meanwhile.
-    if (*held) job.phase = TrackedJob::Phase::kRunning;
-    else if (!finished()) job.phase = TrackedJob::Phase::kLost;
+    if (*held)
+      job.phase = TrackedJob::Phase::kRunning;
+    else if (!finished())
+      job.phase = TrackedJob::Phase::kLost;
     return job;
   }
   // No lock yet: the stepd is starting, unless the process the agent spawned is gone.

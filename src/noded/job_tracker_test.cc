@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "noded/agent_config.h"
 #include "node_common/job_dir.h"
 #include "node_common/test_util.h"
+#include "noded/agent_config.h"
 
 namespace sluice {
 namespace {

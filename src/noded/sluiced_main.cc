@@ -17,9 +17,9 @@
 #include "common/config.h"
 #include "common/pid_lock.h"
 #include "noded/agent.h"
-#include "noded/client_relay.h"
 #include "noded/agent_config.h"
 #include "noded/agent_service.h"
+#include "noded/client_relay.h"
 #include "noded/controller_link.h"
 #include "noded/end_listener.h"
 #include "noded/health_check.h"
@@ -90,8 +90,8 @@ int Main(int argc, char** argv) {
   // One agent per node: held for life, taken before any socket of the spool is touched.
   auto spool_lock = PidLock::Acquire(AgentSpoolLockPath(setup->spool_dir));
   if (!spool_lock.ok()) {
-    return Fail(FailedPrecondition("another sluiced already runs for node " + opts.node_name + ": " +
-                                   spool_lock.status().message()));
+    return Fail(FailedPrecondition("another sluiced already runs for node " + opts.node_name +
+                                   ": " + spool_lock.status().message()));
   }
   StepdLauncher launcher(StepdLauncher::DefaultStepdPath(), /*prestart=*/true);
   GrpcControllerLink link(ChannelTarget(opts.ctld_host, opts.ctld_port),
@@ -113,7 +113,9 @@ int Main(int argc, char** argv) {
   EndListener ends;
   if (Status st = ends.Start(opts.agent_socket, [&] { agent.Wake(); }); !st.ok()) return Fail(st);
   ClientRelay relay;
-  if (Status st = relay.Start(opts.relay_socket, [&](RelayRequest r) { return agent.Relay(std::move(r)); }); !st.ok()) {
+  if (Status st =
+          relay.Start(opts.relay_socket, [&](RelayRequest r) { return agent.Relay(std::move(r)); });
+      !st.ok()) {
     return Fail(st);
   }
 

@@ -61,11 +61,13 @@ Expected<pid_t> StepdLauncher::HandOff(const std::vector<std::string>& args) {
   pid_t pid = waiting_.pid;
   sched_param normal{};
   ::sched_setscheduler(pid, SCHED_OTHER, &normal);  // it waited at idle priority
-  bool sent = ::send(waiting_.fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size());
+  bool sent =
+      ::send(waiting_.fd, msg.data(), msg.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size());
   // A stepd that had already died (not reaped yet) got nothing, even where the send went
   // through (on gVisor a dead process's socket can still take it): spawn one instead.
   siginfo_t info{};
-  if (sent && ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) sent = false;
+  if (sent && ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+    sent = false;
   DropWaiting();  // it reads its message before the EOF; a new one is started meanwhile
   cv_.notify_all();
   if (!sent) return Unavailable("the waiting stepd is gone");
@@ -102,7 +104,8 @@ void StepdLauncher::PrestartLoop() {
       waiting_ = Waiting{*pid, sv[0]};
       if (stop_) DropWaiting();
     } else {
-      std::fprintf(stderr, "sluiced: cannot prestart a stepd: %s\n", pid.status().message().c_str());
+      std::fprintf(stderr, "sluiced: cannot prestart a stepd: %s\n",
+                   pid.status().message().c_str());
       cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; });
     }
   }

@@ -51,7 +51,8 @@ class StepdLauncherTest : public ::testing::Test {
   std::string Got(pid_t pid, const std::string& kind) {
     std::string path = tmp_.path() + "/" + kind + "." + std::to_string(pid);
     for (int i = 0; i < 500; ++i) {
-      if (::access(path.c_str(), F_OK) == 0 && !testing::ReadFile(path).empty()) return testing::ReadFile(path);
+      if (::access(path.c_str(), F_OK) == 0 && !testing::ReadFile(path).empty())
+        return testing::ReadFile(path);
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return "<nothing>";
@@ -93,7 +94,8 @@ TEST_F(StepdLauncherTest, ADeadPrestartedStepdIsNotUsedAndIsReplaced) {
   ASSERT_GT(dead, 0);
   ::kill(dead, SIGKILL);
   // Dead but not reaped yet (a zombie): a launch now finds its socket closed and spawns.
-  for (int i = 0; i < 200 && State(dead) != "Z"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (int i = 0; i < 200 && State(dead) != "Z"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_EQ(State(dead), "Z");
   auto step = l.SpawnStep("/spool/step.3.1");
   ASSERT_TRUE(step.ok());
@@ -124,7 +126,8 @@ TEST_F(StepdLauncherTest, ThePrestartedStepdExitsWhenTheLauncherGoes) {
   }
   ASSERT_EQ(r, waiting) << "the prestarted stepd did not exit";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  EXPECT_EQ(testing::ReadFile(tmp_.path() + "/got." + std::to_string(waiting)), "");  // given nothing
+  EXPECT_EQ(testing::ReadFile(tmp_.path() + "/got." + std::to_string(waiting)),
+            "");  // given nothing
 }
 
 }  // namespace

@@ -9,8 +9,9 @@
 namespace sluice {
 
 inline bool GrpcNeverConnected(std::string_view msg) {
-  for (std::string_view w : {"failed to connect", "Connection refused", "connections to all backends failing",
-                             "No route to host", "Name resolution failure", "DNS resolution failed"}) {
+  for (std::string_view w :
+       {"failed to connect", "Connection refused", "connections to all backends failing",
+        "No route to host", "Name resolution failure", "DNS resolution failed"}) {
     if (msg.find(w) != std::string_view::npos) return true;
   }
   return false;

@@ -81,7 +81,8 @@ Expected<std::string> ReadKeyFd(const std::string& path, int fd) {
     return PermissionDenied("Cluster key file " + path + " is owned by uid " +
                             std::to_string(st.st_uid) +
                             ": a daemon running as root only trusts a key file owned by root "
-                            "(run: chown root " + path + ")");
+                            "(run: chown root " +
+                            path + ")");
   }
   std::string data(kMaxKeyFileBytes + 1, '\0');
   size_t got = 0;

@@ -116,7 +116,8 @@ TEST(KeyFileTest, RootRefusesAKeyFileOwnedBySomeoneElse) {
   EXPECT_EQ(key.status().message(),
             "Cluster key file " + path +
                 " is owned by uid 65534: a daemon running as root only trusts a key file "
-                "owned by root (run: chown root " + path + ")");
+                "owned by root (run: chown root " +
+                path + ")");
   ASSERT_EQ(chown(path.c_str(), 0, 0), 0);
   EXPECT_TRUE(LoadClusterKey(path, false).ok());
 }

@@ -10,8 +10,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -77,9 +77,12 @@ Expected<MungedPaths> StartMunged(const std::string& dir) {
   chmod(dir.c_str(), 0755);
   MungedPaths p = MungedPathsIn(dir);
   RETURN_IF_ERROR(WriteKey(dir + "/munge.key"));
-  std::vector<std::string> argv = {munged, "--key-file=" + dir + "/munge.key",
-                                   "--socket=" + p.socket, "--pid-file=" + p.pid_file,
-                                   "--log-file=" + p.log_file, "--seed-file=" + dir + "/munged.seed",
+  std::vector<std::string> argv = {munged,
+                                   "--key-file=" + dir + "/munge.key",
+                                   "--socket=" + p.socket,
+                                   "--pid-file=" + p.pid_file,
+                                   "--log-file=" + p.log_file,
+                                   "--seed-file=" + dir + "/munged.seed",
                                    "--num-threads=2"};
   if (geteuid() == 0) argv.push_back("--force");  // root-owned paths outside /etc/munge
   int rc = RunQuiet(argv);

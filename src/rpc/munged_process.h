@@ -3,7 +3,8 @@
 // 1024-byte key from the OS's random source (mode 0400), and starts munged with its
 // key, socket, pid, log and seed files all inside `dir`. munged forks into the
 // background once its socket is ready; StartMunged returns after that. StopMunged
-// sends SIGTERM (SIGKILL after 100 ms) to the pid in its pid file (without one: `munged --stop` on the socket).
+// sends SIGTERM (SIGKILL after 100 ms) to the pid in its pid file (without one: `munged --stop` on
+// the socket).
 
 //   Expected<MungedPaths> m = StartMunged("/tmp/x/munge");   // m->socket
 // FindMunged() is "" when munged is not installed (callers skip MUNGE tests then).

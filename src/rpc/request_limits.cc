@@ -16,9 +16,9 @@ using google::protobuf::Reflection;
 size_t LimitFor(std::string_view name) {
   static const std::set<std::string_view> kPaths = {
       "work_dir", "stdout_pattern", "stderr_pattern", "stdin_path", "command", "input_pattern"};
-  static const std::set<std::string_view> kLists = {"nodelist", "exclude", "constraint",
-                                                    "dependency", "array_spec", "nodes", "args",
-                                                    "credential"};
+  static const std::set<std::string_view> kLists = {"nodelist",   "exclude",    "constraint",
+                                                    "dependency", "array_spec", "nodes",
+                                                    "args",       "credential"};
   if (name == "script") return kMaxScriptBytes;
   if (kPaths.count(name)) return kMaxPathBytes;
   if (kLists.count(name)) return kMaxListBytes;
@@ -49,8 +49,8 @@ Status CheckRepeated(const Message& m, const Reflection* r, const FieldDescripto
     const std::string& v = r->GetRepeatedStringReference(m, f, i, &scratch);
     total += v.size();
     if (max_total == 0 && v.size() > LimitFor(name)) {
-      return TooLong(detail, fmt::format("{}[{}]: {} bytes (limit {})", name, i, v.size(),
-                                         LimitFor(name)));
+      return TooLong(detail,
+                     fmt::format("{}[{}]: {} bytes (limit {})", name, i, v.size(), LimitFor(name)));
     }
   }
   if (max_total != 0 && total > max_total) {
@@ -67,8 +67,8 @@ Status Check(const Message& m, std::string* detail, int depth) {
   for (const FieldDescriptor* f : fields) {
     if (f->is_repeated() && f->cpp_type() != FieldDescriptor::CPPTYPE_STRING &&
         static_cast<size_t>(r->FieldSize(m, f)) > kMaxRepeatedEntries) {
-      return TooLong(detail, fmt::format("{}: {} entries (limit {})", f->name(),
-                                         r->FieldSize(m, f), kMaxRepeatedEntries));
+      return TooLong(detail, fmt::format("{}: {} entries (limit {})", f->name(), r->FieldSize(m, f),
+                                         kMaxRepeatedEntries));
     }
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       if (f->is_repeated()) {

@@ -72,14 +72,20 @@ Expected<TresLimit> MergeTresLimit(const TresLimit& base, std::string_view s) {
         if (!mb.ok()) return InvalidArgument(fmt::format("Invalid TRES value '{}'", item));
         v = *mb;
       } else {
-        if (!ParseNonNegative(value, &v)) return InvalidArgument(fmt::format("Invalid TRES value '{}'", item));
+        if (!ParseNonNegative(value, &v))
+          return InvalidArgument(fmt::format("Invalid TRES value '{}'", item));
       }
     }
-    if (key == "cpu") t.cpu = v;
-    else if (key == "mem") t.mem_mb = v;
-    else if (key == "node") t.node = v;
-    else if (key == "gres/gpu" || key.rfind("gres/gpu:", 0) == 0) t.gpu = v;
-    else return InvalidArgument(fmt::format("Invalid TRES '{}'", item));
+    if (key == "cpu")
+      t.cpu = v;
+    else if (key == "mem")
+      t.mem_mb = v;
+    else if (key == "node")
+      t.node = v;
+    else if (key == "gres/gpu" || key.rfind("gres/gpu:", 0) == 0)
+      t.gpu = v;
+    else
+      return InvalidArgument(fmt::format("Invalid TRES '{}'", item));
   }
   return t;
 }
@@ -142,14 +148,16 @@ std::string LimitsTracker::Check(const JobRequest& job) const {
     const double minutes = job.time_limit_s > 0 ? job.time_limit_s / 60.0 : 0;
     const double cpu_min = s.used_cpu_min + c.run_cpu_min + t.cpu * minutes;
     const double gpu_min = s.used_gpu_min + c.run_gpu_min + t.gpu * minutes;
-    if (s.grp_tres_mins.cpu >= 0 && cpu_min > s.grp_tres_mins.cpu) return P(s) + "GrpCPUMinutesLimit";
+    if (s.grp_tres_mins.cpu >= 0 && cpu_min > s.grp_tres_mins.cpu)
+      return P(s) + "GrpCPUMinutesLimit";
     if (s.grp_tres_mins.gpu >= 0 && gpu_min > s.grp_tres_mins.gpu) return P(s) + "GrpGRESMinutes";
   }
   return "";
 }
 
 void LimitsTracker::Start(const JobRequest& job) {
-  if (const auto* scopes = ScopesOf(input_, job.job_id)) Add(*scopes, TresOf(job), job.time_limit_s);
+  if (const auto* scopes = ScopesOf(input_, job.job_id))
+    Add(*scopes, TresOf(job), job.time_limit_s);
 }
 
 }  // namespace sluice::sched

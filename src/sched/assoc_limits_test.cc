@@ -155,8 +155,10 @@ TEST(LimitsTracker, RandomPassesNeverExceedLimits) {
       Plan plan = sched->Schedule(snap, pending, pass * 100);
       std::vector<JobRequest> still;
       for (size_t k = 0; k < plan.decisions.size(); ++k) {
-        if (plan.decisions[k].outcome == Outcome::kStartNow) running[pending[k].job_id] = plan.decisions[k].alloc;
-        else still.push_back(pending[k]);
+        if (plan.decisions[k].outcome == Outcome::kStartNow)
+          running[pending[k].job_id] = plan.decisions[k].alloc;
+        else
+          still.push_back(pending[k]);
       }
       pending = still;
       // Check every scope against the running set.
@@ -177,7 +179,8 @@ TEST(LimitsTracker, RandomPassesNeverExceedLimits) {
         if (sc.max_tres_per_user.gpu >= 0) ASSERT_LE(gpu, sc.max_tres_per_user.gpu);
       }
       // Some running jobs end.
-      for (auto it = running.begin(); it != running.end();) it = (rng() % 2) ? running.erase(it) : std::next(it);
+      for (auto it = running.begin(); it != running.end();)
+        it = (rng() % 2) ? running.erase(it) : std::next(it);
     }
   }
 }

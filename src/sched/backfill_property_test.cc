@@ -63,8 +63,13 @@ std::map<std::string, std::vector<Hold>> Holds(const ClusterSnapshot& s,
   for (const RunningJob& r : s.running) {  // releases, as negative holds
     if (r.end_time == 0) continue;
     for (const NodeShare& sh : r.alloc) {
-      Hold h{std::max(r.end_time, kNow + 1), kEver, -static_cast<int>(sh.cpu_ids.size()),
-             -sh.mem_mb, sh.gpu_ids, r.exclusive, -1};
+      Hold h{std::max(r.end_time, kNow + 1),
+             kEver,
+             -static_cast<int>(sh.cpu_ids.size()),
+             -sh.mem_mb,
+             sh.gpu_ids,
+             r.exclusive,
+             -1};
       holds[sh.node].push_back(h);
     }
   }
@@ -123,7 +128,8 @@ void CheckStarted(const ClusterSnapshot& s, const JobRequest& job, const Decisio
     EXPECT_TRUE(job.allowed_nodes.empty() || Contains(job.allowed_nodes, sh.node));
     EXPECT_FALSE(Contains(job.excluded_nodes, sh.node));
     EXPECT_EQ(sh.ntasks, job.tasks_per_node);
-    EXPECT_EQ(sh.cpu_ids.size(), static_cast<size_t>(job.exclusive ? node.cpus : job.cpus_per_node));
+    EXPECT_EQ(sh.cpu_ids.size(),
+              static_cast<size_t>(job.exclusive ? node.cpus : job.cpus_per_node));
     for (int id : sh.cpu_ids) {
       EXPECT_TRUE(id >= 0 && id < node.cpus);
       EXPECT_FALSE(id < static_cast<int>(node.cpu_used.size()) && node.cpu_used[id]);
@@ -212,10 +218,11 @@ void CheckPlan(const ClusterSnapshot& s, const std::vector<JobRequest>& pending,
     EXPECT_GT(d.planned_start, kNow);
     EXPECT_LT(d.planned_start, kNow + c.bf_window_s);
     if (c.bf_resolution_s > 1) EXPECT_EQ(d.planned_start % c.bf_resolution_s, 0);
-    EXPECT_EQ(d.planned_alloc.size(),
-              std::max<size_t>(job.num_nodes,
-                               std::set<std::string>(job.required_nodes.begin(),
-                                                     job.required_nodes.end()).size()));
+    EXPECT_EQ(
+        d.planned_alloc.size(),
+        std::max<size_t>(
+            job.num_nodes,
+            std::set<std::string>(job.required_nodes.begin(), job.required_nodes.end()).size()));
   }
   if (c.policy == Policy::kEasy) EXPECT_LE(reservations, 1);
   if (c.policy == Policy::kConservative && c.bf_max_job_test > 0)
@@ -330,13 +337,16 @@ TEST(BackfillPropertyTest, EventDrivenReplay) {
       for (size_t i = 0; i < pending.size(); ++i) {
         const Decision& d = plan.decisions[i];
         if (d.job_id == head_id) {
-          if (d.outcome == Outcome::kStartNow) EXPECT_LE(now, head_start) << "head started late";
-          else EXPECT_TRUE(d.planned_start > 0 && d.planned_start <= head_start) << "head slipped";
+          if (d.outcome == Outcome::kStartNow)
+            EXPECT_LE(now, head_start) << "head started late";
+          else
+            EXPECT_TRUE(d.planned_start > 0 && d.planned_start <= head_start) << "head slipped";
         }
         if (d.outcome == Outcome::kStartNow) {
           CheckStarted(s, pending[i], d);
           ApplyAllocation(&s, d.alloc, pending[i].exclusive);
-          s.running.push_back({d.job_id, now + pending[i].time_limit_s, pending[i].exclusive, d.alloc});
+          s.running.push_back(
+              {d.job_id, now + pending[i].time_limit_s, pending[i].exclusive, d.alloc});
           continue;
         }
         if (d.outcome == Outcome::kNever) continue;
@@ -350,12 +360,15 @@ TEST(BackfillPropertyTest, EventDrivenReplay) {
       pending = std::move(rest);
       head_id = next_head, head_start = next_start;
       if (s.running.empty()) break;
-      now = std::min_element(s.running.begin(), s.running.end(),
-                             [](const RunningJob& a, const RunningJob& b) {
-                               return a.end_time < b.end_time;
-                             })->end_time;
+      now = std::min_element(
+                s.running.begin(), s.running.end(),
+                [](const RunningJob& a, const RunningJob& b) { return a.end_time < b.end_time; })
+                ->end_time;
       for (size_t k = 0; k < s.running.size();) {
-        if (s.running[k].end_time > now) { ++k; continue; }
+        if (s.running[k].end_time > now) {
+          ++k;
+          continue;
+        }
         Finish(&s, s.running[k]);
         s.running.erase(s.running.begin() + k);
       }

@@ -79,7 +79,8 @@ class BackfillPass {
       if (m->reservation != first.reservation) return all(Outcome::kNever, kReasonBadConstraints);
       shapes.push_back(&shape);
     }
-    if (static_cast<int>(members.size()) != first.het_size) return all(Outcome::kPending, kReasonResources);
+    if (static_cast<int>(members.size()) != first.het_size)
+      return all(Outcome::kPending, kReasonResources);
     for (const JobRequest* m : members) {
       if (std::string why = limits_.Check(*m); !why.empty()) return all(Outcome::kPending, why);
     }
@@ -89,7 +90,9 @@ class BackfillPass {
     if (t0 == now_) {
       Timeline trial = lane->timeline;  // a what-if copy: the group fits as a whole or not at all
       size_t k = 0;
-      for (; k < members.size() && trial.FitNow(shapes[k]->need, shapes[k]->filter, duration(k), &places[k]); ++k)
+      for (; k < members.size() &&
+             trial.FitNow(shapes[k]->need, shapes[k]->filter, duration(k), &places[k]);
+           ++k)
         trial.Reserve(places[k]);
       if (k == members.size()) {
         for (k = 0; k < members.size(); ++k) {
@@ -105,7 +108,8 @@ class BackfillPass {
       blocked_ = true;
       return all(Outcome::kPending, kReasonResources);
     }
-    if (reservations_ >= max_reservations_ || tests_ >= max_tests_) return all(Outcome::kPending, kReasonPriority);
+    if (reservations_ >= max_reservations_ || tests_ >= max_tests_)
+      return all(Outcome::kPending, kReasonPriority);
     ++tests_;
     all(Outcome::kPending, kReasonResources);
     // The earliest start every component can share: raise it to the latest of their own
@@ -115,8 +119,8 @@ class BackfillPass {
       Timeline trial = lane->timeline;
       bool common = true;
       for (size_t k = 0; k < members.size() && common; ++k) {
-        if (!trial.FindStart(shapes[k]->need, shapes[k]->filter, start, duration(k), config_.bf_resolution_s,
-                             latest, &places[k])) {
+        if (!trial.FindStart(shapes[k]->need, shapes[k]->filter, start, duration(k),
+                             config_.bf_resolution_s, latest, &places[k])) {
           return out;
         }
         common = places[k].start == start;
@@ -268,7 +272,9 @@ class BackfillPass {
   }
 
   // How long the plan holds a job's resources: its time limit, else the whole window.
-  int64_t Duration(const JobRequest& job) const { return job.time_limit_s > 0 ? job.time_limit_s : window_; }
+  int64_t Duration(const JobRequest& job) const {
+    return job.time_limit_s > 0 ? job.time_limit_s : window_;
+  }
 
   void ReserveEverywhere(const Placement& placement) {
     for (Lane& lane : lanes_) lane.timeline.Reserve(placement);
@@ -292,7 +298,7 @@ class BackfillPass {
   const SchedulerConfig& config_;
   const ClusterSnapshot& snapshot_;
   const int64_t now_;
-  std::deque<Lane> lanes_;            // stable addresses (shape tables point at timelines)
+  std::deque<Lane> lanes_;  // stable addresses (shape tables point at timelines)
   std::map<std::string, size_t> lane_of_;
   Lane* free_lane_ = nullptr;
   int64_t window_ = kForever;
@@ -315,7 +321,7 @@ class BackfillScheduler : public Scheduler {
                 int64_t now) override {
     Plan plan = Pass(snapshot, pending, now);
     PlanPreemptions(snapshot, pending, now, &plan);  // preempt.h
-    if (!plan.preemptions.empty()) {  // again, with the preemptors' places taken
+    if (!plan.preemptions.empty()) {                 // again, with the preemptors' places taken
       std::vector<Preemption> preemptions = std::move(plan.preemptions);
       plan = Pass(ClaimPreemptorPlaces(snapshot, preemptions, pending), pending, now);
       plan.preemptions = std::move(preemptions);
@@ -323,8 +329,7 @@ class BackfillScheduler : public Scheduler {
     return plan;
   }
 
-  Plan Pass(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pending,
-            int64_t now) {
+  Plan Pass(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pending, int64_t now) {
     BackfillPass pass(config_, snapshot, now);
     Plan plan;
     plan.decisions.reserve(pending.size());
@@ -340,7 +345,8 @@ class BackfillScheduler : public Scheduler {
       }
       auto it = decided.find(job.job_id);
       if (it == decided.end()) {
-        for (Decision& d : pass.DecideGroup(groups[job.het_job_id])) decided[d.job_id] = std::move(d);
+        for (Decision& d : pass.DecideGroup(groups[job.het_job_id]))
+          decided[d.job_id] = std::move(d);
         it = decided.find(job.job_id);
       }
       plan.decisions.push_back(std::move(it->second));

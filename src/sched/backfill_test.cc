@@ -23,14 +23,13 @@ SchedulerConfig Config(Policy policy, int64_t resolution = 1, int64_t window = 8
   return config;
 }
 
-
 ClusterSnapshot BusyFirstNode() { return testing::BusyFirstNode(kNow + 100); }
 
 // A needs both nodes; B is short enough to finish before A's reservation; C is not;
 // D has no time limit.
 std::vector<JobRequest> Queue() {
-  return {Timed(MakeJob(10, 2, 8), 50), Timed(MakeJob(11, 1, 4), 50),
-          Timed(MakeJob(12, 1, 4), 200), MakeJob(13, 1, 4)};
+  return {Timed(MakeJob(10, 2, 8), 50), Timed(MakeJob(11, 1, 4), 50), Timed(MakeJob(12, 1, 4), 200),
+          MakeJob(13, 1, 4)};
 }
 
 TEST(BackfillTest, EasyShortJobBackfillsLongJobDoesNot) {
@@ -84,8 +83,7 @@ TEST(BackfillTest, ResolutionRoundsReservationsUp) {
 }
 
 TEST(BackfillTest, WindowBoundsPlanning) {
-  Plan plan =
-      MakeScheduler(Config(Policy::kEasy, 1, 50))->Schedule(BusyFirstNode(), Queue(), kNow);
+  Plan plan = MakeScheduler(Config(Policy::kEasy, 1, 50))->Schedule(BusyFirstNode(), Queue(), kNow);
   // A's earliest start (kNow + 100) is beyond the 50 s window: no reservation.
   EXPECT_EQ(plan.decisions[0].reason, "Resources");
   EXPECT_EQ(plan.decisions[0].planned_start, 0);

@@ -66,7 +66,10 @@ Status FairTree::AddAccounts(const std::vector<Assoc>& assocs) {
     progress = false;
     for (auto it = left.begin(); it != left.end();) {
       auto parent = accounts_.find((*it)->parent.empty() ? "root" : (*it)->parent);
-      if (parent == accounts_.end() || parent->second < 0) { ++it; continue; }
+      if (parent == accounts_.end() || parent->second < 0) {
+        ++it;
+        continue;
+      }
       accounts_[(*it)->account] = Add(**it, false, parent->second);
       it = left.erase(it);
       progress = true;
@@ -83,7 +86,8 @@ Status FairTree::AddUsers(const std::vector<Assoc>& assocs) {
     if (a.user.empty()) continue;
     auto acct = accounts_.find(a.account);
     if (acct == accounts_.end()) {
-      return InvalidArgument(fmt::format("user '{}' is in unknown account '{}'", a.user, a.account));
+      return InvalidArgument(
+          fmt::format("user '{}' is in unknown account '{}'", a.user, a.account));
     }
     if (!seen.emplace(std::make_pair(a.account, a.user), true).second) {
       return InvalidArgument(fmt::format("duplicate user '{}' in account '{}'", a.user, a.account));
@@ -119,12 +123,15 @@ void FairTree::Level(int parent) {
   for (int c : p.children) shares += static_cast<double>(std::max<int64_t>(0, nodes_[c].a.shares));
   for (int c : p.children) {
     ShareRow& r = nodes_[c].row;
-    double s = shares > 0 ? static_cast<double>(std::max<int64_t>(0, nodes_[c].a.shares)) / shares : 0;
+    double s =
+        shares > 0 ? static_cast<double>(std::max<int64_t>(0, nodes_[c].a.shares)) / shares : 0;
     double u = p.row.raw_usage > 0 ? r.raw_usage / p.row.raw_usage : 0;
     r.norm_shares = s * (parent == 0 ? 1.0 : p.row.norm_shares);
     r.effective_usage = u;
-    if (s <= 0) r.level_fs = 0;
-    else r.level_fs = u > 0 ? s / u : std::numeric_limits<double>::infinity();
+    if (s <= 0)
+      r.level_fs = 0;
+    else
+      r.level_fs = u > 0 ? s / u : std::numeric_limits<double>::infinity();
     if (!nodes_[c].is_user) Level(c);
   }
 }

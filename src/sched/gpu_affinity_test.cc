@@ -59,7 +59,8 @@ TEST(GpuAffinity, RandomChoicesAreValidSubsets) {
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b) w[a][b] = a == b ? 0 : static_cast<int>((next() >> 61));
     const uint64_t free = (next() >> 20) & ((uint64_t{1} << n) - 1);
-    const int count = std::popcount(free) == 0 ? 0 : 1 + static_cast<int>(next() % std::popcount(free));
+    const int count =
+        std::popcount(free) == 0 ? 0 : 1 + static_cast<int>(next() % std::popcount(free));
     const uint64_t got = ChooseGpus(free, count, w);
     ASSERT_EQ(std::popcount(got), count);
     ASSERT_EQ(got & ~free, 0u);

@@ -29,12 +29,12 @@ std::unique_ptr<Scheduler> Easy() {
   return MakeScheduler(config);
 }
 
-
 ClusterSnapshot BusyFirstNode() { return testing::BusyFirstNode(kNow + 100); }
 
 TEST(HetJobPlan, ComponentsStartTogetherOnDisjointResources) {
   Plan plan = Easy()->Schedule(
-      MakeCluster(2), {Component(20, 20, 2, 8, 50), Timed(MakeJob(30, 1, 1), 50), Component(21, 20, 2, 8, 50)},
+      MakeCluster(2),
+      {Component(20, 20, 2, 8, 50), Timed(MakeJob(30, 1, 1), 50), Component(21, 20, 2, 8, 50)},
       kNow);
   ASSERT_EQ(plan.decisions.size(), 3u);
   EXPECT_EQ(plan.decisions[0].outcome, Outcome::kStartNow);
@@ -63,11 +63,11 @@ TEST(HetJobPlan, AGroupThatDoesNotFitWholeWaitsForOneCommonStart) {
 }
 
 TEST(HetJobPlan, AnIncompleteOrImpossibleGroupStartsNothing) {
-  Plan plan = Easy()->Schedule(MakeCluster(2), {Component(20, 20, 3, 1, 50), Component(21, 20, 3, 1, 50)},
-                                          kNow);
+  Plan plan = Easy()->Schedule(MakeCluster(2),
+                               {Component(20, 20, 3, 1, 50), Component(21, 20, 3, 1, 50)}, kNow);
   for (const Decision& d : plan.decisions) EXPECT_EQ(d.outcome, Outcome::kPending);
-  plan = Easy()->Schedule(MakeCluster(2), {Component(20, 20, 2, 1, 50), Component(21, 20, 2, 64, 50)},
-                                     kNow);
+  plan = Easy()->Schedule(MakeCluster(2),
+                          {Component(20, 20, 2, 1, 50), Component(21, 20, 2, 64, 50)}, kNow);
   for (const Decision& d : plan.decisions) EXPECT_EQ(d.outcome, Outcome::kNever);
 }
 

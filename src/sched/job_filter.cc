@@ -19,8 +19,7 @@ JobFilter JobFilter::Compile(const ClusterSnapshot& snapshot, const JobRequest& 
   const bool trivial = job.allowed_nodes.empty() && job.excluded_nodes.empty() && expr.empty();
   if (!trivial) {
     std::unordered_set<std::string> allowed(job.allowed_nodes.begin(), job.allowed_nodes.end());
-    std::unordered_set<std::string> excluded(job.excluded_nodes.begin(),
-                                             job.excluded_nodes.end());
+    std::unordered_set<std::string> excluded(job.excluded_nodes.begin(), job.excluded_nodes.end());
     filter.admit_.resize(snapshot.nodes.size());
     for (size_t i = 0; i < snapshot.nodes.size(); ++i) {
       const Node& node = snapshot.nodes[i];

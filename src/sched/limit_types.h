@@ -27,15 +27,15 @@ struct TresLimit {
 };
 
 struct LimitScope {
-  bool qos = false;              // reasons start with "QOS" (else "Assoc")
-  int64_t max_jobs = -1;         // running jobs (QOS: per user, on the per-user scope)
-  int64_t grp_jobs = -1;         // running jobs of the whole scope
-  int64_t max_wall_s = -1;       // per job
-  TresLimit grp_tres;            // running TRES of the whole scope
+  bool qos = false;         // reasons start with "QOS" (else "Assoc")
+  int64_t max_jobs = -1;    // running jobs (QOS: per user, on the per-user scope)
+  int64_t grp_jobs = -1;    // running jobs of the whole scope
+  int64_t max_wall_s = -1;  // per job
+  TresLimit grp_tres;       // running TRES of the whole scope
   TresLimit max_tres_per_job;
-  TresLimit max_tres_per_user;   // QOS per-user scope: running TRES of the user
-  TresLimit grp_tres_mins;       // cpu / gpu minutes: used + running remaining + the job
-  double used_cpu_min = 0;       // decayed usage of the scope
+  TresLimit max_tres_per_user;  // QOS per-user scope: running TRES of the user
+  TresLimit grp_tres_mins;      // cpu / gpu minutes: used + running remaining + the job
+  double used_cpu_min = 0;      // decayed usage of the scope
   double used_gpu_min = 0;
 };
 
@@ -45,7 +45,7 @@ struct LimitsInput {
   struct Running {
     int64_t job_id = 0;
     Tres tres;
-    int64_t remaining_s = 0;     // until its time limit (0 = unknown)
+    int64_t remaining_s = 0;  // until its time limit (0 = unknown)
   };
   std::vector<Running> running;
   bool empty() const { return scopes.empty(); }

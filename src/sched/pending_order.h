@@ -27,14 +27,14 @@ namespace sluice::sched {
 // One pending job's priority inputs.
 struct PendingJob {
   int64_t job_id = 0;
-  int64_t eligible_time = 0;        // age counts from here
+  int64_t eligible_time = 0;  // age counts from here
   int num_nodes = 1;
-  int64_t num_cpus = 1;             // all nodes
-  UsageKey assoc;                   // (account, user) whose fair-share it gets
-  int64_t partition_job_factor = 0; // its partition's PriorityJobFactor
-  int64_t qos_priority = 0;         // its QOS's Priority
+  int64_t num_cpus = 1;              // all nodes
+  UsageKey assoc;                    // (account, user) whose fair-share it gets
+  int64_t partition_job_factor = 0;  // its partition's PriorityJobFactor
+  int64_t qos_priority = 0;          // its QOS's Priority
   int64_t nice = 0;
-  bool held = false;                // priority 0: not prioritized
+  bool held = false;  // priority 0: not prioritized
 };
 
 // What every job's priority is computed against.

@@ -37,11 +37,9 @@ JobRequest Request(int64_t id, int64_t priority) {
 
 TEST(AssociationTree, AddsImplicitUsersAndLedgerUsage) {
   UsageLedger ledger = LedgerWith({"physics", "bob"}, 2, 50);  // 100 CPU-seconds
-  std::vector<Assoc> declared = {{"physics", "", "root", 10, 0},
-                                 {"physics", "alice", "", 3, 0}};
-  auto tree = AssociationTree(declared, {{"physics", "alice"}, {"root", "carol"}, {"root", ""},
-                                         {"root", "carol"}},
-                              ledger);
+  std::vector<Assoc> declared = {{"physics", "", "root", 10, 0}, {"physics", "alice", "", 3, 0}};
+  auto tree = AssociationTree(
+      declared, {{"physics", "alice"}, {"root", "carol"}, {"root", ""}, {"root", "carol"}}, ledger);
   ASSERT_EQ(tree.size(), 4u);
   EXPECT_EQ(tree[1].user, "alice");
   EXPECT_EQ(tree[1].shares, 3);  // declared, not duplicated
@@ -111,8 +109,8 @@ TEST(PrioritizePending, ABrokenTreeGivesFairShareZero) {
 }
 
 TEST(PendingOrder, TierThenPriorityThenJobId) {
-  std::vector<JobRequest> pending = {Request(5, 10), Request(3, 10), Request(4, 99),
-                                     Request(1, 1), Request(2, 50)};
+  std::vector<JobRequest> pending = {Request(5, 10), Request(3, 10), Request(4, 99), Request(1, 1),
+                                     Request(2, 50)};
   std::vector<int> tiers = {0, 0, 0, 2, 1};
   EXPECT_EQ(PendingOrder(pending, tiers), (std::vector<size_t>{3, 4, 2, 1, 0}));
   // Missing tiers count as 0.

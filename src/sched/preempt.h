@@ -26,10 +26,10 @@ bool MayPreempt(const PreemptSettings& settings, const JobRequest& preemptor,
                 const RunningJob& victim, int64_t now);
 
 struct VictimChoice {
-  bool fits = false;              // the job fits once `victims` (and jobs already being
-                                  // preempted) are gone; false = preempting cannot help
-  std::vector<int64_t> victims;   // empty with fits: it only waits for earlier victims
-  std::vector<NodeShare> alloc;   // where it would then run (PlaceJob's first fit)
+  bool fits = false;             // the job fits once `victims` (and jobs already being
+                                 // preempted) are gone; false = preempting cannot help
+  std::vector<int64_t> victims;  // empty with fits: it only waits for earlier victims
+  std::vector<NodeShare> alloc;  // where it would then run (PlaceJob's first fit)
 };
 
 VictimChoice ChooseVictims(const ClusterSnapshot& snapshot, const JobRequest& job, int64_t now);

@@ -19,8 +19,8 @@ using testing::MakeCluster;
 using testing::MakeJob;
 
 // Adds a running job holding `cpus` CPUs (the lowest free ids) on `node`.
-RunningJob& AddRunning(ClusterSnapshot* s, int64_t id, const std::string& node, int cpus,
-                       int tier, int64_t priority, int64_t start = 0) {
+RunningJob& AddRunning(ClusterSnapshot* s, int64_t id, const std::string& node, int cpus, int tier,
+                       int64_t priority, int64_t start = 0) {
   RunningJob r;
   r.job_id = id;
   r.priority = priority;
@@ -89,8 +89,8 @@ TEST(Preempt, NeverMoreThanNeededLowestPriorityYoungestFirst) {
 
 TEST(Preempt, EqualOrHigherTierIsNeverAVictim) {
   ClusterSnapshot s = PrioCluster(1);
-  AddRunning(&s, 1, "node1", 4, 10, 1);   // same tier
-  AddRunning(&s, 2, "node1", 4, 20, 1);   // higher tier
+  AddRunning(&s, 1, "node1", 4, 10, 1);  // same tier
+  AddRunning(&s, 2, "node1", 4, 20, 1);  // higher tier
   VictimChoice c = ChooseVictims(s, HighJob(5, 1, 2), 100);
   EXPECT_FALSE(c.fits);
   EXPECT_TRUE(c.victims.empty());

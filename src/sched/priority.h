@@ -42,10 +42,10 @@ struct PriorityWeights {
 };
 
 struct PriorityInput {
-  int64_t eligible_time = 0;       // age counts from here
+  int64_t eligible_time = 0;  // age counts from here
   int num_nodes = 1;
   int64_t num_cpus = 1;
-  double fairshare = 0;            // from ComputeFairTree
+  double fairshare = 0;  // from ComputeFairTree
   int64_t partition_job_factor = 1;
   int64_t max_partition_job_factor = 1;
   int64_t qos_priority = 0;
@@ -85,14 +85,14 @@ struct Assoc {
 
 struct ShareRow {
   std::string account;
-  std::string user;                // empty for accounts
-  int depth = 0;                   // root 0
+  std::string user;  // empty for accounts
+  int depth = 0;     // root 0
   int64_t raw_shares = 0;
-  double norm_shares = 0;          // product of level shares down from root (root: 0)
+  double norm_shares = 0;  // product of level shares down from root (root: 0)
   double raw_usage = 0;
-  double effective_usage = 0;      // usage / parent's usage (root: 1)
-  double level_fs = 0;             // S / U (+inf when U is 0)
-  double fairshare = -1;           // users: the Fair Tree factor; accounts: -1
+  double effective_usage = 0;  // usage / parent's usage (root: 1)
+  double level_fs = 0;         // S / U (+inf when U is 0)
+  double fairshare = -1;       // users: the Fair Tree factor; accounts: -1
 };
 
 // Rows in tree order (root first; each account's users by name, then its sub-accounts

@@ -84,8 +84,11 @@ std::map<std::string, ShareRow> ByName(const std::vector<ShareRow>& rows) {
 }
 
 std::vector<Assoc> TwoAccounts(double a1, double a2, double b1) {
-  return {{"A", "", "root", 1, 0}, {"B", "", "root", 1, 0},
-          {"A", "a1", "", 1, a1}, {"A", "a2", "", 1, a2}, {"B", "b1", "", 1, b1}};
+  return {{"A", "", "root", 1, 0},
+          {"B", "", "root", 1, 0},
+          {"A", "a1", "", 1, a1},
+          {"A", "a2", "", 1, a2},
+          {"B", "b1", "", 1, b1}};
 }
 
 TEST(FairTree, EqualAccountsZeroUsageUserFirst) {
@@ -125,8 +128,11 @@ TEST(FairTree, SharesOutweighUsage) {
 }
 
 TEST(FairTree, TiedUsersShareARankAndZeroSharesGetZero) {
-  std::vector<Assoc> t = {{"A", "", "root", 1, 0}, {"A", "p", "", 1, 0}, {"A", "q", "", 1, 0},
-                          {"A", "r", "", 1, 10},   {"A", "z", "", 0, 0}};
+  std::vector<Assoc> t = {{"A", "", "root", 1, 0},
+                          {"A", "p", "", 1, 0},
+                          {"A", "q", "", 1, 0},
+                          {"A", "r", "", 1, 10},
+                          {"A", "z", "", 0, 0}};
   auto m = ByName(*ComputeFairTree(t));
   EXPECT_DOUBLE_EQ(m["A/p"].fairshare, 1.0);  // rank 4 of 4
   EXPECT_DOUBLE_EQ(m["A/q"].fairshare, 1.0);
@@ -135,15 +141,17 @@ TEST(FairTree, TiedUsersShareARankAndZeroSharesGetZero) {
 }
 
 TEST(FairTree, RowsInTreeOrder) {
-  std::vector<Assoc> t = {{"B", "", "root", 1, 0}, {"A", "", "root", 1, 0},
-                          {"A2", "", "A", 1, 0},   {"A", "u", "", 1, 0},
+  std::vector<Assoc> t = {{"B", "", "root", 1, 0},
+                          {"A", "", "root", 1, 0},
+                          {"A2", "", "A", 1, 0},
+                          {"A", "u", "", 1, 0},
                           {"root", "root", "", 1, 0}};
   auto rows = ComputeFairTree(t);
   ASSERT_TRUE(rows.ok());
   std::vector<std::string> names;
   for (const auto& r : *rows) names.push_back(std::to_string(r.depth) + r.account + "/" + r.user);
-  EXPECT_EQ(names, (std::vector<std::string>{"0root/", "1root/root", "1A/", "2A/u", "2A2/",
-                                             "1B/"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"0root/", "1root/root", "1A/", "2A/u", "2A2/", "1B/"}));
   EXPECT_EQ((*rows)[0].fairshare, -1);
   EXPECT_DOUBLE_EQ((*rows)[0].effective_usage, 1.0);
 }
@@ -168,7 +176,8 @@ TEST(FairTreeProperty, RandomTrees) {
     std::vector<Assoc> t;
     int accounts = 1 + static_cast<int>(rng() % 4);
     for (int a = 0; a < accounts; ++a) {
-      std::string parent = a == 0 ? "root" : (rng() % 2 ? "root" : "acct" + std::to_string(rng() % a));
+      std::string parent =
+          a == 0 ? "root" : (rng() % 2 ? "root" : "acct" + std::to_string(rng() % a));
       t.push_back({"acct" + std::to_string(a), "", parent, 1 + static_cast<int64_t>(rng() % 3), 0});
       int users = 1 + static_cast<int>(rng() % 4);
       for (int u = 0; u < users; ++u) {

@@ -34,7 +34,8 @@ inline ClusterSnapshot RandomSnapshot(Rng& rng, int max_nodes = 5, int64_t now =
     node.cpu_used.assign(node.cpus, false);
     const int gpus = rng.Int(0, 4);
     for (int g = 0; g < gpus; ++g)
-      node.gpus.push_back({gpus - g + rng.Int(0, 1) * 10, rng.Chance(50) ? "a100" : "h100", false, {}});
+      node.gpus.push_back(
+          {gpus - g + rng.Int(0, 1) * 10, rng.Chance(50) ? "a100" : "h100", false, {}});
     node.available = rng.Chance(92);
     if (rng.Chance(10)) {  // usage no listed job accounts for: never released
       node.cpu_used[0] = true;

@@ -79,8 +79,9 @@ TEST(ReservationSchedTest, FutureReservationLimitsJobsThatWouldOverlap) {
 TEST(ReservationSchedTest, UnknownOrEndedReservationNeverStarts) {
   ClusterSnapshot s = WithResv(1, {"old", kNow - 100, kNow, {"node1"}, false});
   Plan plan = MakeScheduler(Config(Policy::kEasy))
-                  ->Schedule(s, {Timed(MakeJob(1), 10, "old"), Timed(MakeJob(2), 10, "nope"),
-                                 Timed(MakeJob(3), 10)},
+                  ->Schedule(s,
+                             {Timed(MakeJob(1), 10, "old"), Timed(MakeJob(2), 10, "nope"),
+                              Timed(MakeJob(3), 10)},
                              kNow);
   EXPECT_EQ(plan.decisions[0].reason, kReasonResvDeleted);
   EXPECT_EQ(plan.decisions[1].reason, kReasonResvDeleted);
@@ -90,8 +91,8 @@ TEST(ReservationSchedTest, UnknownOrEndedReservationNeverStarts) {
 TEST(ReservationSchedTest, FifoRespectsReservations) {
   ClusterSnapshot s = WithResv(2, {"r", kNow, kNow + 100, {"node2"}, false});
   auto fifo = MakeScheduler(Config(Policy::kFifo));
-  Plan plan = fifo->Schedule(s, {Timed(MakeJob(1, 1, 1), 10), Timed(MakeJob(2, 1, 1), 10, "r")},
-                             kNow);
+  Plan plan =
+      fifo->Schedule(s, {Timed(MakeJob(1, 1, 1), 10), Timed(MakeJob(2, 1, 1), 10, "r")}, kNow);
   EXPECT_EQ(NodeNames(plan.decisions[0].alloc), Names{"node1"});
   EXPECT_EQ(NodeNames(plan.decisions[1].alloc), Names{"node2"});
   plan = fifo->Schedule(s, {Timed(MakeJob(1, 2, 1), 10)}, kNow);

@@ -19,8 +19,8 @@ bool Has(const std::vector<std::string>& v, const std::string& x) {
 
 }  // namespace
 
-const ReservationWindow* FindReservation(const ClusterSnapshot& snapshot,
-                                         const std::string& name, int64_t now) {
+const ReservationWindow* FindReservation(const ClusterSnapshot& snapshot, const std::string& name,
+                                         int64_t now) {
   for (const ReservationWindow& r : snapshot.reservations)
     if (r.name == name && Live(r, now)) return &r;
   return nullptr;

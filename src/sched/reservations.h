@@ -17,13 +17,13 @@
 
 namespace sluice::sched {
 
-inline constexpr char kReasonReservation[] = "Reservation";          // waiting for its window
-inline constexpr char kReasonResvDeleted[] = "ReservationDeleted";   // names no reservation
+inline constexpr char kReasonReservation[] = "Reservation";         // waiting for its window
+inline constexpr char kReasonResvDeleted[] = "ReservationDeleted";  // names no reservation
 inline constexpr char kReasonMaint[] = "ReqNodeNotAvail, Reserved for maintenance";
 
 // The live reservation called `name` (ending after `now`), or nullptr.
-const ReservationWindow* FindReservation(const ClusterSnapshot& snapshot,
-                                         const std::string& name, int64_t now);
+const ReservationWindow* FindReservation(const ClusterSnapshot& snapshot, const std::string& name,
+                                         int64_t now);
 
 // Blocks, on `timeline`, every live reservation's nodes for its window, except the one
 // named `except` ("" = none). When `only` is given, every node not in it is blocked from

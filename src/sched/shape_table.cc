@@ -35,10 +35,9 @@ uint64_t HashShape(const JobRequest& j) {
 bool SameShape(const JobRequest& a, const JobRequest& b) {
   return a.num_nodes == b.num_nodes && a.cpus_per_node == b.cpus_per_node &&
          a.mem_per_node_mb == b.mem_per_node_mb && a.gpus_per_node == b.gpus_per_node &&
-         a.exclusive == b.exclusive && a.gpu_type == b.gpu_type &&
-         a.constraint == b.constraint && a.allowed_nodes == b.allowed_nodes &&
-         a.required_nodes == b.required_nodes && a.excluded_nodes == b.excluded_nodes &&
-         a.max_switches == b.max_switches &&
+         a.exclusive == b.exclusive && a.gpu_type == b.gpu_type && a.constraint == b.constraint &&
+         a.allowed_nodes == b.allowed_nodes && a.required_nodes == b.required_nodes &&
+         a.excluded_nodes == b.excluded_nodes && a.max_switches == b.max_switches &&
          (a.max_switches == 0 ||  // the same --switches deadline
           a.submit_time + a.switches_wait_s == b.submit_time + b.switches_wait_s);
 }

@@ -21,12 +21,12 @@ namespace sluice::sched {
 
 struct Shape {
   const JobRequest* example = nullptr;
-  bool never = false;        // can never run on this cluster as configured
+  bool never = false;  // can never run on this cluster as configured
   std::string never_reason;
   Need need;
   JobFilter filter;
-  int64_t fit_now_fails_from = kForever + 1;   // durations >= this cannot start now
-  int64_t no_start_from = kForever + 1;        // durations >= this have no start in window
+  int64_t fit_now_fails_from = kForever + 1;          // durations >= this cannot start now
+  int64_t no_start_from = kForever + 1;               // durations >= this have no start in window
   std::vector<std::pair<int64_t, int64_t>> earliest;  // (duration, earliest start) seen
 
   // A lower bound on the earliest start for `duration` (`floor` when nothing is known).

@@ -41,8 +41,10 @@ int SwitchTree::LeafCount(const std::vector<int>& nodes) const {
   std::vector<int> leaves;
   int unattached = 0;
   for (int n : nodes) {
-    if (node_leaf_[n] < 0) ++unattached;
-    else leaves.push_back(node_leaf_[n]);
+    if (node_leaf_[n] < 0)
+      ++unattached;
+    else
+      leaves.push_back(node_leaf_[n]);
   }
   std::sort(leaves.begin(), leaves.end());
   return static_cast<int>(std::unique(leaves.begin(), leaves.end()) - leaves.begin()) + unattached;
@@ -60,9 +62,8 @@ bool SwitchTree::TakeUnder(int within, const std::vector<int>& candidates, size_
     if (added) order.push_back(key);
     it->second.push_back(n);
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return groups[a].size() > groups[b].size();
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return groups[a].size() > groups[b].size(); });
   chosen->clear();
   int leaves = 0;
   for (int key : order) {

@@ -70,7 +70,8 @@ TEST(TopologyPlacement, MultiNodeJobStaysUnderOneLeaf) {
 
 TEST(TopologyPlacement, SwitchesWaitsThenTakesWhatItCan) {
   ClusterSnapshot s = TwoLeaves();
-  for (int i : {0, 1, 2, 4, 5}) ApplyAllocation(&s, {{s.nodes[i].name, {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1}}, false);
+  for (int i : {0, 1, 2, 4, 5})
+    ApplyAllocation(&s, {{s.nodes[i].name, {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1}}, false);
   JobRequest job = MakeJob(9, 3, 1);
   job.max_switches = 1;
   job.submit_time = 100;
@@ -85,7 +86,8 @@ TEST(TopologyPlacement, SwitchesWaitsThenTakesWhatItCan) {
 
 TEST(TopologyPlacement, SwitchLimitIsPerJobNotPerShape) {
   ClusterSnapshot s = TwoLeaves();
-  for (int i : {0, 1, 2, 4, 5}) ApplyAllocation(&s, {{s.nodes[i].name, {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1}}, false);
+  for (int i : {0, 1, 2, 4, 5})
+    ApplyAllocation(&s, {{s.nodes[i].name, {0, 1, 2, 3, 4, 5, 6, 7}, 0, {}, 1}}, false);
   JobRequest limited = MakeJob(1, 2, 1);
   limited.max_switches = 1;
   limited.switches_wait_s = 600;
@@ -97,7 +99,8 @@ TEST(TopologyPlacement, SwitchLimitIsPerJobNotPerShape) {
   Plan plan = MakeScheduler({})->Schedule(s, {limited3, spread}, 0);
   EXPECT_EQ(plan.decisions[0].outcome, Outcome::kPending);
   ASSERT_EQ(plan.decisions[1].outcome, Outcome::kStartNow);
-  EXPECT_EQ(NodeNames(plan.decisions[1].alloc), (std::vector<std::string>{"node4", "node7", "node8"}));
+  EXPECT_EQ(NodeNames(plan.decisions[1].alloc),
+            (std::vector<std::string>{"node4", "node7", "node8"}));
   // A 2-node job with the limit fits under leaf2.
   plan = MakeScheduler({})->Schedule(s, {limited}, 0);
   ASSERT_EQ(plan.decisions[0].outcome, Outcome::kStartNow);

@@ -67,8 +67,9 @@ void Timeline::AddNode(const Node& node) {
   info.type_masks.resize(gpu_types_.size());
   // GPU bits in ascending index order (nodes usually list them sorted already).
   std::vector<const Gpu*> sorted;
-  const bool in_order = std::is_sorted(node.gpus.begin(), node.gpus.end(),
-                                       [](const Gpu& a, const Gpu& b) { return a.index < b.index; });
+  const bool in_order =
+      std::is_sorted(node.gpus.begin(), node.gpus.end(),
+                     [](const Gpu& a, const Gpu& b) { return a.index < b.index; });
   if (!in_order) {
     for (const Gpu& gpu : node.gpus) sorted.push_back(&gpu);
     std::stable_sort(sorted.begin(), sorted.end(),
@@ -263,8 +264,8 @@ int64_t Timeline::IntervalEnd(int node, const Need& need, size_t from, const Slo
 
 // The starts T in [t0, min(latest, bound - 1)] (t0 or rounded slot boundaries) at which the
 // node fits for [T, T + duration), as merged half-open intervals [start, end).
-void Timeline::NodeIntervals(int node, const Need& need, int64_t t0, int64_t duration,
-                             int64_t res, int64_t latest, int64_t bound, bool first_only,
+void Timeline::NodeIntervals(int node, const Need& need, int64_t t0, int64_t duration, int64_t res,
+                             int64_t latest, int64_t bound, bool first_only,
                              std::vector<std::pair<int64_t, int64_t>>* out) const {
   const Line& line = lines_[node];
   size_t j = 0;
@@ -311,8 +312,8 @@ NodeGrant Timeline::Grant(int node, const Need& need, int64_t start, int64_t end
 }
 
 // First-fit choice of nodes at `start`: required nodes, then the first others that fit.
-bool Timeline::Choose(const Need& need, const JobFilter& filter, int64_t start,
-                      int64_t duration, Placement* out) const {
+bool Timeline::Choose(const Need& need, const JobFilter& filter, int64_t start, int64_t duration,
+                      Placement* out) const {
   const int64_t end = AddTime(start, duration);
   const size_t want = std::max<size_t>(need.num_nodes, filter.required().size());
   std::vector<int> chosen;
@@ -429,8 +430,8 @@ void Timeline::SetIndexes(int node) {
   partial_.Set(node, v.idle ? FreeIndex::Value{} : v);
 }
 
-std::vector<int> Timeline::NowCandidates(const Need& need, const JobFilter& filter,
-                                         int64_t end, size_t enough) const {
+std::vector<int> Timeline::NowCandidates(const Need& need, const JobFilter& filter, int64_t end,
+                                         size_t enough) const {
   std::vector<int> found;
   auto visit = [&](int i) {
     if (filter.Admits(i) && !filter.IsRequired(i) && NodeFits(i, need, origin_, end))
@@ -472,9 +473,8 @@ bool Timeline::FitNow(const Need& need, const JobFilter& filter, int64_t duratio
   return true;
 }
 
-bool Timeline::FindStart(const Need& need, const JobFilter& filter, int64_t t0,
-                         int64_t duration, int64_t resolution, int64_t latest_start,
-                         Placement* out) const {
+bool Timeline::FindStart(const Need& need, const JobFilter& filter, int64_t t0, int64_t duration,
+                         int64_t resolution, int64_t latest_start, Placement* out) const {
   if (!filter.ok() || need.num_nodes < 1) return false;
   t0 = std::max(t0, origin_);
   const size_t want = std::max<size_t>(need.num_nodes, filter.required().size());

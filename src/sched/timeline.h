@@ -36,16 +36,16 @@ inline int64_t AddTime(int64_t a, int64_t b) { return b >= kForever - a ? kForev
 
 // What one job holds on one node.
 struct NodeGrant {
-  int node = 0;        // index into the snapshot's nodes
-  int cpus = 0;        // CPU count (ids are chosen when the job starts)
+  int node = 0;  // index into the snapshot's nodes
+  int cpus = 0;  // CPU count (ids are chosen when the job starts)
   int64_t mem_mb = 0;
-  uint64_t gpus = 0;   // bit i = the node's i-th GPU in ascending index order
+  uint64_t gpus = 0;  // bit i = the node's i-th GPU in ascending index order
   bool exclusive = false;
 };
 
 struct Placement {
   int64_t start = 0;
-  int64_t end = 0;     // exclusive; kForever = never released
+  int64_t end = 0;                // exclusive; kForever = never released
   std::vector<NodeGrant> grants;  // ascending node index
 };
 
@@ -55,9 +55,9 @@ struct Need {
   int cpus = 1;
   int64_t mem_mb = 0;
   int gpus = 0;
-  int gpu_type = -1;    // -1 = any type; -2 = a type no node has
+  int gpu_type = -1;  // -1 = any type; -2 = a type no node has
   bool exclusive = false;
-  int max_leaves = 0;   // --switches limit still in force (0 = none)
+  int max_leaves = 0;  // --switches limit still in force (0 = none)
 };
 
 class Timeline {

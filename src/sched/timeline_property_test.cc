@@ -129,8 +129,10 @@ struct Reference {
       bool ok = true;
       for (int r : required) {
         auto fit = Admits(r, job) ? Fit(r, job, t, e) : std::nullopt;
-        if (!fit) ok = false;
-        else chosen->push_back({r, *fit});
+        if (!fit)
+          ok = false;
+        else
+          chosen->push_back({r, *fit});
       }
       if (!ok) continue;
       // FitNow (pack) takes partially used nodes before idle ones; FindStart is first fit.

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sched/limit_types.h"
 #include "common/preempt_mode.h"
+#include "sched/limit_types.h"
 
 namespace sluice::sched {
 
@@ -29,12 +29,12 @@ struct Node {
   int64_t mem_mb = 0;
   std::vector<Gpu> gpus;
   std::vector<std::string> features;
-  bool available = true;         // up, responding, not drained
-  std::vector<bool> cpu_used;    // size == cpus (empty = none used)
+  bool available = true;       // up, responding, not drained
+  std::vector<bool> cpu_used;  // size == cpus (empty = none used)
   int64_t mem_used_mb = 0;
-  bool exclusive_held = false;   // a running --exclusive job owns the node
+  bool exclusive_held = false;  // a running --exclusive job owns the node
   int running_jobs = 0;
-  int leaf_switch = -1;          // index into ClusterSnapshot::switches (-1 = none)
+  int leaf_switch = -1;  // index into ClusterSnapshot::switches (-1 = none)
 };
 
 // A network switch of a tree topology (topology.conf). Nodes hang off leaf switches.
@@ -79,8 +79,8 @@ using PreemptRules = std::map<std::string, PreemptRule>;  // by QOS name
 
 struct PreemptSettings {
   PreemptType type = PreemptType::kNone;
-  PreemptRules rules;            // preempt/qos
-  int64_t exempt_s = -1;         // PreemptExemptTime: younger jobs are not victims (-1 = none)
+  PreemptRules rules;     // preempt/qos
+  int64_t exempt_s = -1;  // PreemptExemptTime: younger jobs are not victims (-1 = none)
 };
 
 // An advance reservation: `nodes` are held for its members during [start, end). Jobs not
@@ -89,18 +89,18 @@ struct PreemptSettings {
 struct ReservationWindow {
   std::string name;
   int64_t start = 0;
-  int64_t end = 0;                  // exclusive
+  int64_t end = 0;  // exclusive
   std::vector<std::string> nodes;
-  bool maint = false;               // MAINT: waiting jobs say "Reserved for maintenance"
+  bool maint = false;  // MAINT: waiting jobs say "Reserved for maintenance"
 };
 
 struct ClusterSnapshot {
-  std::vector<Node> nodes;          // in configuration order (first-fit order)
-  std::vector<RunningJob> running;  // already reflected in the nodes' used resources
+  std::vector<Node> nodes;                      // in configuration order (first-fit order)
+  std::vector<RunningJob> running;              // already reflected in the nodes' used resources
   std::vector<ReservationWindow> reservations;  // unordered; windows ending <= now are ignored
-  std::vector<Switch> switches;     // empty = flat network
-  LimitsInput limits;               // association/QOS limits (empty = none; assoc_limits.h)
-  PreemptSettings preempt;          // PreemptType=preempt/none: no preemption
+  std::vector<Switch> switches;                 // empty = flat network
+  LimitsInput limits;       // association/QOS limits (empty = none; assoc_limits.h)
+  PreemptSettings preempt;  // PreemptType=preempt/none: no preemption
 };
 
 // One job's request, already normalised by the controller: the same shape on every node.
@@ -111,9 +111,9 @@ struct JobRequest {
   int num_nodes = 1;
   int tasks_per_node = 1;
   int cpus_per_node = 1;
-  int64_t mem_per_node_mb = 0;   // 0 = no memory reservation
+  int64_t mem_per_node_mb = 0;  // 0 = no memory reservation
   int gpus_per_node = 0;
-  std::string gpu_type;          // empty = any
+  std::string gpu_type;  // empty = any
   bool exclusive = false;
   std::vector<std::string> allowed_nodes;   // the partition's nodes (empty = all)
   std::vector<std::string> required_nodes;  // --nodelist (all must be used)
@@ -136,17 +136,17 @@ struct JobRequest {
 };
 
 enum class Outcome {
-  kStartNow,   // allocation filled in
-  kPending,    // can run on this cluster, not now; reason says why
-  kNever,      // can never run on this cluster as configured; reason says why
+  kStartNow,  // allocation filled in
+  kPending,   // can run on this cluster, not now; reason says why
+  kNever,     // can never run on this cluster as configured; reason says why
 };
 
 struct Decision {
   int64_t job_id = 0;
   Outcome outcome = Outcome::kPending;
   std::vector<NodeShare> alloc;
-  std::string reason;            // Slurm reason code: Resources, Priority, ...
-  int64_t planned_start = 0;     // kPending: when the scheduler expects it to start (0 = unknown)
+  std::string reason;         // Slurm reason code: Resources, Priority, ...
+  int64_t planned_start = 0;  // kPending: when the scheduler expects it to start (0 = unknown)
   // kPending with a planned_start: the nodes, memory and GPUs reserved for it (cpu_ids
   // stay empty: CPUs are counted, not chosen, until the job starts).
   std::vector<NodeShare> planned_alloc;
@@ -157,12 +157,12 @@ struct Decision {
 // An entry with no victims: the preemptor only waits for earlier victims to go.
 struct Preemption {
   int64_t preemptor = 0;
-  std::vector<int64_t> victims;     // job ids, in the order they were chosen
-  std::vector<NodeShare> alloc;     // where the preemptor will run once they are gone
+  std::vector<int64_t> victims;  // job ids, in the order they were chosen
+  std::vector<NodeShare> alloc;  // where the preemptor will run once they are gone
 };
 
 struct Plan {
-  std::vector<Decision> decisions;  // one per job request, in request order
+  std::vector<Decision> decisions;      // one per job request, in request order
   std::vector<Preemption> preemptions;  // PreemptType != none: victims chosen this pass
 };
 

@@ -18,9 +18,9 @@ namespace sluice::sched {
 using UsageKey = std::pair<std::string, std::string>;  // (account, user)
 
 struct AssocUsage {
-  double billing = 0;   // decayed TRES-billing-seconds
-  double cpu_min = 0;   // decayed CPU minutes
-  double gpu_min = 0;   // decayed GPU minutes
+  double billing = 0;  // decayed TRES-billing-seconds
+  double cpu_min = 0;  // decayed CPU minutes
+  double gpu_min = 0;  // decayed GPU minutes
   bool operator==(const AssocUsage&) const = default;
 };
 
@@ -32,7 +32,7 @@ struct UsageCharge {
   double billing_per_s = 0;  // TRES billing of its allocation
   int64_t cpus = 0;
   int64_t gpus = 0;
-  double factor = 1;         // QOS UsageFactor
+  double factor = 1;  // QOS UsageFactor
 };
 
 class UsageLedger {

@@ -26,10 +26,10 @@ namespace sluice::sim {
 struct SimPriority {
   bool enabled = false;
   sched::PriorityWeights weights;
-  int64_t decay_half_life_s = 0;            // PriorityDecayHalfLife; 0 = no decay
-  std::vector<sched::Assoc> assocs;         // declared accounts and users
-  int64_t max_partition_job_factor = 0;     // highest PriorityJobFactor of all partitions
-  int64_t max_qos_priority = 0;             // highest QOS Priority
+  int64_t decay_half_life_s = 0;         // PriorityDecayHalfLife; 0 = no decay
+  std::vector<sched::Assoc> assocs;      // declared accounts and users
+  int64_t max_partition_job_factor = 0;  // highest PriorityJobFactor of all partitions
+  int64_t max_qos_priority = 0;          // highest QOS Priority
 };
 
 // (account or "root", user) of `job`.

@@ -49,9 +49,9 @@ TEST(PriorityPass, AccruesCpuSecondsBetweenEvents) {
   PriorityPass pass(config, OneNode(4), kEpoch);
   std::vector<SimJob> jobs = {Job(1, 0, 100, "alice")};
   jobs[0].cpus = 4;
-  pass.Accrue(0, jobs, {});                // sets the time
-  pass.Accrue(30, jobs, {{0, 0, -1}});     // running: 4 CPUs x 30 s
-  pass.Accrue(100, jobs, {{0, 0, 100}});   // ended at 100: 4 x 70 more
+  pass.Accrue(0, jobs, {});               // sets the time
+  pass.Accrue(30, jobs, {{0, 0, -1}});    // running: 4 CPUs x 30 s
+  pass.Accrue(100, jobs, {{0, 0, 100}});  // ended at 100: 4 x 70 more
   EXPECT_DOUBLE_EQ(pass.ledger().Billing({"root", "alice"}), 400);
 }
 

@@ -333,9 +333,8 @@ Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy 
   std::unique_ptr<sched::Scheduler> scheduler = MakePolicyScheduler(policy);
   ManualClock clock(kScenarioEpoch);
   const Workload& workload = scenario.workload;
-  ASSIGN_OR_RETURN(SimResult result,
-                   Simulate(workload.cluster, workload.jobs, scheduler.get(), &clock,
-                            scenario.priority));
+  ASSIGN_OR_RETURN(SimResult result, Simulate(workload.cluster, workload.jobs, scheduler.get(),
+                                              &clock, scenario.priority));
   std::vector<std::string> problems;
   for (size_t i = 0; i < scenario.expected.size(); ++i) {
     const ScenarioJob& want = scenario.expected[i];

@@ -55,7 +55,7 @@ struct Scenario {
   Workload workload;                  // cluster and jobs, in submit order
   std::vector<ScenarioJob> expected;  // parallel to workload.jobs
   std::vector<std::pair<std::string, std::string>> expect_metrics;
-  SimPriority priority;               // multifactor priority (off without a `priority` line)
+  SimPriority priority;  // multifactor priority (off without a `priority` line)
 };
 
 Expected<Scenario> ParseScenario(std::string_view text, std::string_view name);

@@ -114,7 +114,8 @@ sched::ClusterSnapshot ClusterFromConfig(const Config& config) {
     node.name = node_config.name;
     node.cpus = node_config.cpus;
     node.mem_mb = node_config.real_memory_mb;
-    for (const GpuDef& gpu : node_config.gpus) node.gpus.push_back({gpu.index, gpu.type, false, {}});
+    for (const GpuDef& gpu : node_config.gpus)
+      node.gpus.push_back({gpu.index, gpu.type, false, {}});
     node.features = node_config.features;
     cluster.nodes.push_back(std::move(node));
   }

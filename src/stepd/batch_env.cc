@@ -86,7 +86,8 @@ void SetNodeVars(const BatchLaunch& l, const BatchEnvContext& ctx, EnvList* env)
   if (spec.ntasks_per_node() > 0) {
     env->Set("SLURM_NTASKS_PER_NODE", std::to_string(spec.ntasks_per_node()));
   }
-  if (spec.cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK", std::to_string(spec.cpus_per_task()));
+  if (spec.cpus_per_task() > 0)
+    env->Set("SLURM_CPUS_PER_TASK", std::to_string(spec.cpus_per_task()));
   if (spec.cpus_per_gpu() > 0) env->Set("SLURM_CPUS_PER_GPU", std::to_string(spec.cpus_per_gpu()));
 }
 
@@ -96,7 +97,8 @@ void SetGpuVars(const BatchLaunch& l, EnvList* env) {
     std::string n = std::to_string(spec.gpus_total());
     env->Set("SLURM_GPUS", spec.gpu_type().empty() ? n : spec.gpu_type() + ":" + n);
   }
-  if (spec.gpus_per_task() > 0) env->Set("SLURM_GPUS_PER_TASK", std::to_string(spec.gpus_per_task()));
+  if (spec.gpus_per_task() > 0)
+    env->Set("SLURM_GPUS_PER_TASK", std::to_string(spec.gpus_per_task()));
   if (l.local().gpu_ids_size() == 0) return;
   std::string ids = JoinInts(l.local().gpu_ids());
   env->Set("SLURM_GPUS_ON_NODE", std::to_string(l.local().gpu_ids_size()));
@@ -119,7 +121,6 @@ void SetMemoryVars(const BatchLaunch& l, EnvList* env) {
     env->Set("SLURM_MEM_PER_CPU", std::to_string(l.def_mem_per_cpu_mb()));
   }
 }
-
 
 // Array tasks: SLURM_ARRAY_JOB_ID/TASK_ID/TASK_COUNT/TASK_MIN/TASK_MAX, and
 // SLURM_ARRAY_TASK_STEP when the task ids are evenly spaced.
@@ -181,7 +182,8 @@ void SetHetVars(const BatchLaunch& l, EnvList* env) {
     env->Set("SLURM_JOB_PARTITION" + k, c.spec().partition());
     env->Set("SLURM_JOB_ACCOUNT" + k, c.spec().account());
     if (c.spec().ntasks_set()) env->Set("SLURM_NTASKS" + k, std::to_string(c.num_tasks()));
-    if (c.spec().cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK" + k, std::to_string(c.spec().cpus_per_task()));
+    if (c.spec().cpus_per_task() > 0)
+      env->Set("SLURM_CPUS_PER_TASK" + k, std::to_string(c.spec().cpus_per_task()));
   }
 }
 
@@ -208,7 +210,8 @@ void SetJobIdentityVars(const JobInfo& job, int64_t job_id, EnvList* env) {
   if (job.restarts() > 0) env->Set("SLURM_RESTART_COUNT", std::to_string(job.restarts()));
   if (spec.overcommit()) env->Set("SLURM_OVERCOMMIT", "1");
   // sbatch --open-mode, for the job's srun steps (srun's SLURM_OPEN_MODE input variable).
-  if (!spec.open_mode().empty()) env->Set("SLURM_OPEN_MODE", spec.open_mode() == "append" ? "a" : "t");
+  if (!spec.open_mode().empty())
+    env->Set("SLURM_OPEN_MODE", spec.open_mode() == "append" ? "a" : "t");
 }
 
 std::vector<std::string> BuildBatchEnv(const BatchLaunch& launch, const BatchEnvContext& ctx) {

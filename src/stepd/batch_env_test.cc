@@ -22,10 +22,17 @@ std::vector<std::string> Lines(const std::string& text) {
 
 // The environment the user submitted with (the non-Slurm lines of the references).
 std::vector<std::string> UserEnv(const std::string& shlvl, const std::string& underscore) {
-  return {"HOME=/root", "LANG=C.UTF-8", "LOGNAME=root", "OLDPWD=/tmp",
+  return {"HOME=/root",
+          "LANG=C.UTF-8",
+          "LOGNAME=root",
+          "OLDPWD=/tmp",
           "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-          "PWD=/home/alice/run", "SHELL=/bin/bash", "SHLVL=" + shlvl, "TERM=dumb",
-          "USER=root", "_=" + underscore};
+          "PWD=/home/alice/run",
+          "SHELL=/bin/bash",
+          "SHLVL=" + shlvl,
+          "TERM=dumb",
+          "USER=root",
+          "_=" + underscore};
 }
 
 BatchLaunch BaseLaunch(int64_t id, const std::string& name) {
@@ -217,8 +224,9 @@ TEST(BatchEnvTest, NoGpuJobWithNtasksMatchesReference) {
     EXPECT_TRUE(std::count(env.begin(), env.end(), want)) << want;
   }
   for (const auto& e : env) {
-    for (const char* absent : {"CUDA_VISIBLE_DEVICES=", "SLURM_JOB_GPUS=", "SLURM_GPUS_ON_NODE=",
-                               "ZE_AFFINITY_MASK=", "SLURM_NTASKS_PER_NODE=", "SLURM_RESTART_COUNT="}) {
+    for (const char* absent :
+         {"CUDA_VISIBLE_DEVICES=", "SLURM_JOB_GPUS=", "SLURM_GPUS_ON_NODE=", "ZE_AFFINITY_MASK=",
+          "SLURM_NTASKS_PER_NODE=", "SLURM_RESTART_COUNT="}) {
       EXPECT_NE(e.rfind(absent, 0), 0u) << e;
     }
   }
@@ -263,9 +271,9 @@ TEST(BatchEnvTest, ArrayTaskVariables) {
   *l.mutable_local() = *AddNode(&l, "node01", 1, 1, {});
   auto env = Build(l, 1);
   auto has = [&](const std::string& s) { return std::count(env.begin(), env.end(), s) == 1; };
-  for (const char* v : {"SLURM_ARRAY_JOB_ID=44", "SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_COUNT=4",
-                        "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_MAX=3",
-                        "SLURM_ARRAY_TASK_STEP=1", "SLURM_JOB_ID=47"}) {
+  for (const char* v : {"SLURM_ARRAY_JOB_ID=44", "SLURM_ARRAY_TASK_ID=2",
+                        "SLURM_ARRAY_TASK_COUNT=4", "SLURM_ARRAY_TASK_MIN=0",
+                        "SLURM_ARRAY_TASK_MAX=3", "SLURM_ARRAY_TASK_STEP=1", "SLURM_JOB_ID=47"}) {
     EXPECT_TRUE(has(v)) << v;
   }
   j->set_array_task_step(0);  // uneven ids (1,3,5-7): no step variable

@@ -15,7 +15,8 @@ namespace {
 bool InCgroup(const std::string& leaf) {
   std::ifstream in("/proc/self/cgroup");
   for (std::string line; std::getline(in, line);) {
-    if (line.size() >= leaf.size() && line.compare(line.size() - leaf.size(), leaf.size(), leaf) == 0) {
+    if (line.size() >= leaf.size() &&
+        line.compare(line.size() - leaf.size(), leaf.size(), leaf) == 0) {
       return true;
     }
   }
@@ -29,7 +30,8 @@ TEST(ForkInto, ChildStartsInTheCgroup) {
   for (std::string root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified", "/sys/fs/cgroup/memory"}) {
     std::string leaf = "/sluice-forkinto-" + std::to_string(getpid());
     std::string dir = root + leaf;
-    if (access((root + "/cgroup.procs").c_str(), W_OK) != 0 || mkdir(dir.c_str(), 0755) != 0) continue;
+    if (access((root + "/cgroup.procs").c_str(), W_OK) != 0 || mkdir(dir.c_str(), 0755) != 0)
+      continue;
     ++tried;
     pid_t pid = ForkInto(dir);
     if (pid == 0) _exit(InCgroup(leaf) ? 0 : 1);

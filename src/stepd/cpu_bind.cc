@@ -15,7 +15,8 @@ std::vector<std::string> Parts(const std::string& spec) {
   size_t start = 0;
   while (!spec.empty() && start <= spec.size()) {
     size_t comma = spec.find(',', start);
-    std::string part = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (part.rfind("map_cpu:", 0) == 0) {
       out.push_back(spec.substr(start));  // the list runs to the end
       break;
@@ -33,9 +34,12 @@ CpuBindPlan PlanCpuBind(const StepLaunch& l, int local_id) {
   CpuBindPlan plan;
   std::string mode;
   for (const std::string& p : Parts(l.cpu_bind())) {
-    if (p == "v" || p == "verbose") plan.verbose = true;
-    else if (p == "q" || p == "quiet") plan.verbose = false;
-    else mode = p;
+    if (p == "v" || p == "verbose")
+      plan.verbose = true;
+    else if (p == "q" || p == "quiet")
+      plan.verbose = false;
+    else
+      mode = p;
   }
   if (mode.empty() || mode == "none" || mode == "no") return plan;
   if (mode.rfind("map_cpu:", 0) == 0) {
@@ -43,7 +47,8 @@ CpuBindPlan PlanCpuBind(const StepLaunch& l, int local_id) {
     std::vector<int> map;
     for (size_t p = 0; p <= list.size();) {
       size_t c = list.find(',', p);
-      map.push_back(std::atoi(list.substr(p, c == std::string::npos ? std::string::npos : c - p).c_str()));
+      map.push_back(
+          std::atoi(list.substr(p, c == std::string::npos ? std::string::npos : c - p).c_str()));
       if (c == std::string::npos) break;
       p = c + 1;
     }
@@ -51,7 +56,8 @@ CpuBindPlan PlanCpuBind(const StepLaunch& l, int local_id) {
     if (plan.bind) plan.cpus.push_back(map[local_id % map.size()]);
     return plan;
   }
-  const auto& ids = l.step_resources() && l.step_cpu_ids_size() > 0 ? l.step_cpu_ids() : l.local().cpu_ids();
+  const auto& ids =
+      l.step_resources() && l.step_cpu_ids_size() > 0 ? l.step_cpu_ids() : l.local().cpu_ids();
   if (ids.empty()) return plan;
   int per = std::max(1, l.cpus_per_task());
   for (int k = 0; k < per; ++k) plan.cpus.push_back(ids[(local_id * per + k) % ids.size()]);
@@ -84,8 +90,8 @@ std::string ApplyCpuBind(const CpuBindPlan& plan) {
 std::string CpuBindVerboseLine(const std::string& node, int rank, int local_id, pid_t pid,
                                const std::string& mask) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "cpu-bind=MASK - %s, task %2d %2d [%d]: mask %s set\n", node.c_str(),
-                rank, local_id, static_cast<int>(pid), mask.c_str());
+  std::snprintf(buf, sizeof buf, "cpu-bind=MASK - %s, task %2d %2d [%d]: mask %s set\n",
+                node.c_str(), rank, local_id, static_cast<int>(pid), mask.c_str());
   return buf;
 }
 

@@ -60,7 +60,7 @@ void DropPrivileges(const UserIds& u) {
     return;
   }
   bool groups_ok = !u.groups.empty() ? ::setgroups(u.groups.size(), u.groups.data()) == 0
-                  : !u.name.empty()  ? ::initgroups(u.name.c_str(), u.gid) == 0
+                   : !u.name.empty() ? ::initgroups(u.name.c_str(), u.gid) == 0
                                      : ::setgroups(0, nullptr) == 0;
   if (!groups_ok) {
     Fail("initgroups");
@@ -98,8 +98,8 @@ void SetUpStdio(const BatchLaunch& l) {
   OpenOnto(l.job().spec().stdin_path().empty() ? "/dev/null" : l.job().spec().stdin_path(),
            O_RDONLY, STDIN_FILENO);
   int wflags = O_WRONLY | O_CREAT | (l.append_output() ? O_APPEND : O_TRUNC);
-  std::string out = l.stdout_path().empty() ? "slurm-" + std::to_string(l.job_id()) + ".out"
-                                            : l.stdout_path();
+  std::string out =
+      l.stdout_path().empty() ? "slurm-" + std::to_string(l.job_id()) + ".out" : l.stdout_path();
   std::string err = l.stderr_path().empty() ? out : l.stderr_path();
   OpenOnto(out, wflags, STDOUT_FILENO);
   if (err == out) {
@@ -120,7 +120,8 @@ void ResetSignals() {
 
 mode_t UmaskFrom(const BatchLaunch& l) {
   for (const std::string& e : l.env()) {
-    if (e.rfind("SLURM_UMASK=", 0) == 0) return static_cast<mode_t>(std::strtol(e.c_str() + 12, nullptr, 8));
+    if (e.rfind("SLURM_UMASK=", 0) == 0)
+      return static_cast<mode_t>(std::strtol(e.c_str() + 12, nullptr, 8));
   }
   return 022;
 }
@@ -155,7 +156,8 @@ mode_t UmaskFrom(const BatchLaunch& l) {
 
 Status WriteJobScript(const JobDir& dir, const BatchLaunch& launch) {
   RETURN_IF_ERROR(WriteFileAtomic(dir.Script(), launch.job().spec().script(), 0700, false));
-  if (::geteuid() == 0 && ::chown(dir.Script().c_str(), launch.job().uid(), launch.job().gid()) != 0) {
+  if (::geteuid() == 0 &&
+      ::chown(dir.Script().c_str(), launch.job().uid(), launch.job().gid()) != 0) {
     return Internal("chown " + dir.Script() + ": " + std::strerror(errno));
   }
   return Status::Ok();

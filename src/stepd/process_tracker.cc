@@ -189,7 +189,8 @@ Status ProcessTracker::SetMemoryLimit(int64_t bytes) {
     return Internal("cannot set memory limit in " + dir_ + ": " + std::strerror(errno));
   }
   if (mode_ == Mode::kCgroupV2) WriteText(dir_ + "/memory.swap.max", "0");
-  if (mode_ == Mode::kCgroupV1) WriteText(dir_ + "/memory.memsw.limit_in_bytes", std::to_string(bytes));
+  if (mode_ == Mode::kCgroupV1)
+    WriteText(dir_ + "/memory.memsw.limit_in_bytes", std::to_string(bytes));
   return Status::Ok();
 }
 
@@ -197,10 +198,11 @@ pid_t ProcessTracker::ForkChild() const { return ForkInto(fork_dir_); }
 
 std::vector<pid_t> ProcessTracker::CgroupPids() const {
   std::vector<pid_t> out;
-  if (!dir_.empty()) ForEachCgroup(dir_, [&](const std::string& dir) {
-    std::ifstream in(dir + "/cgroup.procs");
-    for (pid_t p; in >> p;) out.push_back(p);
-  });
+  if (!dir_.empty())
+    ForEachCgroup(dir_, [&](const std::string& dir) {
+      std::ifstream in(dir + "/cgroup.procs");
+      for (pid_t p; in >> p;) out.push_back(p);
+    });
   return out;
 }
 

@@ -23,7 +23,7 @@
 namespace sluice {
 
 struct CgroupRoots {
-  std::string v2 = "/sys/fs/cgroup";         // used when <v2>/cgroup.controllers exists
+  std::string v2 = "/sys/fs/cgroup";  // used when <v2>/cgroup.controllers exists
   std::string v1_memory = "/sys/fs/cgroup/memory";
 };
 
@@ -37,11 +37,12 @@ class ProcessTracker {
   static std::unique_ptr<ProcessTracker> Create(int64_t job_id, const CgroupRoots& roots,
                                                 bool batch_leaf = true);
   // The cgroup `name` inside the job cgroup `job_dir` (v1 or v2), for one step's tasks.
-  static std::unique_ptr<ProcessTracker> CreateStep(const std::string& job_dir, const std::string& name);
+  static std::unique_ptr<ProcessTracker> CreateStep(const std::string& job_dir,
+                                                    const std::string& name);
   ~ProcessTracker();
 
   Mode mode() const { return mode_; }
-  const std::string& cgroup_dir() const { return dir_; }  // the whole job (or step)
+  const std::string& cgroup_dir() const { return dir_; }     // the whole job (or step)
   const std::string& fork_dir() const { return fork_dir_; }  // where ForkChild puts children
   // Sets the memory limit (bytes); no-op without a cgroup.
   Status SetMemoryLimit(int64_t bytes);

@@ -80,7 +80,8 @@ void SetStepVars(const StepLaunch& l, EnvList* env) {
   env->Set("SLURM_STEP_NUM_TASKS", ntasks);
   env->Set("SLURM_TASKS_PER_NODE", FormatRepeatedCounts(tpn));
   env->Set("SLURM_STEP_TASKS_PER_NODE", FormatRepeatedCounts(tpn));
-  if (l.ntasks_per_node() > 0) env->Set("SLURM_NTASKS_PER_NODE", std::to_string(l.ntasks_per_node()));
+  if (l.ntasks_per_node() > 0)
+    env->Set("SLURM_NTASKS_PER_NODE", std::to_string(l.ntasks_per_node()));
   if (l.cpus_per_task() > 0) env->Set("SLURM_CPUS_PER_TASK", std::to_string(l.cpus_per_task()));
   // srun inside a batch allocation also reports these (reference sbatch_*.step.*.env).
   bool batch = !l.job().spec().interactive();
@@ -154,7 +155,8 @@ std::string TaskGpus(const StepLaunch& l, int local_id) {
   const std::string& spec = l.gpu_bind();
   while (start <= spec.size() && !spec.empty()) {
     size_t comma = spec.find(',', start);
-    std::string part = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (part.rfind("map_gpu:", 0) == 0) {
       bind = spec.substr(start);  // the list runs to the end
       break;
@@ -173,7 +175,8 @@ std::string TaskGpus(const StepLaunch& l, int local_id) {
     std::string list = bind.substr(8);
     for (size_t p = 0; p <= list.size();) {
       size_t c = list.find(',', p);
-      map.push_back(std::atoi(list.substr(p, c == std::string::npos ? std::string::npos : c - p).c_str()));
+      map.push_back(
+          std::atoi(list.substr(p, c == std::string::npos ? std::string::npos : c - p).c_str()));
       if (c == std::string::npos) break;
       p = c + 1;
     }

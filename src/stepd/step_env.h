@@ -32,7 +32,7 @@ struct StepTaskContext {
   std::string node_name;  // SLURMD_NODENAME
   int local_id = 0;       // index into StepLaunch.task_ids
   pid_t task_pid = 0;
-  std::string work_dir;   // PWD
+  std::string work_dir;  // PWD
 };
 
 std::vector<std::string> BuildStepTaskEnv(const StepLaunch& launch, const StepTaskContext& ctx);

@@ -1,6 +1,5 @@
 #include "stepd/step_supervisor.h"
 
-#include <algorithm>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <cstdio>
@@ -57,7 +57,8 @@ Expected<int> ConnectTcp(const std::string& host, int port, int timeout_ms) {
     ::usleep(50'000);
   }
   ::freeaddrinfo(res);
-  return Unavailable("cannot connect to srun at " + host + ":" + std::to_string(port) + ": " + last);
+  return Unavailable("cannot connect to srun at " + host + ":" + std::to_string(port) + ": " +
+                     last);
 }
 
 }  // namespace
@@ -117,10 +118,12 @@ Status StepSupervisor::Start() {
   // The step's cgroup: inside the job's where the job has one here (the batch host), else
   // one of its own (other nodes, interactive allocations); limited to the step's memory.
   std::string spool = dir_.substr(0, dir_.rfind('/'));
-  auto job_cgroup = ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
+  auto job_cgroup =
+      ReadSmallFile(JobDir(spool + "/" + JobDir::NameFor(launch_.job_id())).CgroupFile());
   std::string name = "step_" + std::to_string(launch_.step_id());
-  cgroup_ = job_cgroup.ok() ? ProcessTracker::CreateStep(*job_cgroup, name)
-                            : ProcessTracker::Create(launch_.job_id(), options_.cgroups, /*batch_leaf=*/false);
+  cgroup_ = job_cgroup.ok()
+                ? ProcessTracker::CreateStep(*job_cgroup, name)
+                : ProcessTracker::Create(launch_.job_id(), options_.cgroups, /*batch_leaf=*/false);
   if (Status st = cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
   user_ = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
@@ -135,13 +138,16 @@ Status StepSupervisor::Start() {
     tasks_.push_back(t);
   }
   std::string task_list;
-  for (const Task& t : tasks_) task_list += std::to_string(t.rank) + " " + std::to_string(t.pid) + "\n";
-  if (Status st = WriteFileAtomic(JobDir(dir_).TasksFile(), task_list, 0600, false); !st.ok()) Log(st.message());
+  for (const Task& t : tasks_)
+    task_list += std::to_string(t.rank) + " " + std::to_string(t.pid) + "\n";
+  if (Status st = WriteFileAtomic(JobDir(dir_).TasksFile(), task_list, 0600, false); !st.ok())
+    Log(st.message());
   return Status::Ok();
 }
 
 Status StepSupervisor::Connect() {
-  ASSIGN_OR_RETURN(sock_, ConnectTcp(launch_.io_host(), launch_.io_port(), options_.connect_timeout_ms));
+  ASSIGN_OR_RETURN(sock_,
+                   ConnectTcp(launch_.io_host(), launch_.io_port(), options_.connect_timeout_ms));
   if (!Send(FrameType::kHello, launch_.node_index(), launch_.io_key())) {
     return Unavailable("srun closed the I/O connection");
   }
@@ -175,7 +181,8 @@ void StepSupervisor::Loop() {
       if (t.in_fd >= 0 && !t.in_buf.empty()) fds.push_back({t.in_fd, POLLOUT, 0});
     }
     int timeout = 200;
-    if (kill_at_ms_ > 0) timeout = static_cast<int>(std::clamp<int64_t>(kill_at_ms_ - MonoMs(), 0, 200));
+    if (kill_at_ms_ > 0)
+      timeout = static_cast<int>(std::clamp<int64_t>(kill_at_ms_ - MonoMs(), 0, 200));
     if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) break;
     if (!srun_gone_ && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
       if (!ReadSocket()) srun_gone_ = true;
@@ -339,9 +346,10 @@ void StepSupervisor::SendExits(bool force_all) {
     // A task whose process (or a child's) the kernel OOM-killed: Slurm's words, before the exit.
     if (!oom_reported_ && cgroup_ && t.status != 0 && cgroup_->OomKilled()) {
       Send(FrameType::kStderr, t.rank,
-           "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=" + std::to_string(launch_.job_id()) +
-               "." + std::to_string(launch_.step_id()) +
-               " cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.\n");
+           "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=" +
+               std::to_string(launch_.job_id()) + "." + std::to_string(launch_.step_id()) +
+               " cgroup. Some of your processes may have been killed by the cgroup out-of-memory "
+               "handler.\n");
       oom_reported_ = true;
     }
     // Wait status, then (accounting) max RSS in kB and CPU time in ms; older readers

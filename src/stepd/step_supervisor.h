@@ -48,7 +48,7 @@ struct StepSupervisorOptions {
   // of the step's own under `cgroups` (empty roots: none); limited to the step's memory.
   CgroupRoots cgroups;
   int connect_timeout_ms = 10'000;
-  int exit_grace_ms = 500;                         // pipes held open after a task exited
+  int exit_grace_ms = 500;   // pipes held open after a task exited
   int kill_wait_ms = 2'000;  // SIGTERM -> SIGKILL when the launch has no kill_wait_s
 };
 
@@ -69,12 +69,12 @@ class StepSupervisor {
     int status = 0;
     int64_t exited_ms = 0;
     bool exit_sent = false;
-    int in_fd = -1;          // stdin pipe when srun forwards stdin to this task
-    std::string in_buf;      // forwarded bytes not yet written
+    int in_fd = -1;      // stdin pipe when srun forwards stdin to this task
+    std::string in_buf;  // forwarded bytes not yet written
     bool in_eof = false;
     int64_t max_rss_kb = 0;  // accounting: wait4 usage of the task
     int64_t cpu_ms = 0;
-    pid_t epilog_pid = 0;    // --task-epilog running for this task (its process group)
+    pid_t epilog_pid = 0;  // --task-epilog running for this task (its process group)
     int64_t epilog_deadline_ms = 0;
   };
 
@@ -108,7 +108,7 @@ class StepSupervisor {
   int64_t kill_at_ms_ = 0;
   std::unique_ptr<ProcessTracker> cgroup_;  // the step's cgroup (or process-group mode)
   bool oom_reported_ = false;
-  UserIds user_;           // the job's user, resolved once
+  UserIds user_;          // the job's user, resolved once
   LeaseWatch lease_{""};  // StepLaunch.fence_lease
   bool fenced_ = false;
 };

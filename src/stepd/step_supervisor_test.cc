@@ -8,15 +8,15 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <thread>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "common/clock.h"
+#include "node.pb.h"
 #include "node_common/job_dir.h"
 #include "node_common/node_lease.h"
-#include "node.pb.h"
 #include "node_common/test_util.h"
 
 namespace sluice {
@@ -101,19 +101,22 @@ class StepSrunLossTest : public ::testing::Test {
 
 TEST_F(StepSrunLossTest, TaskTrappingSigtermFinishesItsHandler) {
   pid_t stepd = StartStep(
-      "trap 'sleep 0.5; echo handled > term.txt; exit 0' TERM; echo $$ > ready; sleep 100 & wait", 5);
+      "trap 'sleep 0.5; echo handled > term.txt; exit 0' TERM; echo $$ > ready; sleep 100 & wait",
+      5);
   ASSERT_TRUE(WaitForFile(work() + "/ready", 10'000));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   int64_t t0 = Now();
   CloseSrun();  // srun died (SIGTERMed with the batch shell by a requeue)
-  ASSERT_TRUE(WaitForFile(work() + "/term.txt", 4'000)) << ReadFile(spool_.path() + "/step.7.0/stepd.log");
+  ASSERT_TRUE(WaitForFile(work() + "/term.txt", 4'000))
+      << ReadFile(spool_.path() + "/step.7.0/stepd.log");
   EXPECT_EQ(ReadFile(work() + "/term.txt"), "handled\n");
   EXPECT_EQ(WaitExit(stepd, 10'000), 0);
   EXPECT_LT(Now() - t0, 4'000);  // the handler's exit ends the step, not KillWait
 }
 
 TEST_F(StepSrunLossTest, TaskIgnoringSigtermIsKilledAfterKillWait) {
-  pid_t stepd = StartStep("trap '' TERM; echo $$ > ready.tmp; mv ready.tmp ready; while :; do sleep 0.1; done", 2);
+  pid_t stepd = StartStep(
+      "trap '' TERM; echo $$ > ready.tmp; mv ready.tmp ready; while :; do sleep 0.1; done", 2);
   ASSERT_TRUE(WaitForFile(work() + "/ready", 10'000));
   pid_t task = std::atoi(ReadFile(work() + "/ready").c_str());
   ASSERT_GT(task, 0);
@@ -132,8 +135,9 @@ TEST_F(StepSrunLossTest, NodeLeaseRunningOutKillsTasksWithoutKillWait) {
   std::string lease = NodeLeasePath(spool_.path());
   RealClock clock;
   ASSERT_TRUE(RenewNodeLease(lease, clock.NowMs() + 1'000).ok());
-  pid_t stepd = StartStep("trap '' TERM; echo $$ > ready.tmp; mv ready.tmp ready; while :; do sleep 0.1; done",
-                          30, lease);
+  pid_t stepd = StartStep(
+      "trap '' TERM; echo $$ > ready.tmp; mv ready.tmp ready; while :; do sleep 0.1; done", 30,
+      lease);
   ASSERT_TRUE(WaitForFile(work() + "/ready", 10'000));
   pid_t task = std::atoi(ReadFile(work() + "/ready").c_str());
   ASSERT_GT(task, 0);

@@ -51,7 +51,9 @@ int Run(const std::vector<std::string>& args) {
     return sluice::StepSupervisor(args[1], options).Run();
   }
   if (args.size() != 1 || args[0].empty() || args[0][0] != '/') {
-    std::fprintf(stderr, "usage: sluice-stepd <absolute job directory> | --step <absolute step directory>\n");
+    std::fprintf(
+        stderr,
+        "usage: sluice-stepd <absolute job directory> | --step <absolute step directory>\n");
     return 2;
   }
   sluice::JobDir dir(args[0]);

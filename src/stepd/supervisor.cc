@@ -16,9 +16,9 @@
 #include <cstring>
 #include <thread>
 
-#include "stepd/job_spawn.h"
 #include "node_common/node_scripts.h"
 #include "node_common/unix_socket.h"
+#include "stepd/job_spawn.h"
 
 namespace sluice {
 namespace {
@@ -203,8 +203,10 @@ void Supervisor::CheckDeadlines() {
   }
   if (!fenced_ && lease_.Expired(clock_->NowMs())) {
     fenced_ = true;
-    std::fprintf(stderr, "sluice-stepd: job %lld: the node lease ran out (no contact with the controller): "
-                 "SIGKILL to the job\n", static_cast<long long>(job_id_));
+    std::fprintf(stderr,
+                 "sluice-stepd: job %lld: the node lease ran out (no contact with the controller): "
+                 "SIGKILL to the job\n",
+                 static_cast<long long>(job_id_));
     forced_state_ = JOB_NODE_FAIL;  // whatever it was ending as: the controller requeues it
     tracker_->SignalAll(SIGKILL);
   }
@@ -246,8 +248,8 @@ JobReport Supervisor::MakeReport() const {
   struct rusage ru {};
   if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {  // accounting: the batch step's usage
     r.set_max_rss_kb(ru.ru_maxrss);
-    r.set_total_cpu_us((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
-                       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    r.set_total_cpu_us((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL + ru.ru_utime.tv_usec +
+                       ru.ru_stime.tv_usec);
   }
   if (forced_state_ != JOB_STATE_UNSPECIFIED) {
     r.set_state(forced_state_);

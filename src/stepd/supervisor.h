@@ -29,9 +29,9 @@
 
 #include "common/clock.h"
 #include "node.pb.h"
-#include "stepd.pb.h"
 #include "node_common/job_dir.h"
 #include "node_common/node_lease.h"
+#include "stepd.pb.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {

@@ -76,7 +76,8 @@ class StepdTest : public ::testing::TestWithParam<bool> {
 };
 
 TEST_P(StepdTest, CompletedWritesOutputAndNotifies) {
-  JobDir dir = Launch(MakeLaunch(11, "#!/bin/sh\necho hello $1 $SLURM_JOB_ID\necho oops >&2\n", work_));
+  JobDir dir =
+      Launch(MakeLaunch(11, "#!/bin/sh\necho hello $1 $SLURM_JOB_ID\necho oops >&2\n", work_));
   JobReport r = Finish(dir);
   EXPECT_EQ(r.state(), JOB_COMPLETED);
   EXPECT_EQ(r.exit_code(), 0);
@@ -130,8 +131,10 @@ TEST_P(StepdTest, KilledBySignalIsFailedWithSignal) {
 
 TEST_P(StepdTest, TimeLimitTermThenKillWholeTree) {
   // The script and its child ignore SIGTERM, so only the SIGKILL after KillWait ends them.
-  BatchLaunch l = MakeLaunch(15, "#!/bin/bash\ntrap '' TERM\nsleep 30 &\necho $! > " + work_ +
-                                     "/child.pid\nwait\nsleep 30\n", work_);
+  BatchLaunch l = MakeLaunch(
+      15,
+      "#!/bin/bash\ntrap '' TERM\nsleep 30 &\necho $! > " + work_ + "/child.pid\nwait\nsleep 30\n",
+      work_);
   l.set_time_limit_s(1);
   l.set_kill_wait_s(1);
   JobDir dir = Launch(l);
@@ -149,8 +152,9 @@ TEST_P(StepdTest, TimeLimitTermThenKillWholeTree) {
 
 TEST_P(StepdTest, NodeLeaseRunningOutKillsTheJobAsNodeFail) {
   // The script and its child ignore SIGTERM: only the fence's SIGKILL ends them.
-  BatchLaunch l = MakeLaunch(23, "#!/bin/bash\ntrap '' TERM\nsleep 30 &\necho $! > " + work_ +
-                                     "/child.pid\nwait\n", work_);
+  BatchLaunch l = MakeLaunch(
+      23, "#!/bin/bash\ntrap '' TERM\nsleep 30 &\necho $! > " + work_ + "/child.pid\nwait\n",
+      work_);
   l.set_kill_wait_s(30);
   std::string lease = NodeLeasePath(tmp_.path());
   RealClock clock;
@@ -174,8 +178,8 @@ TEST_P(StepdTest, NodeLeaseRunningOutKillsTheJobAsNodeFail) {
 }
 
 TEST_P(StepdTest, CancelKillsGrandchildren) {
-  JobDir dir = Launch(MakeLaunch(16, "#!/bin/bash\n(setsid sleep 60 & echo $! > " + work_ +
-                                         "/gc.pid; wait)&\nwait\n", work_));
+  JobDir dir = Launch(MakeLaunch(
+      16, "#!/bin/bash\n(setsid sleep 60 & echo $! > " + work_ + "/gc.pid; wait)&\nwait\n", work_));
   pid_t gc = ReadPid(work_ + "/gc.pid");
   ASSERT_TRUE(ProcessAlive(gc));
   StepdReply ping = Call(dir, STEPD_PING);
@@ -189,8 +193,10 @@ TEST_P(StepdTest, CancelKillsGrandchildren) {
 }
 
 TEST_P(StepdTest, SignalReachesTrap) {
-  JobDir dir = Launch(MakeLaunch(17, "#!/bin/bash\ntrap 'echo got USR1; exit 0' USR1\ntouch " +
-                                         work_ + "/ready\nwhile :; do sleep 0.05; done\n", work_));
+  JobDir dir = Launch(MakeLaunch(17,
+                                 "#!/bin/bash\ntrap 'echo got USR1; exit 0' USR1\ntouch " + work_ +
+                                     "/ready\nwhile :; do sleep 0.05; done\n",
+                                 work_));
   ASSERT_TRUE(WaitForFile(work_ + "/ready", 5000));
   // To the whole job: the foreground `sleep` dies of it too, then the trap runs.
   EXPECT_TRUE(Call(dir, STEPD_SIGNAL, SIGUSR1).ok());
@@ -200,8 +206,10 @@ TEST_P(StepdTest, SignalReachesTrap) {
 }
 
 TEST_P(StepdTest, BatchOnlySignalReachesOnlyTheScript) {
-  JobDir dir = Launch(MakeLaunch(24, "#!/bin/bash\ntrap 'echo got USR2; exit 0' USR2\ntouch " +
-                                         work_ + "/ready\nwhile :; do sleep 0.05; done\n", work_));
+  JobDir dir = Launch(MakeLaunch(24,
+                                 "#!/bin/bash\ntrap 'echo got USR2; exit 0' USR2\ntouch " + work_ +
+                                     "/ready\nwhile :; do sleep 0.05; done\n",
+                                 work_));
   ASSERT_TRUE(WaitForFile(work_ + "/ready", 5000));
   EXPECT_TRUE(Call(dir, STEPD_SIGNAL, SIGUSR2, /*batch_only=*/true).ok());
   EXPECT_EQ(Finish(dir).state(), JOB_COMPLETED);
@@ -209,8 +217,8 @@ TEST_P(StepdTest, BatchOnlySignalReachesOnlyTheScript) {
 }
 
 TEST_P(StepdTest, KillIsImmediateAndInvalidSignalRejected) {
-  BatchLaunch l = MakeLaunch(18, "#!/bin/bash\ntrap '' TERM\ntouch " + work_ +
-                                     "/ready\nsleep 60\n", work_);
+  BatchLaunch l =
+      MakeLaunch(18, "#!/bin/bash\ntrap '' TERM\ntouch " + work_ + "/ready\nsleep 60\n", work_);
   l.set_kill_wait_s(30);
   JobDir dir = Launch(l);
   ASSERT_TRUE(WaitForFile(work_ + "/ready", 5000));
@@ -270,7 +278,8 @@ TEST(StepdOomTest, MemoryLimitGivesOutOfMemory) {
   }
   testing::TempDir tmp;
   std::string work = tmp.path();
-  BatchLaunch l = MakeLaunch(23, "#!/bin/sh\nhead -c 300000000 /dev/zero | tail -n 1 >/dev/null\n", work);
+  BatchLaunch l =
+      MakeLaunch(23, "#!/bin/sh\nhead -c 300000000 /dev/zero | tail -n 1 >/dev/null\n", work);
   l.mutable_local()->set_mem_mb(32);
   JobDir dir(tmp.path() + "/job.23");
   ::mkdir(dir.path().c_str(), 0755);

@@ -64,7 +64,8 @@ void RunTaskProlog(const std::string& path, std::vector<std::string>* env) {
   o.out = Stdio::Pipe();
   SubprocessResult r = RunSubprocess(o);
   if (!r.started() && !r.error.in_child()) return;  // no pipe or no process: as without a prolog
-  if (!r.started()) WriteAll(STDERR_FILENO, "slurmstepd: error: " + ExecError(path, r.error) + "\n");
+  if (!r.started())
+    WriteAll(STDERR_FILENO, "slurmstepd: error: " + ExecError(path, r.error) + "\n");
   if (!r.started() || r.exit_code != 0) {
     WriteAll(STDERR_FILENO, "slurmstepd: error: task prolog " + path + " failed\n");
   }

@@ -27,9 +27,11 @@ TEST(TaskScripts, EpilogRunsInItsOwnGroupInTheWorkDirWithTheTasksEnvironment) {
   char tmpl[] = "/tmp/task-epilog-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   std::string dir = tmpl;
-  std::ofstream(dir + "/epilog") << "#!/bin/sh\necho \"$TASK_VAR $(pwd) $(ps -o pgid= -p $$)\" > out\n";
+  std::ofstream(dir + "/epilog")
+      << "#!/bin/sh\necho \"$TASK_VAR $(pwd) $(ps -o pgid= -p $$)\" > out\n";
   std::filesystem::permissions(dir + "/epilog", std::filesystem::perms::owner_all);
-  Expected<pid_t> pid = StartTaskEpilog(dir + "/epilog", {"TASK_VAR=x", "PATH=/bin:/usr/bin"}, dir, Me());
+  Expected<pid_t> pid =
+      StartTaskEpilog(dir + "/epilog", {"TASK_VAR=x", "PATH=/bin:/usr/bin"}, dir, Me());
   ASSERT_TRUE(pid.ok()) << pid.status().message();
   int status = 0;
   ASSERT_EQ(::waitpid(*pid, &status, 0), *pid);

@@ -46,7 +46,8 @@ std::string EnterWorkDir(const std::string& dir) {
 
 mode_t UmaskOf(const std::vector<std::string>& env) {
   for (const std::string& e : env) {
-    if (e.rfind("SLURM_UMASK=", 0) == 0) return static_cast<mode_t>(std::strtol(e.c_str() + 12, nullptr, 8));
+    if (e.rfind("SLURM_UMASK=", 0) == 0)
+      return static_cast<mode_t>(std::strtol(e.c_str() + 12, nullptr, 8));
   }
   return 022;
 }
@@ -91,7 +92,8 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
     std::string path = ExpandOutputPattern(l.input_pattern(), v);
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-      WriteErr("slurmstepd: error: Could not open stdin file " + path + ": " + std::strerror(errno) + "\n");
+      WriteErr("slurmstepd: error: Could not open stdin file " + path + ": " +
+               std::strerror(errno) + "\n");
       ::_exit(1);
     }
     ::dup2(fd, STDIN_FILENO);
@@ -108,7 +110,8 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
   argv.push_back(nullptr);
   environ = envp.data();  // execvp searches the task's own PATH
   ::execvp(argv[0], argv.data());
-  WriteErr(std::string("slurmstepd: error: execve(): ") + args[0] + ": " + std::strerror(errno) + "\n");
+  WriteErr(std::string("slurmstepd: error: execve(): ") + args[0] + ": " + std::strerror(errno) +
+           "\n");
   ::_exit(2);
 }
 

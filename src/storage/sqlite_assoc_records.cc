@@ -31,7 +31,8 @@ Status RunOne(sqlite3* db, const char* sql, const AssocRecord& r, bool with_data
   if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) return SqlError(db, "prepare");
   BindText(s, 1, r.kind);
   BindText(s, 2, r.name);
-  if (with_data) sqlite3_bind_blob(s, 3, r.data.data(), static_cast<int>(r.data.size()), SQLITE_TRANSIENT);
+  if (with_data)
+    sqlite3_bind_blob(s, 3, r.data.data(), static_cast<int>(r.data.size()), SQLITE_TRANSIENT);
   int rc = sqlite3_step(s);
   sqlite3_finalize(s);
   return rc == SQLITE_DONE ? Status::Ok() : SqlError(db, "step");
@@ -42,8 +43,8 @@ Status RunOne(sqlite3* db, const char* sql, const AssocRecord& r, bool with_data
 Expected<std::vector<AssocRecord>> SqliteStateStore::LoadAssocRecords() {
   RETURN_IF_ERROR(Exec(kAssocSchema));
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db_, "SELECT kind, name, data FROM assoc_records ORDER BY kind, name",
-                         -1, &s, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, "SELECT kind, name, data FROM assoc_records ORDER BY kind, name", -1,
+                         &s, nullptr) != SQLITE_OK) {
     return SqlError(db_, "prepare");
   }
   std::vector<AssocRecord> out;
@@ -53,14 +54,15 @@ Expected<std::vector<AssocRecord>> SqliteStateStore::LoadAssocRecords() {
 }
 
 Status SqliteStateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
-                                     const std::vector<AssocRecord>& erase) {
+                                           const std::vector<AssocRecord>& erase) {
   if (puts.empty() && erase.empty()) return Status::Ok();
   RETURN_IF_ERROR(Exec(kAssocSchema));
   RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
   Status st;
   for (const auto& r : puts) {
     if (!st.ok()) break;
-    st = RunOne(db_, "INSERT OR REPLACE INTO assoc_records (kind, name, data) VALUES (?, ?, ?)", r, true);
+    st = RunOne(db_, "INSERT OR REPLACE INTO assoc_records (kind, name, data) VALUES (?, ?, ?)", r,
+                true);
   }
   for (const auto& r : erase) {
     if (!st.ok()) break;

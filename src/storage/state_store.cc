@@ -24,9 +24,7 @@ void WriteBatch::PutReservation(const ReservationInfo& resv) {
   resv.SerializeToString(&put.data);
   ops_.emplace_back(std::move(put));
 }
-void WriteBatch::DeleteReservation(const std::string& name) {
-  ops_.emplace_back(ResvDelete{name});
-}
+void WriteBatch::DeleteReservation(const std::string& name) { ops_.emplace_back(ResvDelete{name}); }
 
 namespace {
 
@@ -47,8 +45,7 @@ Expected<JobInfo> ParseJobRecord(int64_t id, const std::string& data) {
 Expected<JobScript> ParseScriptRecord(int64_t id, const std::string& data) {
   return Parse<JobScript>("script of job", id, data);
 }
-Expected<ReservationInfo> ParseReservationRecord(const std::string& name,
-                                                 const std::string& data) {
+Expected<ReservationInfo> ParseReservationRecord(const std::string& name, const std::string& data) {
   return Parse<ReservationInfo>("reservation", name, data);
 }
 

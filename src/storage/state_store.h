@@ -33,38 +33,58 @@ struct NodeStateRecord {
 };
 
 struct LoadedState {
-  std::vector<JobInfo> jobs;            // ascending job id
-  std::vector<NodeStateRecord> nodes;   // ascending name
-  int64_t next_job_id = 1;              // never at or below a stored job's id
+  std::vector<JobInfo> jobs;                  // ascending job id
+  std::vector<NodeStateRecord> nodes;         // ascending name
+  int64_t next_job_id = 1;                    // never at or below a stored job's id
   std::vector<ReservationInfo> reservations;  // ascending name
 };
 
 class WriteBatch {
  public:
-  void PutJob(const JobInfo& job);      // insert or replace
-  void ArchiveJob(int64_t job_id);      // move jobs -> job_history
-  void DeleteJob(int64_t job_id);       // drop from jobs (no history)
+  void PutJob(const JobInfo& job);                      // insert or replace
+  void ArchiveJob(int64_t job_id);                      // move jobs -> job_history
+  void DeleteJob(int64_t job_id);                       // drop from jobs (no history)
   void PutScript(int64_t id, const JobScript& script);  // insert or replace
   void DeleteScript(int64_t id);
   void PutNode(const NodeStateRecord& node);
   void SetNextJobId(int64_t next);
-  void PutReservation(const ReservationInfo& resv);   // insert or replace
+  void PutReservation(const ReservationInfo& resv);  // insert or replace
   void DeleteReservation(const std::string& name);
   bool empty() const { return ops_.empty(); }
   size_t size() const { return ops_.size(); }
   void Clear() { ops_.clear(); }
 
   // Serialized records: what every engine stores.
-  struct JobPut { int64_t id; int state; std::string data; };
-  struct JobArchive { int64_t id; };
-  struct JobDelete { int64_t id; };
-  struct ScriptPut { int64_t id; std::string data; };
-  struct ScriptDelete { int64_t id; };
-  struct NextId { int64_t next; };
-  struct ResvPut { std::string name; std::string data; };
-  struct ResvDelete { std::string name; };
-  using Op = std::variant<JobPut, JobArchive, JobDelete, ScriptPut, ScriptDelete,
-                          NodeStateRecord, NextId, ResvPut, ResvDelete>;
+  struct JobPut {
+    int64_t id;
+    int state;
+    std::string data;
+  };
+  struct JobArchive {
+    int64_t id;
+  };
+  struct JobDelete {
+    int64_t id;
+  };
+  struct ScriptPut {
+    int64_t id;
+    std::string data;
+  };
+  struct ScriptDelete {
+    int64_t id;
+  };
+  struct NextId {
+    int64_t next;
+  };
+  struct ResvPut {
+    std::string name;
+    std::string data;
+  };
+  struct ResvDelete {
+    std::string name;
+  };
+  using Op = std::variant<JobPut, JobArchive, JobDelete, ScriptPut, ScriptDelete, NodeStateRecord,
+                          NextId, ResvPut, ResvDelete>;
   const std::vector<Op>& ops() const { return ops_; }
 
  private:

@@ -182,9 +182,20 @@ TEST_P(StateStoreContract, ReservationsPersistAndDelete) {
 }
 
 TEST_P(StateStoreContract, AssocRecordsPutReplaceEraseAndReload) {
-  ASSERT_TRUE(store_->WriteAssocRecords({{"user", "u\x1f" "a", "2"}, {"account", "a", "1"}}, {}).ok());
-  ASSERT_TRUE(store_->WriteAssocRecords({{"account", "a", "3"}, {"qos", "high", "4"}},
-                                        {{"user", "u\x1f" "a", ""}}).ok());
+  ASSERT_TRUE(store_
+                  ->WriteAssocRecords({{"user",
+                                        "u\x1f"
+                                        "a",
+                                        "2"},
+                                       {"account", "a", "1"}},
+                                      {})
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->WriteAssocRecords({{"account", "a", "3"}, {"qos", "high", "4"}}, {{"user",
+                                                                                       "u\x1f"
+                                                                                       "a",
+                                                                                       ""}})
+                  .ok());
   Reopen();
   auto recs = store_->LoadAssocRecords();
   ASSERT_TRUE(recs.ok());
@@ -194,8 +205,7 @@ TEST_P(StateStoreContract, AssocRecordsPutReplaceEraseAndReload) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StateStoreContract,
-                         ::testing::Values(Engine::kSqlite, Engine::kMemory),
-                         [](const auto& info) {
+                         ::testing::Values(Engine::kSqlite, Engine::kMemory), [](const auto& info) {
                            return info.param == Engine::kSqlite ? "Sqlite" : "Memory";
                          });
 

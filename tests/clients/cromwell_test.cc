@@ -22,16 +22,17 @@ class Cromwell : public ClientReplay {
     std::ofstream(file) << "#!/bin/bash\n" << command << "\n";
     return Shell("/bin/bash " + file, exec_dir);
   }
-  std::string Submit(const std::string& exec_dir, const std::string& name, const std::string& body) {
+  std::string Submit(const std::string& exec_dir, const std::string& name,
+                     const std::string& body) {
     std::ofstream(exec_dir + "/script")
-        << "#!/bin/bash\ncd " << exec_dir << "\n(\n" << body << "\n) > " << exec_dir << "/stdout 2> "
-        << exec_dir << "/stderr\necho $? > " << exec_dir << "/rc.tmp\nmv " << exec_dir << "/rc.tmp "
-        << exec_dir << "/rc\n";
+        << "#!/bin/bash\ncd " << exec_dir << "\n(\n"
+        << body << "\n) > " << exec_dir << "/stdout 2> " << exec_dir << "/stderr\necho $? > "
+        << exec_dir << "/rc.tmp\nmv " << exec_dir << "/rc.tmp " << exec_dir << "/rc\n";
     RunResult r = RunConfigCommand(
         exec_dir, "submit",
         "sbatch -J " + name + " -D " + exec_dir + " -o " + exec_dir + "/stdout -e " + exec_dir +
-            "/stderr -t 600 -p " + Partition() + " -n 2 --mem-per-cpu=100 --wrap \"/usr/bin/env bash " +
-            exec_dir + "/script\"");
+            "/stderr -t 600 -p " + Partition() +
+            " -n 2 --mem-per-cpu=100 --wrap \"/usr/bin/env bash " + exec_dir + "/script\"");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::string out = r.out;
     while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -45,7 +46,8 @@ class Cromwell : public ClientReplay {
 TEST_F(Cromwell, SubmitCheckAliveRcAndKill) {
   const std::string hello = work_dir() + "/cromwell-executions/wf/1a2b/call-hello/execution";
   fs::create_directories(hello);
-  const std::string id = Submit(hello, "cromwell_1a2b3c4d_hello", "echo hello $SLURM_NTASKS\nexit 3");
+  const std::string id =
+      Submit(hello, "cromwell_1a2b3c4d_hello", "echo hello $SLURM_NTASKS\nexit 3");
   ASSERT_FALSE(id.empty());
   EXPECT_TRUE(Alive(hello, id));
   ASSERT_TRUE(WaitFor([&] { return fs::exists(hello + "/rc"); })) << ReadFile(hello + "/stderr");

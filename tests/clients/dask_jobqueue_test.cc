@@ -16,18 +16,21 @@ class DaskJobqueue : public ClientReplay {};
 TEST_F(DaskJobqueue, TemporaryScriptWorkerLogsAndCancel) {
   fs::create_directories(work_dir() + "/logs");
   const std::string tmp = work_dir() + "/tmpk2x9w_1c.sh";
-  std::ofstream(tmp) << "#!/usr/bin/env bash\n\n"
-                        "#SBATCH -J dask-worker\n"
-                        "#SBATCH -e logs/dask-worker-%J.err\n"
-                        "#SBATCH -o logs/dask-worker-%J.out\n"
-                        "#SBATCH -p " << Partition() << "\n"
-                        "#SBATCH -n 1\n"
-                        "#SBATCH -N 1\n"
-                        "#SBATCH --cpus-per-task=2\n"
-                        "#SBATCH --mem=954M\n"
-                        "#SBATCH -t 00:30:00\n\n"
-                        "echo \"worker $SLURM_JOB_ID cpus $SLURM_CPUS_PER_TASK mem $SLURM_MEM_PER_NODE\"\n"
-                        "exec sleep 300\n";
+  std::ofstream(tmp)
+      << "#!/usr/bin/env bash\n\n"
+         "#SBATCH -J dask-worker\n"
+         "#SBATCH -e logs/dask-worker-%J.err\n"
+         "#SBATCH -o logs/dask-worker-%J.out\n"
+         "#SBATCH -p "
+      << Partition()
+      << "\n"
+         "#SBATCH -n 1\n"
+         "#SBATCH -N 1\n"
+         "#SBATCH --cpus-per-task=2\n"
+         "#SBATCH --mem=954M\n"
+         "#SBATCH -t 00:30:00\n\n"
+         "echo \"worker $SLURM_JOB_ID cpus $SLURM_CPUS_PER_TASK mem $SLURM_MEM_PER_NODE\"\n"
+         "exec sleep 300\n";
   RunResult r = Call({"sbatch", tmp});
   fs::remove(tmp);  // the temporary file is gone before the job can start
   ASSERT_EQ(r.exit_code, 0) << r.err;

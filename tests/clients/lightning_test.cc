@@ -65,15 +65,18 @@ TEST_F(Lightning, SigusrBeforeTheLimitRequeuesAndEveryRankResumes) {
             "#SBATCH --mem=0\n"
             "#SBATCH --time=0-00:01:40\n"  // the signal comes 90 s before: 10 s in
             "#SBATCH --signal=SIGUSR1@90\n"
-            "#SBATCH --output=" + d + "/slurm-%j.out\n"
-            "srun python3 " + d + "/train.py " + d + "\n");
+            "#SBATCH --output=" +
+                d +
+                "/slurm-%j.out\n"
+                "srun python3 " +
+                d + "/train.py " + d + "\n");
   RunResult sub = Call({"sbatch", d + "/job.sh"});
   ASSERT_EQ(sub.exit_code, 0) << sub.err;
   const std::string id = Capture(sub.out, "Submitted batch job ([0-9]+)");
   ASSERT_FALSE(id.empty()) << sub.out;
   // First run: 4 ranks up, then SIGUSR1 at ~10 s, the requeue, the rerun.
-  ASSERT_TRUE(WaitFor([&] { return fs::exists(d + "/rank3.run1") && fs::exists(d + "/rank0.run1"); },
-                      120'000))
+  ASSERT_TRUE(WaitFor(
+      [&] { return fs::exists(d + "/rank3.run1") && fs::exists(d + "/rank0.run1"); }, 120'000))
       << ReadFile(d + "/slurm-" + id + ".out");
   EXPECT_EQ(ReadFile(d + "/requeue.log"), "Requeued SLURM job: " + id);
   std::set<std::string> masters;
@@ -90,10 +93,12 @@ TEST_F(Lightning, SigusrBeforeTheLimitRequeuesAndEveryRankResumes) {
   }
   ASSERT_EQ(masters.size(), 1u);  // one MASTER_ADDR:MASTER_PORT for all ranks
   const std::string master = *masters.begin();
-  const std::string first_host = Lines(Call({"scontrol", "show", "hostnames",
-                                             Capture(Call({"squeue", "-h", "-t", "all", "-j", id, "-o", "%N"}).out,
-                                                     R"((\S+))")}).out)
-                                     .at(0);
+  const std::string first_host =
+      Lines(
+          Call({"scontrol", "show", "hostnames",
+                Capture(Call({"squeue", "-h", "-t", "all", "-j", id, "-o", "%N"}).out, R"((\S+))")})
+              .out)
+          .at(0);
   EXPECT_EQ(master.substr(0, master.find(':')), first_host);
   EXPECT_EQ(WaitDone(std::stoll(id), 60'000), "COMPLETED");
 }

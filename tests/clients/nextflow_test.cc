@@ -21,7 +21,8 @@ class Nextflow : public ClientReplay {
         {"PD", "PENDING"}, {"R", "RUNNING"}, {"CA", "ERROR"}, {"CF", "PENDING"},
         {"CG", "RUNNING"}, {"CD", "DONE"},   {"F", "ERROR"},  {"TO", "ERROR"},
         {"NF", "ERROR"},   {"S", "HOLD"},    {"ST", "HOLD"},  {"PR", "ERROR"}};
-    RunResult r = Call({"squeue", "--noheader", "-o", "%i %t", "-t", "all", "-p", partition, "-u", "root"});
+    RunResult r =
+        Call({"squeue", "--noheader", "-o", "%i %t", "-t", "all", "-p", partition, "-u", "root"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::map<std::string, std::string> out;
     for (const std::string& line : Lines(r.out)) {
@@ -40,24 +41,39 @@ class Nextflow : public ClientReplay {
                          const std::string& partition, const std::string& body) {
     std::ofstream(task_dir + "/.command.sh") << "#!/bin/bash -ue\n" << body << "\n";
     return "#!/bin/bash\n"
-           "#SBATCH -J nf-" + name + "\n"
-           "#SBATCH -o " + task_dir + "/.command.log\n"
+           "#SBATCH -J nf-" +
+           name +
+           "\n"
+           "#SBATCH -o " +
+           task_dir +
+           "/.command.log\n"
            "#SBATCH --no-requeue\n"
            "#SBATCH --signal B:USR2@30\n"
            "#SBATCH -c 2\n"
            "#SBATCH -t 00:10:00\n"
            "#SBATCH --mem 512M\n"
-           "#SBATCH -p " + partition + "\n"
-           "NXF_CHDIR=" + task_dir + "\n"
-           "# NEXTFLOW TASK: " + name + "\n"
+           "#SBATCH -p " +
+           partition +
+           "\n"
+           "NXF_CHDIR=" +
+           task_dir +
+           "\n"
+           "# NEXTFLOW TASK: " +
+           name +
+           "\n"
            "set -e\nset -u\n"
            "nxf_main() {\n"
-           "    trap 'exit_status=$?; printf -- $exit_status > " + task_dir + "/.exitcode; exit $exit_status' EXIT\n"
+           "    trap 'exit_status=$?; printf -- $exit_status > " +
+           task_dir +
+           "/.exitcode; exit $exit_status' EXIT\n"
            "    trap 'exit 143' TERM INT USR2\n"
            "    [[ $NXF_CHDIR ]] && cd $NXF_CHDIR\n"
-           "    touch " + task_dir + "/.command.begin\n"
-           "    /bin/bash -ue " + task_dir + "/.command.sh > " + task_dir + "/.command.out 2> " +
-           task_dir + "/.command.err\n"
+           "    touch " +
+           task_dir +
+           "/.command.begin\n"
+           "    /bin/bash -ue " +
+           task_dir + "/.command.sh > " + task_dir + "/.command.out 2> " + task_dir +
+           "/.command.err\n"
            "}\n"
            "nxf_main\n";
   }
@@ -73,7 +89,8 @@ TEST_F(Nextflow, SubmitPollExitcodeAndKill) {
   const std::string a_dir = work_dir() + "/work/ab/cdef12", b_dir = work_dir() + "/work/12/345678";
   fs::create_directories(a_dir);
   fs::create_directories(b_dir);
-  std::ofstream(a_dir + "/.command.run") << CommandRun(a_dir, "foo_(1)", part, "echo hello from $SLURM_JOB_ID");
+  std::ofstream(a_dir + "/.command.run")
+      << CommandRun(a_dir, "foo_(1)", part, "echo hello from $SLURM_JOB_ID");
   const std::string a = SubmitId(Call({"sbatch", ".command.run"}, a_dir));
   ASSERT_FALSE(a.empty());
   // Fusion: the script on stdin.

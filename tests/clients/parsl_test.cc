@@ -68,8 +68,9 @@ TEST_F(Parsl, ProbeSubmitStatusInBatchesSrunLauncherCancel) {
   ASSERT_EQ(Shell("sacct -X").exit_code, 0);  // sacct works: status comes from sacct
   const std::string dir = work_dir() + "/runinfo/000/submit_scripts";
   fs::create_directories(dir);
-  const std::string quick = Submit(dir, "parsl.slurm.1712345678.123456", 2,
-                                   "echo worker \\$SLURM_PROCID of \\$SLURM_NTASKS on \\$SLURMD_NODENAME");
+  const std::string quick =
+      Submit(dir, "parsl.slurm.1712345678.123456", 2,
+             "echo worker \\$SLURM_PROCID of \\$SLURM_NTASKS on \\$SLURMD_NODENAME");
   const std::string slow = Submit(dir, "parsl.slurm.1712345678.654321", 1, "sleep 300");
   ASSERT_FALSE(quick.empty());
   ASSERT_FALSE(slow.empty());

@@ -18,7 +18,8 @@ constexpr char kSnakemake[] = "/usr/bin/snakemake";
 class Snakemake : public ClientReplay {};
 
 TEST_F(Snakemake, SlurmExecutorRunsAWorkflowOfTwoRules) {
-  if (!fs::exists(kSnakemake)) GTEST_SKIP() << "Debian's snakemake is not installed (scripts/install-deps)";
+  if (!fs::exists(kSnakemake))
+    GTEST_SKIP() << "Debian's snakemake is not installed (scripts/install-deps)";
   const std::string dir = work_dir() + "/flow";
   fs::create_directories(dir);
   std::ofstream(dir + "/Snakefile")
@@ -36,10 +37,10 @@ TEST_F(Snakemake, SlurmExecutorRunsAWorkflowOfTwoRules) {
          "    shell: \"cat {input} > {output}; echo cpus=$SLURM_CPUS_ON_NODE >> {output}\"\n";
   RunOptions o = ClientEnv(dir);
   o.timeout_ms = 240'000;
-  RunResult r = RunCommand({kSnakemake, "--slurm", "--jobs", "2", "--max-status-checks-per-second",
-                            "2", "--latency-wait", "10", "--default-resources", "mem_mb=2000",
-                            "runtime=5"},
-                           o);
+  RunResult r =
+      RunCommand({kSnakemake, "--slurm", "--jobs", "2", "--max-status-checks-per-second", "2",
+                  "--latency-wait", "10", "--default-resources", "mem_mb=2000", "runtime=5"},
+                 o);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const std::string b = ReadFile(dir + "/out/b.txt");
   const std::string a_id = Capture(b, "job=(\\d+)");

@@ -82,7 +82,7 @@ class Submitit : public ClientReplay {
     return states;
   }
   static bool Done(const std::string& state) {
-    static const std::set<std::string> kActive = {"READY",   "PENDING",    "RUNNING",  "UNKNOWN",
+    static const std::set<std::string> kActive = {"READY",    "PENDING",    "RUNNING",  "UNKNOWN",
                                                   "REQUEUED", "COMPLETING", "PREEMPTED"};
     std::string up = state;
     for (char& c : up) c = static_cast<char>(toupper(c));
@@ -96,20 +96,27 @@ TEST_F(Submitit, SubmitPollInterruptRequeueRerunAndCancel) {
   std::ofstream(f + "/task.py") << kTask;
   const std::string script =
       "#!/bin/bash\n\n# Parameters\n"
-      "#SBATCH --error=" + f + "/%j_0_log.err\n"
+      "#SBATCH --error=" +
+      f +
+      "/%j_0_log.err\n"
       "#SBATCH --gpus-per-node=1\n"
       "#SBATCH --job-name=submitit\n"
       "#SBATCH --mem=1GB\n"
       "#SBATCH --nodes=1\n"
       "#SBATCH --ntasks-per-node=2\n"
       "#SBATCH --open-mode=append\n"
-      "#SBATCH --output=" + f + "/%j_0_log.out\n"
+      "#SBATCH --output=" +
+      f +
+      "/%j_0_log.out\n"
       "#SBATCH --signal=USR2@90\n"
       "#SBATCH --time=5\n"
       "#SBATCH --wckey=submitit\n\n"
       "# command\nexport SUBMITIT_EXECUTOR=slurm\n"
-      "srun --unbuffered --output " + f + "/%j_%t_log.out --error " + f + "/%j_%t_log.err "
-      "python3 -u " + f + "/task.py " + f + "\n";
+      "srun --unbuffered --output " +
+      f + "/%j_%t_log.out --error " + f +
+      "/%j_%t_log.err "
+      "python3 -u " +
+      f + "/task.py " + f + "\n";
   const int64_t a = SubmitWithSbatch(f, script);
   const int64_t b = SubmitWithSbatch(f, script);
   ASSERT_GT(a, 0);
@@ -132,9 +139,9 @@ TEST_F(Submitit, SubmitPollInterruptRequeueRerunAndCancel) {
   for (const char* rank : {"0", "1"}) {
     std::vector<std::string> w = Words(ReadFile(f + "/" + as + "_" + rank + "_result.txt"));
     ASSERT_EQ(w.size(), 5u) << rank;
-    EXPECT_EQ(w[0], "1");  // SLURM_RESTART_COUNT
-    EXPECT_EQ(w[1], "2");  // SLURM_NTASKS
-    EXPECT_EQ(w[2], "1");  // SLURM_JOB_NUM_NODES
+    EXPECT_EQ(w[0], "1");   // SLURM_RESTART_COUNT
+    EXPECT_EQ(w[1], "2");   // SLURM_NTASKS
+    EXPECT_EQ(w[2], "1");   // SLURM_JOB_NUM_NODES
     EXPECT_EQ(w[3], rank);  // SLURM_LOCALID
   }
   // srun expanded %j and %t; --open-mode=append kept both runs' lines.

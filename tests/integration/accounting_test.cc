@@ -41,15 +41,16 @@ class Accounting : public ClusterTest {
 
 TEST_F(Accounting, LiveStatesExitCodesStepsAndJson) {
   int64_t id = Submit({"-H", "-J", "acctok", "-o", "/dev/null", "--wrap",
-                       cluster_->BinPath("srun") + " -n1 python3 -c 'x = bytearray(60 * 1024 * 1024); print(len(x))'"});
+                       cluster_->BinPath("srun") +
+                           " -n1 python3 -c 'x = bytearray(60 * 1024 * 1024); print(len(x))'"});
   std::string s = std::to_string(id);
   // Visible at once (live), pending.
   EXPECT_EQ(Sacct({"-X", "-j", s, "-o", "JobID,JobName,State"}), s + "|acctok|PENDING\n");
   ASSERT_EQ(Run({"scontrol", "release", s}).exit_code, 0);
   EXPECT_EQ(WaitDone(id), "COMPLETED");
-  std::string out = WaitSacct({"-j", s, "-o", "JobID,State,ExitCode"},
-                              s + "|COMPLETED|0:0\n" + s + ".batch|COMPLETED|0:0\n" + s +
-                                  ".0|COMPLETED|0:0\n");
+  std::string out =
+      WaitSacct({"-j", s, "-o", "JobID,State,ExitCode"},
+                s + "|COMPLETED|0:0\n" + s + ".batch|COMPLETED|0:0\n" + s + ".0|COMPLETED|0:0\n");
   EXPECT_EQ(out, s + "|COMPLETED|0:0\n" + s + ".batch|COMPLETED|0:0\n" + s + ".0|COMPLETED|0:0\n");
   // MaxRSS of the python step: at least the 60 MiB it touched.
   std::string rss = Sacct({"-j", s + ".0", "-o", "MaxRSS"});
@@ -102,7 +103,7 @@ TEST_F(Accounting, RequeuedAttemptsAndControllerCrash) {
   ASSERT_EQ(WaitState(id, {"RUNNING"}, 40'000), "RUNNING");
   // Restarts is shown on job rows only.
   std::string want = s + "|REQUEUED|0\n" + s + ".batch|CANCELLED|\n" + s + "|RUNNING|1\n" + s +
-         ".batch|RUNNING|\n";
+                     ".batch|RUNNING|\n";
   EXPECT_EQ(WaitSacct({"-D", "-j", s, "-o", "JobID,State,Restarts"}, want), want);
   EXPECT_EQ(Sacct({"-j", s, "-X", "-o", "JobID,State"}), s + "|RUNNING\n");  // latest only
   // A crash of the controller loses no record.
@@ -121,7 +122,8 @@ TEST_F(Accounting, SreportGpuHoursMatchGpusTimesElapsed) {
   ASSERT_EQ(elapsed, "COMPLETED\n");
   int64_t secs = std::stoll(Sacct({"-X", "-j", s, "-o", "ElapsedRaw"}));
   EXPECT_GE(secs, 3);
-  EXPECT_EQ(Sacct({"-X", "-j", s, "-o", "AllocTRES"}).find("gres/gpu=2") != std::string::npos, true);
+  EXPECT_EQ(Sacct({"-X", "-j", s, "-o", "AllocTRES"}).find("gres/gpu=2") != std::string::npos,
+            true);
   auto r = Run({"sreport", "-P", "-n", "-t", "seconds", "--tres=gres/gpu", "user", "top",
                 "start=now-1hours", "end=now+1hours"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -154,8 +156,7 @@ class AccountingPg : public Accounting {
     o.extra_config_lines = {"AccountingStorageType=accounting_storage/pgsql",
                             "AccountingStorageHost=" + c.host,
                             "AccountingStoragePort=" + std::to_string(c.port),
-                            "AccountingStorageUser=" + c.user,
-                            "AccountingStorageLoc=" + c.db};
+                            "AccountingStorageUser=" + c.user, "AccountingStorageLoc=" + c.db};
     return o;
   }
   acct::PgTestServer pg_;

@@ -48,7 +48,8 @@ TEST_F(Arrays, ThrottledArrayRunsEveryTaskWithEnvAndOutputNames) {
   int max_running = 0;
   bool done = false;
   for (int i = 0; i < 400 && !done; ++i) {
-    max_running = std::max(max_running, Lines(Squeue({"-h", "-r", "-t", "R", "-j", std::to_string(a)})));
+    max_running =
+        std::max(max_running, Lines(Squeue({"-h", "-r", "-t", "R", "-j", std::to_string(a)})));
     done = Squeue({"-h", "-j", std::to_string(a)}).empty();
     usleep(50'000);
   }
@@ -59,17 +60,20 @@ TEST_F(Arrays, ThrottledArrayRunsEveryTaskWithEnvAndOutputNames) {
     EXPECT_EQ(TaskState(a, t), "COMPLETED") << t;
     std::string out = ReadFile("arr-" + std::to_string(a) + "_" + std::to_string(t) + ".out");
     EXPECT_NE(out.find("SLURM_ARRAY_JOB_ID=" + std::to_string(a) + "\n"), std::string::npos) << out;
-    EXPECT_NE(out.find("SLURM_ARRAY_TASK_ID=" + std::to_string(t) + "\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("SLURM_ARRAY_TASK_ID=" + std::to_string(t) + "\n"), std::string::npos)
+        << out;
     EXPECT_NE(out.find("SLURM_ARRAY_TASK_COUNT=6\n"), std::string::npos) << out;
     EXPECT_NE(out.find("SLURM_ARRAY_TASK_MIN=0\n"), std::string::npos) << out;
     EXPECT_NE(out.find("SLURM_ARRAY_TASK_MAX=5\n"), std::string::npos) << out;
     EXPECT_NE(out.find("SLURM_JOB_ID=" + std::to_string(a + t) + "\n"), std::string::npos) << out;
     int concurrent = out.find("concurrent=") == std::string::npos
-                         ? 99 : std::stoi(out.substr(out.find("concurrent=") + 11));
+                         ? 99
+                         : std::stoi(out.substr(out.find("concurrent=") + 11));
     EXPECT_LE(concurrent, 2) << out;
   }
   auto ids = Squeue({"-h", "-t", "all", "-j", std::to_string(a) + "_3", "-o", "%i %A %F %K"});
-  EXPECT_EQ(ids, std::to_string(a) + "_3 " + std::to_string(a + 3) + " " + std::to_string(a) + " 3\n");
+  EXPECT_EQ(ids,
+            std::to_string(a) + "_3 " + std::to_string(a + 3) + " " + std::to_string(a) + " 3\n");
 }
 
 TEST_F(Arrays, PendingTasksAreCompressedAndScancelTakesOneTaskOrAll) {
@@ -100,8 +104,10 @@ TEST_F(Arrays, AfterOkChainRunsInOrder) {
                       "--wrap", "date +%s%N > c.t"});
   EXPECT_EQ(Squeue({"-h", "-j", std::to_string(c), "-o", "%r"}), "Dependency\n");
   auto show = Run({"scontrol", "show", "job", std::to_string(b)});
-  EXPECT_NE(show.out.find("Reason=Dependency Dependency=afterok:" + std::to_string(a) + "(unfulfilled)"),
-            std::string::npos) << show.out;
+  EXPECT_NE(
+      show.out.find("Reason=Dependency Dependency=afterok:" + std::to_string(a) + "(unfulfilled)"),
+      std::string::npos)
+      << show.out;
   EXPECT_EQ(WaitDone(c), "COMPLETED");
   EXPECT_EQ(State(a), "COMPLETED");
   EXPECT_EQ(State(b), "COMPLETED");
@@ -126,9 +132,11 @@ TEST_F(Arrays, AfterNotOkOfSuccessIsNeverSatisfied) {
   EXPECT_EQ(reason, "DependencyNeverSatisfied\n");
   auto show = Run({"scontrol", "show", "job", std::to_string(keep)});
   EXPECT_NE(show.out.find("Dependency=afternotok:" + std::to_string(a) + "(failed)"),
-            std::string::npos) << show.out;
+            std::string::npos)
+      << show.out;
   EXPECT_EQ(State(keep), "PENDING");
-  auto unknown = Run({"sbatch", "--dependency=afterok:999999", "-o", "/dev/null", "--wrap", "true"});
+  auto unknown =
+      Run({"sbatch", "--dependency=afterok:999999", "-o", "/dev/null", "--wrap", "true"});
   EXPECT_EQ(unknown.exit_code, 0) << unknown.err;
   auto bad = Run({"sbatch", "--dependency=afterok:x", "--wrap", "true"});
   EXPECT_EQ(bad.exit_code, 1);
@@ -138,8 +146,8 @@ TEST_F(Arrays, AfterNotOkOfSuccessIsNeverSatisfied) {
 TEST_F(Arrays, SingletonRunsOneAtATime) {
   int64_t a = Submit({"-J", "solo", "-d", "singleton", "-o", "/dev/null", "--wrap",
                       "date +%s%N > a.start; sleep 1; date +%s%N > a.end"});
-  int64_t b = Submit({"-J", "solo", "-d", "singleton", "-o", "/dev/null", "--wrap",
-                      "date +%s%N > b.start"});
+  int64_t b = Submit(
+      {"-J", "solo", "-d", "singleton", "-o", "/dev/null", "--wrap", "date +%s%N > b.start"});
   EXPECT_EQ(WaitDone(b), "COMPLETED");
   EXPECT_EQ(State(a), "COMPLETED");
   EXPECT_LT(std::stoll(ReadFile("a.end")), std::stoll(ReadFile("b.start")));

@@ -27,7 +27,8 @@ std::set<std::string> SplitCsv(const std::string& s) {
 }
 
 TEST_F(BatchJobs, SubmitRunsAndCompletesWithOutputFile) {
-  int64_t id = Submit({"-J", "hello", "--wrap", "echo hello from $SLURM_JOB_ID on $SLURMD_NODENAME"});
+  int64_t id =
+      Submit({"-J", "hello", "--wrap", "echo hello from $SLURM_JOB_ID on $SLURMD_NODENAME"});
   ASSERT_GT(id, 0);
   EXPECT_EQ(WaitDone(id), "COMPLETED");
   std::string out = ReadFile("slurm-" + std::to_string(id) + ".out");
@@ -51,13 +52,16 @@ TEST_F(BatchJobs, NonZeroExitIsFailedWithExitCode) {
 
 TEST_F(BatchJobs, ScancelKillsTheWholeProcessTree) {
   std::string marker = work_dir() + "/grandchild.pid";
-  int64_t id = Submit({"--wrap", "bash -c 'sleep 300 & echo $! > " + marker + "; wait' ; sleep 300"});
+  int64_t id =
+      Submit({"--wrap", "bash -c 'sleep 300 & echo $! > " + marker + "; wait' ; sleep 300"});
   ASSERT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
   pid_t grandchild = 0;
   for (int i = 0; i < 200 && grandchild == 0; ++i) {
     std::string s = ReadFile(marker);
-    if (!s.empty()) grandchild = std::stoi(s);
-    else usleep(20'000);
+    if (!s.empty())
+      grandchild = std::stoi(s);
+    else
+      usleep(20'000);
   }
   ASSERT_GT(grandchild, 0);
   ASSERT_EQ(kill(grandchild, 0), 0);
@@ -120,27 +124,34 @@ TEST_F(BatchJobs, ImpossibleRequestsAreRejectedAtSubmit) {
       "sbatch: error: Batch job submission failed: Requested node configuration is not available\n";
   auto r = Run({"sbatch", "--gres=gpu:9", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "sbatch: error: GPU count per node can not be satisfied: 9 GPUs (gpu) on one node, "
-                   "the largest node in partition gpu has 8\n" + node_config);
+  EXPECT_EQ(r.err,
+            "sbatch: error: GPU count per node can not be satisfied: 9 GPUs (gpu) on one node, "
+            "the largest node in partition gpu has 8\n" +
+                node_config);
   r = Run({"sbatch", "-c", "64", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "sbatch: error: CPU count per task can not be satisfied: --cpus-per-task=64, the "
-                   "largest node in partition gpu has 16 CPUs\n" + node_config);
+  EXPECT_EQ(r.err,
+            "sbatch: error: CPU count per task can not be satisfied: --cpus-per-task=64, the "
+            "largest node in partition gpu has 16 CPUs\n" +
+                node_config);
   r = Run({"sbatch", "--mem=9999999", "--wrap", "true"});  // reference sbatch_errors.txt
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "sbatch: error: Memory specification can not be satisfied\n" + node_config);
   r = Run({"sbatch", "-p", "nosuch", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "sbatch: error: invalid partition specified: nosuch\n"
-                   "sbatch: error: Batch job submission failed: Invalid partition name specified\n");
+  EXPECT_EQ(r.err,
+            "sbatch: error: invalid partition specified: nosuch\n"
+            "sbatch: error: Batch job submission failed: Invalid partition name specified\n");
   r = Run({"srun", "-p", "nosuch", "true"});  // reference srun_errors.txt
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "srun: error: invalid partition specified: nosuch\n"
-                   "srun: error: Unable to allocate resources: Invalid partition name specified\n");
+  EXPECT_EQ(r.err,
+            "srun: error: invalid partition specified: nosuch\n"
+            "srun: error: Unable to allocate resources: Invalid partition name specified\n");
   r = Run({"sbatch", "-C", "nvme", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "sbatch: error: invalid feature specified: nvme\n"
-                   "sbatch: error: Batch job submission failed: Invalid feature specification\n");
+  EXPECT_EQ(r.err,
+            "sbatch: error: invalid feature specified: nvme\n"
+            "sbatch: error: Batch job submission failed: Invalid feature specification\n");
   r = Run({"sbatch", "--mem=1.5G", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 255);
   EXPECT_EQ(r.err, "sbatch: error: Invalid --mem specification\n");
@@ -151,7 +162,9 @@ TEST_F(BatchJobs, ImpossibleRequestsAreRejectedAtSubmit) {
   EXPECT_EQ(r.err, "sbatch: error: Invalid --time specification\n");
   r = Run({"sbatch", "--bogus-option", "--wrap", "true"});
   EXPECT_EQ(r.exit_code, 255);
-  EXPECT_EQ(r.err, "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n");
+  EXPECT_EQ(
+      r.err,
+      "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n");
   auto q = Run({"squeue", "-h", "-t", "all"});
   EXPECT_EQ(q.out, "") << "rejected jobs must not be queued";
 }
@@ -163,22 +176,28 @@ TEST_F(BatchJobs, CpusPerGpuSizesTheCpuShare) {
   EXPECT_EQ(ReadFile("cpg.out"), "6 3\n");
   // 8 GPUs x 4 CPUs = 32 CPUs: more than a 16-CPU node has.
   auto r = Run({"sbatch", "--gres=gpu:8", "--cpus-per-gpu=4", "--wrap", "true"});
-  EXPECT_EQ(r.err, "sbatch: error: CPU count per node can not be satisfied: 32 CPUs on one node (4 CPUs "
-                   "per GPU), the largest node in partition gpu has 16 CPUs\n"
-                   "sbatch: error: Batch job submission failed: Requested node configuration is not available\n");
+  EXPECT_EQ(r.err,
+            "sbatch: error: CPU count per node can not be satisfied: 32 CPUs on one node (4 CPUs "
+            "per GPU), the largest node in partition gpu has 16 CPUs\n"
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available\n");
   r = Run({"sbatch", "--gres=gpu:1", "--cpus-per-gpu=2", "-c", "2", "--wrap", "true"});
-  EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: --cpus-per-gpu is incompatible with --cpus-per-task\n");
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: --cpus-per-gpu is incompatible with "
+            "--cpus-per-task\n");
 }
 
 TEST_F(BatchJobs, TimeLimitEndsInTimeout) {
-  int64_t id = Submit({"--time=1", "-o", "t.out", "--wrap", "trap 'echo got TERM' TERM; sleep 300 & wait; sleep 300"});
+  int64_t id = Submit({"--time=1", "-o", "t.out", "--wrap",
+                       "trap 'echo got TERM' TERM; sleep 300 & wait; sleep 300"});
   EXPECT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
   EXPECT_EQ(WaitDone(id, 90'000), "TIMEOUT");
   EXPECT_NE(ReadFile("t.out").find("got TERM"), std::string::npos);
 }
 
 TEST_F(BatchJobs, SqueueAndSinfoJsonShowARunningJobAsTorchxReadsIt) {
-  int64_t id = Submit({"-J", "trainer", "-N2", "--gres=gpu:2", "-o", "/dev/null", "--wrap", "sleep 30"});
+  int64_t id =
+      Submit({"-J", "trainer", "-N2", "--gres=gpu:2", "-o", "/dev/null", "--wrap", "sleep 30"});
   ASSERT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
   auto q = Run({"squeue", "--json", "-j", std::to_string(id)});
   ASSERT_EQ(q.exit_code, 0) << q.err;
@@ -218,8 +237,8 @@ TEST_F(BatchJobs, SqueueAndSinfoJsonShowARunningJobAsTorchxReadsIt) {
 
 TEST_F(BatchJobs, BeginTimeHoldsTheJobUntilThen) {
   // As Slurm's own test_122_1: an array held until midnight, cancelled while it waits.
-  auto later = Run({"sbatch", "--parsable", "-N", "1", "--array=0-7", "--begin=midnight", "--output=/dev/null",
-                    "--wrap=sleep 10"});
+  auto later = Run({"sbatch", "--parsable", "-N", "1", "--array=0-7", "--begin=midnight",
+                    "--output=/dev/null", "--wrap=sleep 10"});
   ASSERT_EQ(later.exit_code, 0) << later.err;
   std::string array_id = later.out.substr(0, later.out.find('\n'));
   auto waiting = Run({"squeue", "-h", "-j", array_id, "-o", "%T %r"});

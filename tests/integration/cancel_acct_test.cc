@@ -63,8 +63,8 @@ TEST_F(CancelAcct, StateNamesTheCancellerNotTheOwner) {
   const std::string mine = "CANCELLED by " + std::to_string(uid_) + "\n";
   EXPECT_EQ(WaitSacctState(held, mine), mine);
   // The job's owner is still sluicetest_a in both.
-  RunResult owner = Run({"sacct", "-j", std::to_string(running) + "," + std::to_string(held),
-                         "-X", "-n", "-P", "-o", "User"});
+  RunResult owner = Run({"sacct", "-j", std::to_string(running) + "," + std::to_string(held), "-X",
+                         "-n", "-P", "-o", "User"});
   EXPECT_EQ(owner.out, "sluicetest_a\nsluicetest_a\n");
 }
 

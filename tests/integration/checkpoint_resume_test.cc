@@ -82,8 +82,10 @@ class CheckpointResume : public ClusterTest {
 
   void SetUp() override {
     ClusterTest::SetUp();
-    auto probe = RunCommand({"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
-    if (probe.exit_code != 0) GTEST_SKIP() << "python3-torch with gloo is not installed under /usr/bin/python3";
+    auto probe = RunCommand(
+        {"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
+    if (probe.exit_code != 0)
+      GTEST_SKIP() << "python3-torch with gloo is not installed under /usr/bin/python3";
   }
 
   // Submits the training job with its own checkpoint directory; returns the job id.
@@ -93,9 +95,12 @@ class CheckpointResume : public ClusterTest {
     std::ofstream(work_dir() + "/" + name + ".sh")
         << "#!/bin/bash\n"
            "#SBATCH -N2 --ntasks-per-node=1 --exclusive --requeue\n"
-           "#SBATCH -o " << name << ".out\n"
+           "#SBATCH -o "
+        << name
+        << ".out\n"
            "echo start ${SLURM_RESTART_COUNT:-0} on $SLURM_JOB_NODELIST\n"
-        << cluster_->BinPath("srun") << " /usr/bin/python3 train.py " << dir << " " << kSteps << " 5 0.1\n";
+        << cluster_->BinPath("srun") << " /usr/bin/python3 train.py " << dir << " " << kSteps
+        << " 5 0.1\n";
     return Submit({name + ".sh"});
   }
 

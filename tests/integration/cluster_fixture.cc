@@ -103,8 +103,8 @@ std::string ClusterTest::WaitState(int64_t job_id, const std::vector<std::string
 }
 
 std::string ClusterTest::WaitDone(int64_t job_id, int timeout_ms) {
-  return WaitState(job_id, {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
-                            "OUT_OF_MEMORY"},
+  return WaitState(job_id,
+                   {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY"},
                    timeout_ms);
 }
 

@@ -30,7 +30,8 @@ class ClusterTest : public ::testing::Test {
   // Job state as `squeue -h -t all -j ID -o %T` prints it ("" when unknown).
   std::string State(int64_t job_id);
   // Polls until the job is in one of `states`; returns the last state seen.
-  std::string WaitState(int64_t job_id, const std::vector<std::string>& states, int timeout_ms = 30'000);
+  std::string WaitState(int64_t job_id, const std::vector<std::string>& states,
+                        int timeout_ms = 30'000);
   std::string WaitDone(int64_t job_id, int timeout_ms = 30'000);
   std::string ReadFile(const std::string& path);
   // The lines of ReadFile(path).

@@ -195,7 +195,7 @@ class FaultInjection : public ClusterTest {
     int64_t deadline = RealClock::MonotonicMs() + 3000;
     while (fs::exists(armed) && RealClock::MonotonicMs() < deadline) usleep(20'000);
     if (fs::exists(armed) && fs::remove(armed)) return false;  // not reached: disarmed
-    cluster_->KillController(SIGKILL);  // gone already; waits until it is
+    cluster_->KillController(SIGKILL);                         // gone already; waits until it is
     usleep(static_cast<useconds_t>(100 + rng() % 400) * 1000);
     EXPECT_TRUE(cluster_->StartController().ok());
     return true;
@@ -322,7 +322,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
       }
       int tenths = rng() % 10 == 0 ? 30 : 2 + static_cast<int>(rng() % 10);
       args.insert(args.end(), {"job.sh", fmt::format("{}.{}", tenths / 10, tenths % 10)});
-      if (rng() % 4 == 0) args.push_back("step");  // the work in an srun step
+      if (rng() % 4 == 0) args.push_back("step");      // the work in an srun step
       for (int attempt = 0; attempt < 5; ++attempt) {  // the controller may be down
         RunOptions opts;
         opts.timeout_ms = 20'000;
@@ -350,8 +350,8 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
     std::lock_guard<std::mutex> lock(mu);
     for (int64_t id : acked) {
       auto it = states->find(id);
-      if (it != states->end() && (it->second == "PENDING" || it->second == "RUNNING" ||
-                                  it->second == "COMPLETING")) {
+      if (it != states->end() &&
+          (it->second == "PENDING" || it->second == "RUNNING" || it->second == "COMPLETING")) {
         return false;
       }
     }
@@ -360,14 +360,16 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
 
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   std::set<int64_t> killed, cancelled;
-  int faults = 0, ctld_kills = 0, agent_kills = 0, job_kills = 0, launch_kills = 0, cancel_kills = 0;
+  int faults = 0, ctld_kills = 0, agent_kills = 0, job_kills = 0, launch_kills = 0,
+      cancel_kills = 0;
   int ctld_point_kills = 0, slow_disks = 0, net_cuts = 0;
   const int kMaxFaults = soak_s > 0 ? 1'000'000 : 40;
   std::map<int64_t, std::string> states;
   while (faults < kMaxFaults) {
     usleep(static_cast<useconds_t>(soak_s > 0 ? 200 + rng() % 800 : 500 + rng() % 1000) * 1000);
     RestoreNetwork(false);
-    if (!submitting && (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
+    if (!submitting &&
+        (all_done(&states) || RealClock::MonotonicMs() - t0 > 60'000 + soak_s * 1000)) {
       break;
     }
     int kind = static_cast<int>(rng() % 15);
@@ -453,12 +455,12 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   std::cout << fmt::format(
                    "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={}",
                    seed, faults, acked.size(), lost, overlaps, overalloc)
-            << fmt::format(" (controller={} agent={} job={} launch={} cancel={} commit/pass={} killed; "
-                           "slowdisk={} netcut={} badstate={} unfinished={} stepfail={} in {} s)",
-                           ctld_kills, agent_kills, job_kills, launch_kills, cancel_kills,
-                           ctld_point_kills, slow_disks, net_cuts,
-                           bad_state, unfinished, m.step_failures,
-                           (RealClock::MonotonicMs() - t0) / 1000)
+            << fmt::format(
+                   " (controller={} agent={} job={} launch={} cancel={} commit/pass={} killed; "
+                   "slowdisk={} netcut={} badstate={} unfinished={} stepfail={} in {} s)",
+                   ctld_kills, agent_kills, job_kills, launch_kills, cancel_kills, ctld_point_kills,
+                   slow_disks, net_cuts, bad_state, unfinished, m.step_failures,
+                   (RealClock::MonotonicMs() - t0) / 1000)
             << std::endl;
   EXPECT_GE(static_cast<int>(acked.size()), kJobs * 9 / 10);
   EXPECT_GT(ctld_kills, 0);

@@ -31,17 +31,21 @@ class Health : public ClusterTest {
     LocalClusterOptions o = ClusterTest::Options();
     const std::string d = root_dir_;
     // The last line the program prints is the drain reason.
-    WriteShellScript(d + "/health.sh",
-                "echo $SLURMD_NODENAME >> " + d + "/health.runs\n"
-                "if [ -e " + d + "/sick.$SLURMD_NODENAME ]; then\n"
-                "  cat " + d + "/sick.$SLURMD_NODENAME\n  exit 1\nfi\n");
+    WriteShellScript(d + "/health.sh", "echo $SLURMD_NODENAME >> " + d +
+                                           "/health.runs\n"
+                                           "if [ -e " +
+                                           d +
+                                           "/sick.$SLURMD_NODENAME ]; then\n"
+                                           "  cat " +
+                                           d + "/sick.$SLURMD_NODENAME\n  exit 1\nfi\n");
     std::string log_line =
         "$SLURM_JOB_ID $SLURM_JOB_USER $SLURM_JOB_UID $SLURM_JOB_NODELIST $SLURM_JOB_PARTITION "
-        "$SLURMD_NODENAME $SLURM_SCRIPT_CONTEXT >> " + d + "/scripts.log\n";
+        "$SLURMD_NODENAME $SLURM_SCRIPT_CONTEXT >> " +
+        d + "/scripts.log\n";
     WriteShellScript(d + "/prolog.sh", "echo prolog " + log_line + "[ -e " + d +
-                                      "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
+                                           "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
     WriteShellScript(d + "/epilog.sh", "echo epilog " + log_line + "[ -e " + d +
-                                      "/badepilog.$SLURMD_NODENAME ] && exit 4\nexit 0\n");
+                                           "/badepilog.$SLURMD_NODENAME ] && exit 4\nexit 0\n");
     o.extra_config_lines = {"HealthCheckProgram=" + d + "/health.sh", "HealthCheckInterval=1",
                             "HealthCheckNodeState=ANY,CYCLE", "Prolog=" + d + "/prolog.sh",
                             "Epilog=" + d + "/epilog.sh"};
@@ -110,7 +114,8 @@ TEST_F(Health, ResumeOfAStillFailingNodeIsUndoneByTheNextCheck) {
   EXPECT_EQ(WaitNode("node01", "drain|fan failure"), "drain|fan failure");
   // A program that fails without output gives "HealthCheck failed exit N".
   std::ofstream(root_dir_ + "/sick.node04") << "";
-  EXPECT_EQ(WaitNode("node04", "drain|HealthCheck failed exit 1"), "drain|HealthCheck failed exit 1");
+  EXPECT_EQ(WaitNode("node04", "drain|HealthCheck failed exit 1"),
+            "drain|HealthCheck failed exit 1");
   fs::remove(root_dir_ + "/sick.node01");
   fs::remove(root_dir_ + "/sick.node04");
   EXPECT_EQ(WaitNode("node01", "idle|none"), "idle|none");
@@ -122,7 +127,8 @@ TEST_F(Health, PrologFailureDrainsAndRequeuesEpilogFailureDrains) {
     Scontrol({"update", "NodeName=" + n, "State=DRAIN", "Reason=parked"});
   }
   std::ofstream(root_dir_ + "/badprolog.node01") << "";
-  int64_t job = Submit({"-o", "out.txt", "--wrap", "echo ran on $SLURMD_NODENAME restart=$SLURM_RESTART_COUNT"});
+  int64_t job = Submit(
+      {"-o", "out.txt", "--wrap", "echo ran on $SLURMD_NODENAME restart=$SLURM_RESTART_COUNT"});
   EXPECT_EQ(WaitNode("node01", "drain|Prolog error"), "drain|Prolog error");
   EXPECT_EQ(WaitState(job, {"PENDING"}), "PENDING");  // requeued, nowhere to go yet
   // A failing epilog drains the node the job ran on; the job itself completes.
@@ -132,15 +138,19 @@ TEST_F(Health, PrologFailureDrainsAndRequeuesEpilogFailureDrains) {
   EXPECT_EQ(ReadFile("out.txt"), "ran on node02 restart=1\n");
   EXPECT_EQ(WaitNode("node02", "drain|Epilog error"), "drain|Epilog error");
   std::string uid = std::to_string(getuid());
-  std::string user = Trim(Run({"squeue", "-h", "-t", "all", "-j", std::to_string(job), "-o", "%u"}).out);
+  std::string user =
+      Trim(Run({"squeue", "-h", "-t", "all", "-j", std::to_string(job), "-o", "%u"}).out);
   std::string id = std::to_string(job);
   std::string log = ReadFile(root_dir_ + "/scripts.log");
   EXPECT_NE(log.find("prolog " + id + " " + user + " " + uid + " node01 gpu node01 prolog_slurmd"),
-            std::string::npos) << log;
+            std::string::npos)
+      << log;
   EXPECT_NE(log.find("prolog " + id + " " + user + " " + uid + " node02 gpu node02 prolog_slurmd"),
-            std::string::npos) << log;
+            std::string::npos)
+      << log;
   EXPECT_NE(log.find("epilog " + id + " " + user + " " + uid + " node02 gpu node02 epilog_slurmd"),
-            std::string::npos) << log;
+            std::string::npos)
+      << log;
   // RESUME returns a system-drained node.
   Scontrol({"update", "NodeName=node01,node02", "State=RESUME"});
   EXPECT_EQ(WaitNode("node01", "idle|none"), "idle|none");
@@ -170,9 +180,10 @@ class SilentAgent : public ClusterTest {
 };
 
 TEST_F(SilentAgent, JobIsFencedBeforeItRunsElsewhere) {
-  int64_t job = Submit({"-o", "/dev/null", "--wrap",
-                        "r=${SLURM_RESTART_COUNT:-0}; echo $r $$ $SLURMD_NODENAME $(date +%s%N) >> runs.log; "
-                        "while :; do date +%s%N > alive.$r.tmp; mv alive.$r.tmp alive.$r; sleep 0.02; done"});
+  int64_t job =
+      Submit({"-o", "/dev/null", "--wrap",
+              "r=${SLURM_RESTART_COUNT:-0}; echo $r $$ $SLURMD_NODENAME $(date +%s%N) >> runs.log; "
+              "while :; do date +%s%N > alive.$r.tmp; mv alive.$r.tmp alive.$r; sleep 0.02; done"});
   ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
   auto runs = [&] { return ReadLines("runs.log"); };
   int64_t deadline = RealClock::MonotonicMs() + 10'000;
@@ -202,8 +213,8 @@ TEST_F(SilentAgent, JobIsFencedBeforeItRunsElsewhere) {
   EXPECT_EQ(restart2, "1");
   EXPECT_NE(node2, node);
   int64_t last_alive_ns = std::stoll(ReadFile("alive.0"));
-  EXPECT_LT(last_alive_ns, start2_ns) << "both copies ran at once for " << (last_alive_ns - start2_ns) / 1'000'000
-                                      << " ms";
+  EXPECT_LT(last_alive_ns, start2_ns)
+      << "both copies ran at once for " << (last_alive_ns - start2_ns) / 1'000'000 << " ms";
   EXPECT_TRUE(Alive(new_pid));
   // The agent is back: its node registers again and is idle; the new copy runs on.
   std::string node_state;

@@ -150,7 +150,8 @@ TEST_F(HostileRequests, EveryBoundAnswersAnErrorAndTheControllerStillRunsJobs) {
   }
   // Malformed protobuf: field 1 (spec) holding bytes that are no JobSpec; a truncated
   // varint; a message past the 64 MiB transport limit.
-  EXPECT_FALSE(SendRaw("/sluice.ClientApi/SubmitJob", std::string("\x0a\x05\xff\xff\xff\xff\xff", 7)).ok());
+  EXPECT_FALSE(
+      SendRaw("/sluice.ClientApi/SubmitJob", std::string("\x0a\x05\xff\xff\xff\xff\xff", 7)).ok());
   EXPECT_FALSE(SendRaw("/sluice.ClientApi/GetJobs", std::string("\x08\xff\xff", 3)).ok());
   EXPECT_FALSE(SendRaw("/sluice.ClientApi/SubmitJob", std::string(65 << 20, '\x0a')).ok());
   // A truncated HTTP/2 connection: the preface and half a frame header, then gone.
@@ -190,7 +191,8 @@ TEST_F(HostileRequests, EveryBoundAnswersAnErrorAndTheControllerStillRunsJobs) {
   auto key = LoadClusterKey(cluster_->state_dir() + "/state/cluster.key", false);
   ASSERT_TRUE(key.ok()) << key.status().message();
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   const std::string other = SignCredential(*key, Credential{4242, 4242, now_ms + 600'000});
   const int64_t held = ClusterTest::Submit({"--hold", "--wrap", "true"});
   {
@@ -222,7 +224,8 @@ TEST_F(HostileRequests, EveryBoundAnswersAnErrorAndTheControllerStillRunsJobs) {
     req.set_state("DOWN");
     req.set_reason("hostile");
     UpdateNodeReply reply;
-    EXPECT_EQ(stub_->UpdateNode(&ctx, req, &reply).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(stub_->UpdateNode(&ctx, req, &reply).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
   }
   RunResult h = Run({"squeue", "-h", "-j", std::to_string(held), "-o", "%T %j %r"});
   EXPECT_EQ(h.out, "PENDING wrap JobHeldUser\n") << h.err;

@@ -59,7 +59,8 @@ class Identity : public ClusterTest {
 };
 
 TEST_F(Identity, JobRunsAsSubmitterAndOthersCannotCancelIt) {
-  auto sub = As(a_, {"sbatch", "--parsable", "-o", "a-%j.out", "--wrap", "id -u; id -g; sleep 30"}, a_dir_);
+  auto sub = As(a_, {"sbatch", "--parsable", "-o", "a-%j.out", "--wrap", "id -u; id -g; sleep 30"},
+                a_dir_);
   ASSERT_EQ(sub.exit_code, 0) << sub.err;
   int64_t id = std::stoll(sub.out);
   ASSERT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");
@@ -188,7 +189,8 @@ TEST_F(IdentityPrivateData, UsersSeeOnlyTheirOwnAssociations) {
   ASSERT_EQ(Run({"sacctmgr", "-i", "add", "account", "ml"}).exit_code, 0);
   auto add = Run({"sacctmgr", "-i", "add", "user", "sluicetest_a,sluicetest_b", "account=ml"});
   ASSERT_EQ(add.exit_code, 0) << add.err;
-  const std::vector<std::string> show = {"sacctmgr", "-n", "-P", "show", "assoc", "format=user,account"};
+  const std::vector<std::string> show = {"sacctmgr", "-n",    "-P",
+                                         "show",     "assoc", "format=user,account"};
   auto b = As(b_, show, "/tmp");
   EXPECT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(b.out.find("sluicetest_a"), std::string::npos) << b.out;

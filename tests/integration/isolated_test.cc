@@ -57,11 +57,14 @@ TEST_F(Isolated, EachNodeHasItsOwnHostnameAndEveryNodeNameResolves) {
   WriteFile("job.sh",
             "#!/bin/bash\n"
             "#SBATCH -N4 --ntasks-per-node=1 -o names-%j.out\n"
-            "export PATH=" + BinDir() + ":$PATH\n"
-            "srun bash -c 'echo \"task $SLURMD_NODENAME $(hostname) "
-            "$(getent ahostsv4 node01 | head -n1 | cut -d\" \" -f1) "
-            "$(getent ahostsv4 node04 | head -n1 | cut -d\" \" -f1) "
-            "$(getent hosts ::ffff:$(getent ahostsv4 $(hostname) | head -n1 | cut -d\" \" -f1) | tr -s \" \" | cut -d\" \" -f2)\"'\n");
+            "export PATH=" +
+                BinDir() +
+                ":$PATH\n"
+                "srun bash -c 'echo \"task $SLURMD_NODENAME $(hostname) "
+                "$(getent ahostsv4 node01 | head -n1 | cut -d\" \" -f1) "
+                "$(getent ahostsv4 node04 | head -n1 | cut -d\" \" -f1) "
+                "$(getent hosts ::ffff:$(getent ahostsv4 $(hostname) | head -n1 | cut -d\" \" -f1) "
+                "| tr -s \" \" | cut -d\" \" -f2)\"'\n");
   int64_t id = Submit({"job.sh"});
   EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED");
   std::string out = ReadFile("names-" + std::to_string(id) + ".out");
@@ -78,8 +81,10 @@ TEST_F(Isolated, EachNodeHasItsOwnHostnameAndEveryNodeNameResolves) {
 }
 
 TEST_F(Isolated, WrapperStyleDdpRunsAcrossTwoNodesByName) {
-  auto probe = RunCommand({"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
-  if (probe.exit_code != 0) GTEST_SKIP() << "python3-torch with gloo is not installed under /usr/bin/python3";
+  auto probe = RunCommand(
+      {"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
+  if (probe.exit_code != 0)
+    GTEST_SKIP() << "python3-torch with gloo is not installed under /usr/bin/python3";
   WriteFile("train.py",
             "import os, socket, torch, torch.distributed as dist\n"
             "e = os.environ\n"
@@ -87,16 +92,20 @@ TEST_F(Isolated, WrapperStyleDdpRunsAcrossTwoNodesByName) {
             "r, w = dist.get_rank(), dist.get_world_size()\n"
             "t = torch.tensor([float(r + 1)])\n"
             "dist.all_reduce(t)\n"
-            "print(f\"rank {r} world {w} host {socket.gethostname()} master {e['MASTER_ADDR']} sum {int(t.item())}\","
+            "print(f\"rank {r} world {w} host {socket.gethostname()} master {e['MASTER_ADDR']} sum "
+            "{int(t.item())}\","
             " flush=True)\n"
             "dist.destroy_process_group()\n");
-  WriteFile("job.sh",
-            "#!/bin/bash\n"
-            "#SBATCH --nodes=2 --ntasks-per-node=2 --gres=gpu:2\n"
-            "#SBATCH -o train-%j.out\n"
-            "export PATH=" + BinDir() + ":$PATH\n"
-            "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
-            "srun /usr/bin/python3 train.py\n");
+  WriteFile(
+      "job.sh",
+      "#!/bin/bash\n"
+      "#SBATCH --nodes=2 --ntasks-per-node=2 --gres=gpu:2\n"
+      "#SBATCH -o train-%j.out\n"
+      "export PATH=" +
+          BinDir() +
+          ":$PATH\n"
+          "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+          "srun /usr/bin/python3 train.py\n");
   int64_t id = Submit({"job.sh"});
   std::string state = WaitDone(id, 120'000);
   std::string out = ReadFile("train-" + std::to_string(id) + ".out");
@@ -122,9 +131,10 @@ class IsolatedNetworkCut : public Isolated {
 
 TEST_F(IsolatedNetworkCut, NodeCutLongerThanSlurmdTimeoutRunsTheJobOnce) {
   // Each run logs its start, then stamps alive.<restart> every 20 ms while it lives.
-  int64_t job = Submit({"-o", "/dev/null", "--wrap",
-                        "r=${SLURM_RESTART_COUNT:-0}; echo start $r $SLURMD_NODENAME $(date +%s%N) >> runs.log; "
-                        "while :; do date +%s%N > alive.$r.tmp; mv alive.$r.tmp alive.$r; sleep 0.02; done"});
+  int64_t job = Submit(
+      {"-o", "/dev/null", "--wrap",
+       "r=${SLURM_RESTART_COUNT:-0}; echo start $r $SLURMD_NODENAME $(date +%s%N) >> runs.log; "
+       "while :; do date +%s%N > alive.$r.tmp; mv alive.$r.tmp alive.$r; sleep 0.02; done"});
   ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
   int64_t deadline = RealClock::MonotonicMs() + 10'000;
   while (Runs().empty() && RealClock::MonotonicMs() < deadline) usleep(50'000);
@@ -149,8 +159,8 @@ TEST_F(IsolatedNetworkCut, NodeCutLongerThanSlurmdTimeoutRunsTheJobOnce) {
   EXPECT_NE(node2, node);
   // The cut-off copy stamped its last sign of life before the new copy started.
   int64_t last_alive_ns = std::stoll(ReadFile("alive.0"));
-  EXPECT_LT(last_alive_ns, start2_ns) << "both copies ran at once for "
-                                      << (last_alive_ns - start2_ns) / 1'000'000 << " ms";
+  EXPECT_LT(last_alive_ns, start2_ns)
+      << "both copies ran at once for " << (last_alive_ns - start2_ns) / 1'000'000 << " ms";
   EXPECT_GE(RealClock::MonotonicMs() - cut_at, 3'000) << "requeued before SlurmdTimeout";
   // The link comes back: the node registers again and takes work; the old copy stays dead.
   ASSERT_TRUE(cluster_->SetNodeLink(index, true).ok());
@@ -164,7 +174,8 @@ TEST_F(IsolatedNetworkCut, NodeCutLongerThanSlurmdTimeoutRunsTheJobOnce) {
   EXPECT_EQ(state, "idle");
   EXPECT_EQ(std::stoll(ReadFile("alive.0")), last_alive_ns);
   EXPECT_EQ(State(job), "RUNNING");
-  EXPECT_EQ(std::string(Trim(Run({"squeue", "-h", "-j", std::to_string(job), "-o", "%N"}).out)), node2);
+  EXPECT_EQ(std::string(Trim(Run({"squeue", "-h", "-j", std::to_string(job), "-o", "%N"}).out)),
+            node2);
   int64_t on_cut_node = Submit({"-w", node, "-o", "/dev/null", "--wrap", "true"});
   EXPECT_EQ(WaitDone(on_cut_node, 30'000), "COMPLETED");
   Run({"scancel", std::to_string(job)});

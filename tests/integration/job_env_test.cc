@@ -12,36 +12,99 @@ namespace sluice::testing {
 namespace {
 
 // Names in reference files, without the submitting shell's own variables.
-const std::set<std::string> kBatchNames = {
-    "ENVIRONMENT", "HOSTNAME", "SLURMD_NODENAME", "SLURM_CLUSTER_NAME", "SLURM_CONF",
-    "SLURM_CPUS_ON_NODE", "SLURM_GTIDS", "SLURM_JOBID", "SLURM_JOB_ACCOUNT",
-    "SLURM_JOB_CPUS_PER_NODE", "SLURM_JOB_GID", "SLURM_JOB_ID", "SLURM_JOB_NAME",
-    "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_JOB_PARTITION", "SLURM_JOB_QOS",
-    "SLURM_JOB_UID", "SLURM_JOB_USER", "SLURM_LOCALID", "SLURM_MEM_PER_CPU", "SLURM_NNODES",
-    "SLURM_NODEID", "SLURM_NODELIST", "SLURM_NODE_ALIASES", "SLURM_NPROCS", "SLURM_NTASKS",
-    "SLURM_PRIO_PROCESS", "SLURM_PROCID", "SLURM_SUBMIT_DIR", "SLURM_SUBMIT_HOST",
-    "SLURM_TASKS_PER_NODE", "SLURM_TASK_PID", "SLURM_TOPOLOGY_ADDR",
-    "SLURM_TOPOLOGY_ADDR_PATTERN", "SLURM_WORKING_CLUSTER", "TMPDIR"};  // sbatch_N1_n1_nogpu
-const std::set<std::string> kStepNames = {
-    "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "SLURMD_NODENAME",
-    "SLURM_CLUSTER_NAME", "SLURM_CONF", "SLURM_CPUS_ON_NODE", "SLURM_GPUS_ON_NODE", "SLURM_GTIDS",
-    "SLURM_JOBID", "SLURM_JOB_ACCOUNT", "SLURM_JOB_CPUS_PER_NODE", "SLURM_JOB_GID", "SLURM_JOB_ID",
-    "SLURM_JOB_NAME", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_JOB_PARTITION",
-    "SLURM_JOB_QOS", "SLURM_JOB_UID", "SLURM_JOB_USER", "SLURM_LAUNCH_NODE_IPADDR",
-    "SLURM_LOCALID", "SLURM_NNODES", "SLURM_NODEID", "SLURM_NODELIST", "SLURM_NPROCS",
-    "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE", "SLURM_PRIO_PROCESS", "SLURM_PROCID",
-    "SLURM_SRUN_COMM_HOST", "SLURM_SRUN_COMM_PORT", "SLURM_STEPID", "SLURM_STEP_GPUS",
-    "SLURM_STEP_ID", "SLURM_STEP_LAUNCHER_PORT", "SLURM_STEP_NODELIST", "SLURM_STEP_NUM_NODES",
-    "SLURM_STEP_NUM_TASKS", "SLURM_STEP_TASKS_PER_NODE", "SLURM_SUBMIT_DIR", "SLURM_SUBMIT_HOST",
-    "SLURM_TASKS_PER_NODE", "SLURM_TASK_PID", "SLURM_TOPOLOGY_ADDR",
-    "SLURM_TOPOLOGY_ADDR_PATTERN", "SLURM_UMASK", "SLURM_WORKING_CLUSTER", "SRUN_DEBUG",
-    "ZE_AFFINITY_MASK"};  // srun_N2_n4_npn2_gpu2.rank0
+const std::set<std::string> kBatchNames = {"ENVIRONMENT",
+                                           "HOSTNAME",
+                                           "SLURMD_NODENAME",
+                                           "SLURM_CLUSTER_NAME",
+                                           "SLURM_CONF",
+                                           "SLURM_CPUS_ON_NODE",
+                                           "SLURM_GTIDS",
+                                           "SLURM_JOBID",
+                                           "SLURM_JOB_ACCOUNT",
+                                           "SLURM_JOB_CPUS_PER_NODE",
+                                           "SLURM_JOB_GID",
+                                           "SLURM_JOB_ID",
+                                           "SLURM_JOB_NAME",
+                                           "SLURM_JOB_NODELIST",
+                                           "SLURM_JOB_NUM_NODES",
+                                           "SLURM_JOB_PARTITION",
+                                           "SLURM_JOB_QOS",
+                                           "SLURM_JOB_UID",
+                                           "SLURM_JOB_USER",
+                                           "SLURM_LOCALID",
+                                           "SLURM_MEM_PER_CPU",
+                                           "SLURM_NNODES",
+                                           "SLURM_NODEID",
+                                           "SLURM_NODELIST",
+                                           "SLURM_NODE_ALIASES",
+                                           "SLURM_NPROCS",
+                                           "SLURM_NTASKS",
+                                           "SLURM_PRIO_PROCESS",
+                                           "SLURM_PROCID",
+                                           "SLURM_SUBMIT_DIR",
+                                           "SLURM_SUBMIT_HOST",
+                                           "SLURM_TASKS_PER_NODE",
+                                           "SLURM_TASK_PID",
+                                           "SLURM_TOPOLOGY_ADDR",
+                                           "SLURM_TOPOLOGY_ADDR_PATTERN",
+                                           "SLURM_WORKING_CLUSTER",
+                                           "TMPDIR"};  // sbatch_N1_n1_nogpu
+const std::set<std::string> kStepNames = {"CUDA_VISIBLE_DEVICES",
+                                          "GPU_DEVICE_ORDINAL",
+                                          "ROCR_VISIBLE_DEVICES",
+                                          "SLURMD_NODENAME",
+                                          "SLURM_CLUSTER_NAME",
+                                          "SLURM_CONF",
+                                          "SLURM_CPUS_ON_NODE",
+                                          "SLURM_GPUS_ON_NODE",
+                                          "SLURM_GTIDS",
+                                          "SLURM_JOBID",
+                                          "SLURM_JOB_ACCOUNT",
+                                          "SLURM_JOB_CPUS_PER_NODE",
+                                          "SLURM_JOB_GID",
+                                          "SLURM_JOB_ID",
+                                          "SLURM_JOB_NAME",
+                                          "SLURM_JOB_NODELIST",
+                                          "SLURM_JOB_NUM_NODES",
+                                          "SLURM_JOB_PARTITION",
+                                          "SLURM_JOB_QOS",
+                                          "SLURM_JOB_UID",
+                                          "SLURM_JOB_USER",
+                                          "SLURM_LAUNCH_NODE_IPADDR",
+                                          "SLURM_LOCALID",
+                                          "SLURM_NNODES",
+                                          "SLURM_NODEID",
+                                          "SLURM_NODELIST",
+                                          "SLURM_NPROCS",
+                                          "SLURM_NTASKS",
+                                          "SLURM_NTASKS_PER_NODE",
+                                          "SLURM_PRIO_PROCESS",
+                                          "SLURM_PROCID",
+                                          "SLURM_SRUN_COMM_HOST",
+                                          "SLURM_SRUN_COMM_PORT",
+                                          "SLURM_STEPID",
+                                          "SLURM_STEP_GPUS",
+                                          "SLURM_STEP_ID",
+                                          "SLURM_STEP_LAUNCHER_PORT",
+                                          "SLURM_STEP_NODELIST",
+                                          "SLURM_STEP_NUM_NODES",
+                                          "SLURM_STEP_NUM_TASKS",
+                                          "SLURM_STEP_TASKS_PER_NODE",
+                                          "SLURM_SUBMIT_DIR",
+                                          "SLURM_SUBMIT_HOST",
+                                          "SLURM_TASKS_PER_NODE",
+                                          "SLURM_TASK_PID",
+                                          "SLURM_TOPOLOGY_ADDR",
+                                          "SLURM_TOPOLOGY_ADDR_PATTERN",
+                                          "SLURM_UMASK",
+                                          "SLURM_WORKING_CLUSTER",
+                                          "SRUN_DEBUG",
+                                          "ZE_AFFINITY_MASK"};  // srun_N2_n4_npn2_gpu2.rank0
 // Batch steps also get these (sbatch_N2_npn2_gpu2.step.rank0): the batch script's own
 // variables are inherited.
-const std::set<std::string> kBatchStepExtra = {"ENVIRONMENT", "SLURM_DISTRIBUTION",
-                                               "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0",
-                                               "SLURM_JOB_GPUS", "SLURM_MEM_PER_CPU",
-                                               "SLURM_NODE_ALIASES"};
+const std::set<std::string> kBatchStepExtra = {
+    "ENVIRONMENT",    "SLURM_DISTRIBUTION", "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0",
+    "SLURM_JOB_GPUS", "SLURM_MEM_PER_CPU",  "SLURM_NODE_ALIASES"};
 
 class JobEnv : public ClusterTest {
  protected:
@@ -54,11 +117,12 @@ class JobEnv : public ClusterTest {
     std::map<std::string, std::string> out;
     std::istringstream in(ReadFile(file));
     for (std::string line; std::getline(in, line);)
-      if (size_t eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+      if (size_t eq = line.find('='); eq != std::string::npos)
+        out[line.substr(0, eq)] = line.substr(eq + 1);
     return out;
   }
-  void ExpectNames(const std::map<std::string, std::string>& env, const std::set<std::string>& names,
-                   const std::string& what) {
+  void ExpectNames(const std::map<std::string, std::string>& env,
+                   const std::set<std::string>& names, const std::string& what) {
     for (const std::string& n : names) EXPECT_TRUE(env.count(n)) << what << " lacks " << n;
   }
 };

@@ -24,7 +24,9 @@ class LaunchCrash : public ClusterTest {
     o.slurmd_timeout_s = 30;  // the agent comes back well within it
     return o;
   }
-  std::string Armed(int i) const { return fault_dir() + "/die-after-spawn." + cluster_->NodeName(i); }
+  std::string Armed(int i) const {
+    return fault_dir() + "/die-after-spawn." + cluster_->NodeName(i);
+  }
 };
 
 TEST_F(LaunchCrash, AgentKilledBetweenStepdStartAndAnswerRunsTheJobOnce) {

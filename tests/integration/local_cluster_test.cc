@@ -38,9 +38,11 @@ TEST_F(LocalClusterRestart, SecondAgentForANodeExitsNamingTheFirst) {
   opts.timeout_ms = 10'000;
   RunResult r = RunCommand({cluster_->BinPath("sluiced"), "-f", Conf(), "-N", "node01"}, opts);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("sluiced: error: another sluiced already runs for node node01: "), std::string::npos)
+  EXPECT_NE(r.err.find("sluiced: error: another sluiced already runs for node node01: "),
+            std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("is held by pid " + std::to_string(first) + "\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is held by pid " + std::to_string(first) + "\n"), std::string::npos)
+      << r.err;
   EXPECT_EQ(AgentPid("node01"), first);
   EXPECT_EQ(Agents("node01"), 1u);
   EXPECT_EQ(WaitDone(Submit({"-w", "node01", "-o", "/dev/null", "--wrap", "true"})), "COMPLETED");

@@ -21,9 +21,12 @@ class NodeScripts : public ClusterTest {
   LocalClusterOptions Options() override {
     LocalClusterOptions o = ClusterTest::Options();
     const std::string d = root_dir_;
-    std::string line = "$SLURM_JOB_ID $SLURM_RESTART_COUNT $SLURM_JOB_NODELIST $SLURMD_NODENAME "
-                       "$SLURM_SCRIPT_CONTEXT >> " + d + "/scripts.log\n";
-    WriteShellScript(d + "/prolog.sh", "echo prolog " + line + "[ -e " + d + "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
+    std::string line =
+        "$SLURM_JOB_ID $SLURM_RESTART_COUNT $SLURM_JOB_NODELIST $SLURMD_NODENAME "
+        "$SLURM_SCRIPT_CONTEXT >> " +
+        d + "/scripts.log\n";
+    WriteShellScript(d + "/prolog.sh", "echo prolog " + line + "[ -e " + d +
+                                           "/badprolog.$SLURMD_NODENAME ] && exit 3\nexit 0\n");
     WriteShellScript(d + "/epilog.sh", "echo epilog " + line + "exit 0\n");
     o.extra_config_lines = {"Prolog=" + d + "/prolog.sh", "Epilog=" + d + "/epilog.sh"};
     return o;
@@ -45,7 +48,8 @@ class NodeScripts : public ClusterTest {
 };
 
 TEST_F(NodeScripts, PrologAndEpilogRunOnEveryNodeOfTheJob) {
-  int64_t job = Submit({"-N2", "-o", "out.txt", "--wrap", cluster_->BinPath("srun") + " -N2 hostname"});
+  int64_t job =
+      Submit({"-N2", "-o", "out.txt", "--wrap", cluster_->BinPath("srun") + " -N2 hostname"});
   ASSERT_EQ(WaitDone(job), "COMPLETED") << ReadFile("out.txt");
   std::string id = std::to_string(job);
   for (std::string node : {"node01", "node02"}) {
@@ -55,8 +59,9 @@ TEST_F(NodeScripts, PrologAndEpilogRunOnEveryNodeOfTheJob) {
         << ReadFile(root_dir_ + "/scripts.log");
   }
   // Once per node and job, however many steps reach the node.
-  int64_t two = Submit({"-N2", "-o", "/dev/null", "--wrap",
-                        cluster_->BinPath("srun") + " -N2 true; " + cluster_->BinPath("srun") + " -N2 true"});
+  int64_t two =
+      Submit({"-N2", "-o", "/dev/null", "--wrap",
+              cluster_->BinPath("srun") + " -N2 true; " + cluster_->BinPath("srun") + " -N2 true"});
   ASSERT_EQ(WaitDone(two), "COMPLETED");
   ASSERT_TRUE(WaitLogHas("epilog " + std::to_string(two) + " 0 node[01-02] node02"));
   std::string log = ReadFile(root_dir_ + "/scripts.log");
@@ -77,7 +82,8 @@ TEST_F(NodeScripts, FailingPrologOnASecondNodeDrainsItAndRequeuesTheJob) {
   auto show = Run({"scontrol", "show", "job", std::to_string(job)});
   EXPECT_NE(show.out.find("Restarts=1"), std::string::npos) << show.out;
   std::string log = ReadFile(root_dir_ + "/scripts.log");
-  EXPECT_NE(log.find("prolog " + std::to_string(job) + " 1 node[01,03] node03 prolog_slurmd"), std::string::npos)
+  EXPECT_NE(log.find("prolog " + std::to_string(job) + " 1 node[01,03] node03 prolog_slurmd"),
+            std::string::npos)
       << log;
 }
 

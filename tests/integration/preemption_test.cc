@@ -44,13 +44,12 @@ class Preemption : public ClusterTest {
   std::vector<int64_t> FillLow() {
     std::vector<int64_t> ids;
     for (int i = 0; i < 4; ++i) {
-      ids.push_back(Submit(
-          {"-p", "low", "-c", "2", "-o", "low-%j.out", "--wrap",
-           "echo run ${SLURM_RESTART_COUNT:-0}; "
-           "[ ${SLURM_RESTART_COUNT:-0} -ge 1 ] && exit 0; "
-           "echo $$ > pid-$SLURM_JOB_ID; "
-           "trap 'echo checkpointed > ck-$SLURM_JOB_ID' TERM; "
-           "while true; do sleep 0.2; done"}));
+      ids.push_back(Submit({"-p", "low", "-c", "2", "-o", "low-%j.out", "--wrap",
+                            "echo run ${SLURM_RESTART_COUNT:-0}; "
+                            "[ ${SLURM_RESTART_COUNT:-0} -ge 1 ] && exit 0; "
+                            "echo $$ > pid-$SLURM_JOB_ID; "
+                            "trap 'echo checkpointed > ck-$SLURM_JOB_ID' TERM; "
+                            "while true; do sleep 0.2; done"}));
     }
     for (int64_t id : ids) {
       EXPECT_EQ(WaitState(id, {"RUNNING"}), "RUNNING");

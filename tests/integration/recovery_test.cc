@@ -20,8 +20,9 @@ TEST_F(Recovery, ControllerKill9LosesNoJobAndRunningJobsFinish) {
   const int kJobs = 200;
   std::vector<int64_t> ids;
   for (int i = 0; i < kJobs; ++i) {
-    ids.push_back(Submit({"-o", "/dev/null", "--wrap",
-                          "echo start $SLURM_JOB_ID >> runs.log; sleep 2; echo end $SLURM_JOB_ID >> runs.log"}));
+    ids.push_back(Submit(
+        {"-o", "/dev/null", "--wrap",
+         "echo start $SLURM_JOB_ID >> runs.log; sleep 2; echo end $SLURM_JOB_ID >> runs.log"}));
     ASSERT_GT(ids.back(), 0);
   }
   // Wait until some are running, then crash the controller.
@@ -41,7 +42,8 @@ TEST_F(Recovery, ControllerKill9LosesNoJobAndRunningJobsFinish) {
   std::string what, id;
   while (log >> what >> id) (what == "start" ? starts : ends)[id]++;
   EXPECT_EQ(static_cast<int>(starts.size()), kJobs);
-  for (const auto& [job, n] : starts) EXPECT_EQ(n, 1) << "job " << job << " started " << n << " times";
+  for (const auto& [job, n] : starts)
+    EXPECT_EQ(n, 1) << "job " << job << " started " << n << " times";
   for (const auto& [job, n] : ends) EXPECT_EQ(n, 1) << "job " << job << " ended " << n << " times";
   EXPECT_EQ(static_cast<int>(ends.size()), kJobs);
 }
@@ -56,19 +58,23 @@ class ControllerDown : public ClusterTest {
 };
 
 TEST_F(ControllerDown, LongerThanSlurmdTimeoutFencesNothingAndSrunWaitsForIt) {
-  int64_t job = Submit({"-N2", "-o", "out.txt", "--wrap",
-                        "export PATH=" + BinDir() + ":$PATH; echo run ${SLURM_RESTART_COUNT:-0} >> runs.log; "
-                        "srun -N2 bash -c 'echo before $SLURM_PROCID; sleep 8; echo after $SLURM_PROCID' & "
-                        "while [ ! -e go ]; do sleep 0.1; done; srun -N1 echo step while the controller was down; wait"});
+  int64_t job = Submit(
+      {"-N2", "-o", "out.txt", "--wrap",
+       "export PATH=" + BinDir() +
+           ":$PATH; echo run ${SLURM_RESTART_COUNT:-0} >> runs.log; "
+           "srun -N2 bash -c 'echo before $SLURM_PROCID; sleep 8; echo after $SLURM_PROCID' & "
+           "while [ ! -e go ]; do sleep 0.1; done; srun -N1 echo step while the controller was "
+           "down; wait"});
   ASSERT_EQ(WaitState(job, {"RUNNING"}), "RUNNING");
   int64_t deadline = RealClock::MonotonicMs() + 10'000;
-  while (ReadFile("out.txt").find("before 1") == std::string::npos && RealClock::MonotonicMs() < deadline) {
+  while (ReadFile("out.txt").find("before 1") == std::string::npos &&
+         RealClock::MonotonicMs() < deadline) {
     usleep(50'000);
   }
   ASSERT_NE(ReadFile("out.txt").find("before 1"), std::string::npos) << ReadFile("out.txt");
   cluster_->KillController(SIGKILL);
   WriteFile("go", "");  // the second srun starts now
-  sleep(6);  // past SlurmdTimeout (4 s) and every node lease
+  sleep(6);             // past SlurmdTimeout (4 s) and every node lease
   ASSERT_TRUE(cluster_->StartController().ok());
   EXPECT_EQ(WaitDone(job, 60'000), "COMPLETED") << ReadFile("out.txt");
   std::string out = ReadFile("out.txt");

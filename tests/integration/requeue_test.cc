@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -107,8 +107,9 @@ TEST_F(Requeue, ScontrolRequeueRequeueHoldAndRelease) {
 }
 
 TEST_F(Requeue, RequeueExitAndRequeueExitHold) {
-  int64_t id = Submit({"-o", "x.out", "--wrap",
-                       "echo run ${SLURM_RESTART_COUNT:-0}; [ ${SLURM_RESTART_COUNT:-0} -ge 1 ] || exit 42"});
+  int64_t id = Submit(
+      {"-o", "x.out", "--wrap",
+       "echo run ${SLURM_RESTART_COUNT:-0}; [ ${SLURM_RESTART_COUNT:-0} -ge 1 ] || exit 42"});
   EXPECT_EQ(WaitDone(id), "COMPLETED");
   EXPECT_EQ(ReadFile("x.out"), "run 0\nrun 1\n");
   int64_t held = Submit({"-o", "/dev/null", "--wrap", "exit 43"});
@@ -140,7 +141,8 @@ TEST_F(Requeue, JobRequeuesItselfFromItsSignalTrap) {
     f << "#!/bin/bash\n"
          "echo start ${SLURM_RESTART_COUNT:-0}\n"
          "if [ ${SLURM_RESTART_COUNT:-0} -ge 1 ]; then echo resumed; exit 0; fi\n"
-         "trap 'echo checkpoint; " << cluster_->BinPath("scontrol")
+         "trap 'echo checkpoint; "
+      << cluster_->BinPath("scontrol")
       << " requeue $SLURM_JOB_ID; exit 0' USR1\n"
          "sleep 300 &\nwait\n";
   }
@@ -168,11 +170,13 @@ TEST_F(Requeue, SrunTaskRequeuesTheJobFromItsSignalHandlerAsLightningDoes) {
   {
     std::ofstream f(task);
     f << "#!/bin/bash\n"
-         "if [ ${SLURM_RESTART_COUNT:-0} -ge 1 ]; then echo rank $SLURM_PROCID resumed; exit 0; fi\n"
+         "if [ ${SLURM_RESTART_COUNT:-0} -ge 1 ]; then echo rank $SLURM_PROCID resumed; exit 0; "
+         "fi\n"
          "trap 'if [ $SLURM_PROCID = 0 ]; then "
       << cluster_->BinPath("scontrol")
       << " requeue $SLURM_JOB_ID; echo requeue rc=$?; fi' USR1\n"
-         "trap 'echo rank $SLURM_PROCID got TERM' TERM\n"  // Lightning bypasses SIGTERM: KillWait, then SIGKILL
+         "trap 'echo rank $SLURM_PROCID got TERM' TERM\n"  // Lightning bypasses SIGTERM: KillWait,
+                                                           // then SIGKILL
          "echo rank $SLURM_PROCID started\n"
          "while :; do sleep 0.1 & wait $!; done\n";
   }
@@ -187,12 +191,15 @@ TEST_F(Requeue, SrunTaskRequeuesTheJobFromItsSignalHandlerAsLightningDoes) {
   int64_t id = Submit({"-N2", "-t", "1", "--signal=USR1@56", "-o", "lt.out", script});
   EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED") << ReadFile("lt.out");
   std::string out = ReadFile("lt.out");
-  EXPECT_NE(out.find("requeue rc=0"), std::string::npos) << "rank 0 never learned that its requeue worked:\n" << out;
+  EXPECT_NE(out.find("requeue rc=0"), std::string::npos)
+      << "rank 0 never learned that its requeue worked:\n"
+      << out;
   EXPECT_LT(out.find("requeue rc=0"), out.find("start 1")) << out;
   EXPECT_NE(out.find("rank 0 got TERM"), std::string::npos) << out;
   EXPECT_NE(out.find("rank 0 resumed"), std::string::npos) << out;
   EXPECT_NE(out.find("rank 1 resumed"), std::string::npos) << out;
-  EXPECT_NE(Run({"scontrol", "show", "job", std::to_string(id)}).out.find("Restarts=1"), std::string::npos);
+  EXPECT_NE(Run({"scontrol", "show", "job", std::to_string(id)}).out.find("Restarts=1"),
+            std::string::npos);
 }
 
 TEST_F(Requeue, BadSignalSpecIsRefused) {
@@ -205,10 +212,10 @@ TEST_F(Requeue, ScancelSignalReachesStepsBatchShellOrBoth) {
   std::string log = work_dir() + "/sig.log";
   std::string ready = work_dir() + "/ready";
   int64_t id = Submit({"-o", "/dev/null", "--wrap",
-                       "trap 'echo batch >> " + log + "' USR1; " +
-                       cluster_->BinPath("srun") + " bash -c 'trap \"echo step >> " + log + "\" USR1; touch " + ready +
+                       "trap 'echo batch >> " + log + "' USR1; " + cluster_->BinPath("srun") +
+                           " bash -c 'trap \"echo step >> " + log + "\" USR1; touch " + ready +
                            "; while :; do sleep 0.1; done' > /dev/null & "
-                       "while :; do sleep 0.1; done"});
+                           "while :; do sleep 0.1; done"});
   std::string sid = std::to_string(id);
   for (int i = 0; i < 200 && !std::filesystem::exists(ready); ++i) usleep(50'000);
   ASSERT_TRUE(std::filesystem::exists(ready));

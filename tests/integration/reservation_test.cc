@@ -40,11 +40,13 @@ TEST_F(Reservation, CreateShowDeleteAndSurviveRestart) {
   RunResult show = Run({"scontrol", "show", "reservation", "later"});
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_EQ(show.out.rfind("ReservationName=later StartTime=", 0), 0u) << show.out;
-  EXPECT_NE(show.out.find(" Duration=01:00:00\n   Nodes=" + node + " NodeCnt=1 CoreCnt=16 "
-                          "Features=(null) PartitionName=(null) Flags=SPEC_NODES\n   TRES=cpu=16\n"
-                          "   Users=root Groups=(null) Accounts=(null) Licenses=(null) "
-                          "State=INACTIVE BurstBuffer=(null) Watts=n/a\n   MaxStartDelay=(null)\n\n"),
-            std::string::npos)
+  EXPECT_NE(
+      show.out.find(" Duration=01:00:00\n   Nodes=" + node +
+                    " NodeCnt=1 CoreCnt=16 "
+                    "Features=(null) PartitionName=(null) Flags=SPEC_NODES\n   TRES=cpu=16\n"
+                    "   Users=root Groups=(null) Accounts=(null) Licenses=(null) "
+                    "State=INACTIVE BurstBuffer=(null) Watts=n/a\n   MaxStartDelay=(null)\n\n"),
+      std::string::npos)
       << show.out;
 
   cluster_->KillController(SIGKILL);
@@ -60,7 +62,8 @@ TEST_F(Reservation, CreateShowDeleteAndSurviveRestart) {
   RunResult upd = Run({"scontrol", "update", "ReservationName=later", "Duration=2:00:00"});
   EXPECT_EQ(upd.exit_code, 0) << upd.err;
   EXPECT_EQ(upd.out, "Reservation updated.\n");
-  EXPECT_NE(Run({"scontrol", "show", "res", "later"}).out.find("Duration=02:00:00"), std::string::npos);
+  EXPECT_NE(Run({"scontrol", "show", "res", "later"}).out.find("Duration=02:00:00"),
+            std::string::npos);
 
   RunResult del = Run({"scontrol", "delete", "ReservationName=later"});
   EXPECT_EQ(del.exit_code, 0) << del.err;
@@ -74,8 +77,8 @@ TEST_F(Reservation, CreateShowDeleteAndSurviveRestart) {
 }
 
 TEST_F(Reservation, OutsideJobsWaitReservationJobsRun) {
-  RunResult c = Run({"scontrol", "create", "reservation", "ReservationName=maint",
-                     "StartTime=now", "Duration=30", "Nodes=ALL", "Users=root", "Flags=MAINT"});
+  RunResult c = Run({"scontrol", "create", "reservation", "ReservationName=maint", "StartTime=now",
+                     "Duration=30", "Nodes=ALL", "Users=root", "Flags=MAINT"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   const int64_t outside = Submit({"-o", "/dev/null", "-t", "1", "--wrap", "true"});
   EXPECT_EQ(WaitReason(outside, "ReqNodeNotAvail, Reserved for maintenance"),
@@ -101,16 +104,17 @@ TEST_F(Reservation, OnlyAdminsManageAndOnlyMembersUse) {
   as.uid = nobody->pw_uid;
   as.gid = nobody->pw_gid;
   as.cwd = "/tmp";
-  RunResult denied = Run({"scontrol", "create", "reservation", "ReservationName=x",
-                          "StartTime=now", "Duration=5", "NodeCnt=1", "Users=nobody"},
+  RunResult denied = Run({"scontrol", "create", "reservation", "ReservationName=x", "StartTime=now",
+                          "Duration=5", "NodeCnt=1", "Users=nobody"},
                          as);
   EXPECT_EQ(denied.exit_code, 1);
   EXPECT_EQ(denied.err, "Error creating the reservation: Access/permission denied\n");
-  ASSERT_EQ(Run({"scontrol", "create", "reservation", "ReservationName=rootonly",
-                 "StartTime=now", "Duration=5", "NodeCnt=1", "Users=root"})
+  ASSERT_EQ(Run({"scontrol", "create", "reservation", "ReservationName=rootonly", "StartTime=now",
+                 "Duration=5", "NodeCnt=1", "Users=root"})
                 .exit_code,
             0);
-  RunResult use = Run({"sbatch", "--reservation=rootonly", "-o", "/dev/null", "--wrap", "true"}, as);
+  RunResult use =
+      Run({"sbatch", "--reservation=rootonly", "-o", "/dev/null", "--wrap", "true"}, as);
   EXPECT_NE(use.exit_code, 0);
   EXPECT_NE(use.err.find("Access denied to requested reservation"), std::string::npos) << use.err;
   RunResult del = Run({"scontrol", "delete", "ReservationName=rootonly"}, as);

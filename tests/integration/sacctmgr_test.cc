@@ -96,7 +96,8 @@ TEST_F(Sacctmgr, SnakemakeQueryEnforceAndRestart) {
   EXPECT_EQ(WaitDone(Submit({"--wrap", "true"})), "COMPLETED");
   cluster_->KillController(SIGKILL);
   ASSERT_TRUE(cluster_->StartController().ok());
-  RunResult again = WaitController({"sacctmgr", "-n", "-s", "list", "user", "root", "format=account%20"});
+  RunResult again =
+      WaitController({"sacctmgr", "-n", "-s", "list", "user", "root", "format=account%20"});
   EXPECT_EQ(again.out, "             physics \n");
   EXPECT_GE(RawUsage("physics", "root"), usage * 0.99);
 }
@@ -124,7 +125,8 @@ TEST_F(Sacctmgr, AdministratorMayCancelAnotherUsersJob) {
   EXPECT_NE(denied.exit_code, 0);
   RunResult not_admin = as(*b, {"sacctmgr", "-i", "add", "account", "x"});
   EXPECT_EQ(not_admin.exit_code, 1);
-  EXPECT_EQ(not_admin.err, "sacctmgr: error: Your user doesn't have privilege to perform this action\n");
+  EXPECT_EQ(not_admin.err,
+            "sacctmgr: error: Your user doesn't have privilege to perform this action\n");
   Mgr({"modify", "user", "sluicetest_b", "set", "adminlevel=Administrator"});
   RunResult show = Run({"sacctmgr", "-P", "-n", "show", "user", "sluicetest_b"});
   EXPECT_EQ(show.out, "sluicetest_b|lab|Administrator\n");

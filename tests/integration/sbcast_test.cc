@@ -43,8 +43,8 @@ TEST_F(Sbcast, CopiesToTheJobsNodesForcesAndPreserves) {
 TEST_F(Sbcast, FromInsideTheJobAndBadInput) {
   WriteFile("data.txt", "payload\n");
   const int64_t id = Submit({"-N2", "-o", "out.%j", "--wrap",
-                             BinDir() + "/sbcast -f data.txt " + work_dir() + "/in_job.txt && cat " + work_dir() +
-                                 "/in_job.txt"});
+                             BinDir() + "/sbcast -f data.txt " + work_dir() +
+                                 "/in_job.txt && cat " + work_dir() + "/in_job.txt"});
   EXPECT_EQ(WaitDone(id), "COMPLETED") << ReadFile("out." + std::to_string(id));
   EXPECT_EQ(ReadFile("out." + std::to_string(id)), "payload\n");
 

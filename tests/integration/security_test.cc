@@ -214,7 +214,8 @@ TEST_F(RequestLimits, OversizeSubmissionsGetSlurmsErrorAndTheControllerSurvives)
   EXPECT_EQ(name.err, too_long);
   auto array = Run({"sbatch", "--array=0-5000", "--wrap", "true"});
   EXPECT_EQ(array.exit_code, 1);
-  EXPECT_EQ(array.err, "sbatch: error: Batch job submission failed: Invalid job array specification\n");
+  EXPECT_EQ(array.err,
+            "sbatch: error: Batch job submission failed: Invalid job array specification\n");
   // Past the transport limit (64 MiB): sbatch stops reading at the script bound.
   {
     std::ofstream f(big);

@@ -19,11 +19,12 @@ int Count(const std::string& s, const std::string& what) {
 }
 
 TEST_F(SrunOptionsIt, MultiProgRunsAProgramPerRank) {
-  WriteFile("mp.conf", "1-2   echo task:%t:offset:%o\n0,3   echo aaaa \\\ntask:%t:offset:%o bbbb\n");
+  WriteFile("mp.conf",
+            "1-2   echo task:%t:offset:%o\n0,3   echo aaaa \\\ntask:%t:offset:%o bbbb\n");
   RunResult r = Run({"srun", "-n4", "-O", "-l", "--multi-prog", "mp.conf"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* want : {"0: aaaa task:0:offset:0 bbbb", "1: task:1:offset:0", "2: task:2:offset:1",
-                           "3: aaaa task:3:offset:1 bbbb"})
+  for (const char* want : {"0: aaaa task:0:offset:0 bbbb", "1: task:1:offset:0",
+                           "2: task:2:offset:1", "3: aaaa task:3:offset:1 bbbb"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   r = Run({"srun", "-n5", "-O", "--multi-prog", "mp.conf"});
   EXPECT_EQ(r.exit_code, 1);
@@ -32,16 +33,20 @@ TEST_F(SrunOptionsIt, MultiProgRunsAProgramPerRank) {
 
 TEST_F(SrunOptionsIt, TaskPrologSetsTheEnvironmentAndTheEpilogRunsAfterEachTask) {
   const std::string pre = work_dir() + "/pre", post = work_dir() + "/post";
-  WriteShellScript(work_dir() + "/prolog", "id >> " + pre + "\necho print HEADER\n"
-                   "echo export TEST=prolog_qa\necho unset DISPLAY\n");
-  WriteShellScript(work_dir() + "/epilog", "echo \"$SLURM_PROCID $TEST\" >> " + post + "\nsleep 200\n");
+  WriteShellScript(work_dir() + "/prolog", "id >> " + pre +
+                                               "\necho print HEADER\n"
+                                               "echo export TEST=prolog_qa\necho unset DISPLAY\n");
+  WriteShellScript(work_dir() + "/epilog",
+                   "echo \"$SLURM_PROCID $TEST\" >> " + post + "\nsleep 200\n");
   WriteShellScript(work_dir() + "/task", "echo TEST==$TEST\necho DISPLAY==${DISPLAY}X\n");
   const auto t0 = std::chrono::steady_clock::now();
   RunOptions o;
   o.extra_env = {"DISPLAY=:7"};
-  RunResult r = Run({"srun", "-N1", "-n4", "-O", "--task-prolog=prolog", "--task-epilog=" +
-                     work_dir() + "/epilog", work_dir() + "/task"}, o);
-  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0);
+  RunResult r = Run({"srun", "-N1", "-n4", "-O", "--task-prolog=prolog",
+                     "--task-epilog=" + work_dir() + "/epilog", work_dir() + "/task"},
+                    o);
+  const auto secs =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Count(r.out, "HEADER\n"), 4) << r.out;
   EXPECT_EQ(Count(r.out, "TEST==prolog_qa\n"), 4) << r.out;
@@ -83,11 +88,14 @@ TEST_F(SrunOptionsIt, ResourceLimitsOfTheSubmittingShellArePropagated) {
   rlimit lowered = saved;
   lowered.rlim_cur = 900;
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);  // inherited by the sbatch below
-  const int64_t all = Submit({"-o", "all.out", "--wrap",
-                              "echo batch=$(ulimit -n); ulimit -S -n 700; ulimit -S -c 3; " +
-                                  BinDir() + "/srun -n1 sh -c 'echo step=$(ulimit -n) core=$(ulimit -c)'"});
-  const int64_t none = Submit({"--propagate=NONE", "-o", "none.out", "--wrap", "echo batch=$(ulimit -n)"});
-  const int64_t core = Submit({"--propagate=CORE", "-o", "core.out", "--wrap", "echo batch=$(ulimit -n)"});
+  const int64_t all =
+      Submit({"-o", "all.out", "--wrap",
+              "echo batch=$(ulimit -n); ulimit -S -n 700; ulimit -S -c 3; " + BinDir() +
+                  "/srun -n1 sh -c 'echo step=$(ulimit -n) core=$(ulimit -c)'"});
+  const int64_t none =
+      Submit({"--propagate=NONE", "-o", "none.out", "--wrap", "echo batch=$(ulimit -n)"});
+  const int64_t core =
+      Submit({"--propagate=CORE", "-o", "core.out", "--wrap", "echo batch=$(ulimit -n)"});
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
   EXPECT_EQ(WaitDone(all), "COMPLETED");
   EXPECT_EQ(WaitDone(none), "COMPLETED");

@@ -46,7 +46,8 @@ class SrunSignals : public ClusterTest {
   bool WaitReady(int n) {
     for (int i = 0; i < 400; ++i) {
       int found = 0;
-      for (int r = 0; r < n; ++r) found += std::filesystem::exists(work_dir() + "/ready." + std::to_string(r));
+      for (int r = 0; r < n; ++r)
+        found += std::filesystem::exists(work_dir() + "/ready." + std::to_string(r));
       if (found == n) return true;
       usleep(50'000);
     }
@@ -57,7 +58,8 @@ class SrunSignals : public ClusterTest {
     auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     int status = 0;
     while (std::chrono::steady_clock::now() < end) {
-      if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      if (waitpid(pid, &status, WNOHANG) == pid)
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       usleep(20'000);
     }
     kill(pid, SIGKILL);
@@ -77,8 +79,9 @@ TEST_F(SrunSignals, ScancelOfOneStepEndsThatStepAndTheJobGoesOn) {
     std::ofstream task(work_dir() + "/task.sh");
     task << kTask << "\n";
   }
-  int64_t id = Submit({"-N2", "-o", "steps.out", "--wrap",
-                       cluster_->BinPath("srun") + " -N2 -n2 -l bash task.sh TERM; echo after=$?; echo done"});
+  int64_t id = Submit(
+      {"-N2", "-o", "steps.out", "--wrap",
+       cluster_->BinPath("srun") + " -N2 -n2 -l bash task.sh TERM; echo after=$?; echo done"});
   ASSERT_TRUE(WaitReady(2)) << ReadFile("steps.out");
   RunResult c = Run({"scancel", std::to_string(id) + ".0"});
   EXPECT_EQ(c.exit_code, 0) << c.err;
@@ -88,7 +91,8 @@ TEST_F(SrunSignals, ScancelOfOneStepEndsThatStepAndTheJobGoesOn) {
   EXPECT_NE(text.find("1: got-TERM 1"), std::string::npos) << text;
   EXPECT_NE(text.find("after=7\ndone\n"), std::string::npos) << text;
   RunResult none = Run({"scancel", "-v", std::to_string(id) + ".5"});
-  EXPECT_NE(none.err.find("Kill job error on job step id " + std::to_string(id) + ".5"), std::string::npos)
+  EXPECT_NE(none.err.find("Kill job error on job step id " + std::to_string(id) + ".5"),
+            std::string::npos)
       << none.err;
 }
 
@@ -120,7 +124,8 @@ TEST_F(SrunSignals, CtrlCTwiceInterruptsTheTasks) {
 TEST_F(SrunSignals, QuitOnInterruptKillsAtTheFirstCtrlC) {
   const std::string out = work_dir() + "/quit.out";
   pid_t srun = StartSrun({"--quit-on-interrupt", "-n1", "bash", "-c",
-                          "trap '' INT; touch ready.0; while :; do sleep 0.1; done"}, out);
+                          "trap '' INT; touch ready.0; while :; do sleep 0.1; done"},
+                         out);
   ASSERT_TRUE(WaitReady(1));
   kill(srun, SIGINT);
   EXPECT_EQ(Wait(srun, 20'000), 137);
@@ -133,25 +138,32 @@ TEST_F(SrunSignals, QuitOnInterruptKillsAtTheFirstCtrlC) {
 // is being aborted and for how long (KillWait + 2 s) before the tasks end.
 TEST_F(SrunSignals, VerboseLaunchLinesAndStepAbortedOnCancel) {
   const std::string out = work_dir() + "/abort.out";
-  pid_t srun = StartSrun({"-v", "-N2", "-n3", "bash", "-c",
-                          "touch ready.$SLURM_PROCID; while :; do sleep 0.1; done"}, out);
+  pid_t srun = StartSrun(
+      {"-v", "-N2", "-n3", "bash", "-c", "touch ready.$SLURM_PROCID; while :; do sleep 0.1; done"},
+      out);
   ASSERT_TRUE(WaitReady(3));
   const int64_t id = LastJobId();
   ASSERT_EQ(Run({"scancel", std::to_string(id)}).exit_code, 0);
   EXPECT_NE(Wait(srun, 30'000), -1);
   const std::string text = ReadFile(out);
   const std::string step = "StepId=" + std::to_string(id) + ".0";
-  const std::regex launch("srun: launching " + step + " on host node[0-9]+, (2 tasks: \\[0-1\\]|1 tasks: 2)\n");
-  EXPECT_EQ(std::distance(std::sregex_iterator(text.begin(), text.end(), launch), std::sregex_iterator()), 2) << text;
+  const std::regex launch("srun: launching " + step +
+                          " on host node[0-9]+, (2 tasks: \\[0-1\\]|1 tasks: 2)\n");
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), launch), std::sregex_iterator()),
+      2)
+      << text;
   EXPECT_NE(text.find("srun: Job step aborted: Waiting up to "), std::string::npos) << text;
-  EXPECT_EQ(text.find("Job step aborted", text.find("Job step aborted") + 1), std::string::npos) << text;
+  EXPECT_EQ(text.find("Job step aborted", text.find("Job step aborted") + 1), std::string::npos)
+      << text;
 }
 
 // scancel --signal=STOP stops the job's steps and shows the job STOPPED (Slurm's state)
 // until --signal=CONT; the tasks are really stopped meanwhile.
 TEST_F(SrunSignals, StopAndContShowTheJobStoppedThenRunning) {
-  const int64_t id = Submit({"-o", "/dev/null", "--wrap",
-                             BinDir() + "/srun bash -c 'while :; do date +%s%N >> ticks; sleep 0.05; done'"});
+  const int64_t id =
+      Submit({"-o", "/dev/null", "--wrap",
+              BinDir() + "/srun bash -c 'while :; do date +%s%N >> ticks; sleep 0.05; done'"});
   const std::string job = std::to_string(id);
   const std::string ticks = work_dir() + "/ticks";
   for (int i = 0; i < 400 && !std::filesystem::exists(ticks); ++i) usleep(50'000);

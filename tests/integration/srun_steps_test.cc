@@ -55,20 +55,23 @@ TEST_F(SrunSteps, ConcurrentGpuStepsGetDisjointGpusAndAThirdWaits) {
   std::string script =
       "#!/bin/bash\n"
       "#SBATCH -N1 -n2 --gres=gpu:2 -o steps-%j.out\n" +
-      srun + step + "'touch a.started; for i in $(seq 150); do [ -e b.started ] && break; sleep 0.1; done; "
-                    "[ -e b.started ] && echo A saw B; echo A gpu $CUDA_VISIBLE_DEVICES; sleep 3' &\n" +
-      srun + step + "'touch b.started; for i in $(seq 150); do [ -e a.started ] && break; sleep 0.1; done; "
-                    "[ -e a.started ] && echo B saw A; echo B gpu $CUDA_VISIBLE_DEVICES; sleep 3' &\n"
+      srun + step +
+      "'touch a.started; for i in $(seq 150); do [ -e b.started ] && break; sleep 0.1; done; "
+      "[ -e b.started ] && echo A saw B; echo A gpu $CUDA_VISIBLE_DEVICES; sleep 3' &\n" +
+      srun + step +
+      "'touch b.started; for i in $(seq 150); do [ -e a.started ] && break; sleep 0.1; done; "
+      "[ -e a.started ] && echo B saw A; echo B gpu $CUDA_VISIBLE_DEVICES; sleep 3' &\n"
       "while [ ! -e a.started ] || [ ! -e b.started ]; do sleep 0.1; done\n" +
-      scontrol + " show step $SLURM_JOB_ID | grep -E '^(StepId|   State)' | sort\n" +
-      srun + step + "'echo C gpu $CUDA_VISIBLE_DEVICES'\n"
+      scontrol + " show step $SLURM_JOB_ID | grep -E '^(StepId|   State)' | sort\n" + srun + step +
+      "'echo C gpu $CUDA_VISIBLE_DEVICES'\n"
       "wait\n";
   int64_t id = Submit({WriteScript("gpu_steps.sh", script)});
   EXPECT_EQ(WaitDone(id), "COMPLETED");
   std::string out = ReadFile("steps-" + std::to_string(id) + ".out");
   EXPECT_NE(out.find("A saw B"), std::string::npos) << out;
   EXPECT_NE(out.find("B saw A"), std::string::npos) << out;
-  std::string a = LineStarting(out, "A gpu "), b = LineStarting(out, "B gpu "), c = LineStarting(out, "C gpu ");
+  std::string a = LineStarting(out, "A gpu "), b = LineStarting(out, "B gpu "),
+              c = LineStarting(out, "C gpu ");
   ASSERT_FALSE(a.empty()) << out;
   ASSERT_FALSE(b.empty()) << out;
   EXPECT_EQ(Lines(a.substr(6) + "\n" + b.substr(6)).size(), 2u);
@@ -90,13 +93,15 @@ TEST_F(SrunSteps, ConcurrentGpuStepsGetDisjointGpusAndAThirdWaits) {
 // One-task --exclusive steps of a -N4 job (one CPU per node) run at once, one per node:
 // a node whose CPUs other steps hold is the last choice, not a reason to wait.
 TEST_F(SrunSteps, ExclusiveStepsSpreadOverTheJobsNodes) {
-  const int64_t id = Submit({"-N4", "-o", "spread.out", "--wrap",
-                             "for i in 1 2 3 4; do " + BinDir() +
-                                 "/srun -n1 --exclusive sh -c 'echo $SLURMD_NODENAME; sleep 2' & done; wait"});
+  const int64_t id =
+      Submit({"-N4", "-o", "spread.out", "--wrap",
+              "for i in 1 2 3 4; do " + BinDir() +
+                  "/srun -n1 --exclusive sh -c 'echo $SLURMD_NODENAME; sleep 2' & done; wait"});
   EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED");
   std::vector<std::string> nodes = Lines(ReadFile(work_dir() + "/spread.out"));
   std::sort(nodes.begin(), nodes.end());
-  EXPECT_EQ(nodes, (std::vector<std::string>{"node01", "node02", "node03", "node04"})) << ReadFile(work_dir() + "/spread.out");
+  EXPECT_EQ(nodes, (std::vector<std::string>{"node01", "node02", "node03", "node04"}))
+      << ReadFile(work_dir() + "/spread.out");
 }
 
 TEST_F(SrunSteps, StdinGoesToTaskZeroAndInputModesWork) {
@@ -109,7 +114,8 @@ TEST_F(SrunSteps, StdinGoesToTaskZeroAndInputModesWork) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = Lines(r.out);
   std::sort(lines.begin(), lines.end());
-  EXPECT_EQ(lines, (std::vector<std::string>{"0: end 0", "0: hi", "0: there", "1: end 1"})) << r.out;
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: end 0", "0: hi", "0: there", "1: end 1"}))
+      << r.out;
   r = Run({"srun", "-n2", "-i", "all", "cat"}, in);
   EXPECT_EQ(r.out.size(), 2 * in.stdin_data.size()) << r.out;
   r = Run({"srun", "-i", "none", "cat"}, in);
@@ -136,7 +142,8 @@ TEST_F(SrunSteps, OutputPatternsWritePerTaskFiles) {
   EXPECT_EQ(errs, (std::vector<std::string>{"oops 0", "oops 1"}));
   r = Run({"srun", "-o", "/nonexistent/dir/x", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("srun: error: Could not open stdout file /nonexistent/dir/x"), std::string::npos)
+  EXPECT_NE(r.err.find("srun: error: Could not open stdout file /nonexistent/dir/x"),
+            std::string::npos)
       << r.err;
 }
 
@@ -194,11 +201,11 @@ TEST_F(SrunSteps, StepMemoryComesOutOfTheJobsMemory) {
   std::string script =
       "#!/bin/bash\n"
       "#SBATCH -N1 -n2 --mem=1000 -o mem-%j.out\n" +
-      srun + " --exact -n1 --mem=2000 true; echo too-big rc=$?\n" +
-      srun + " --exact -n1 --mem=600 bash -c 'touch a.started; sleep 2' &\n"
+      srun + " --exact -n1 --mem=2000 true; echo too-big rc=$?\n" + srun +
+      " --exact -n1 --mem=600 bash -c 'touch a.started; sleep 2' &\n"
       "while [ ! -e a.started ]; do sleep 0.1; done\n" +
-      srun + " --exact -n1 true && echo no-mem ok\n" +
-      srun + " --exact -n1 --mem=600 true && echo second ok\n"
+      srun + " --exact -n1 true && echo no-mem ok\n" + srun +
+      " --exact -n1 --mem=600 true && echo second ok\n"
       "wait\n";
   int64_t id = Submit({WriteScript("mem_steps.sh", script)});
   EXPECT_EQ(WaitDone(id), "COMPLETED");
@@ -224,11 +231,12 @@ TEST_F(SrunSteps, CpusPerGpuSizesEachStep) {
   std::string script =
       "#!/bin/bash\n"
       "#SBATCH -N1 --gres=gpu:2 --cpus-per-gpu=2 -o cpg-%j.out\n" +
-      srun + " -n1 --gres=gpu:2 --cpus-per-gpu=3 true; echo too-many rc=$?\n" +
-      srun + step + "'touch a.started; for i in $(seq 150); do [ -e b.started ] && break; sleep 0.1; done; "
-                    "[ -e b.started ] && echo A saw B cpg=$SLURM_CPUS_PER_GPU' &\n" +
-      srun + step + "'touch b.started; for i in $(seq 150); do [ -e a.started ] && break; sleep 0.1; done; "
-                    "[ -e a.started ] && echo B saw A'\n"
+      srun + " -n1 --gres=gpu:2 --cpus-per-gpu=3 true; echo too-many rc=$?\n" + srun + step +
+      "'touch a.started; for i in $(seq 150); do [ -e b.started ] && break; sleep 0.1; done; "
+      "[ -e b.started ] && echo A saw B cpg=$SLURM_CPUS_PER_GPU' &\n" +
+      srun + step +
+      "'touch b.started; for i in $(seq 150); do [ -e a.started ] && break; sleep 0.1; done; "
+      "[ -e a.started ] && echo B saw A'\n"
       "wait\n";
   int64_t id = Submit({WriteScript("cpg_steps.sh", script)});
   EXPECT_EQ(WaitDone(id), "COMPLETED");
@@ -250,14 +258,17 @@ TEST_F(SrunSteps, RunningStepKeepsItsGpuAcrossAgentAndControllerRestarts) {
   std::string script =
       "#!/bin/bash\n"
       "#SBATCH -N1 -n2 --gres=gpu:2 -o keep-%j.out\n" +
-      srun + step + "'echo A gpu $CUDA_VISIBLE_DEVICES; touch a.started; "
-                    "for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done' &\n"
+      srun + step +
+      "'echo A gpu $CUDA_VISIBLE_DEVICES; touch a.started; "
+      "for i in $(seq 600); do [ -e go ] && break; sleep 0.1; done' &\n"
       "for i in $(seq 600); do [ -e restarted ] && break; sleep 0.1; done\n" +
-      srun + step + "'echo B gpu $CUDA_VISIBLE_DEVICES'\n"
+      srun + step +
+      "'echo B gpu $CUDA_VISIBLE_DEVICES'\n"
       "touch go; wait\n";
   int64_t id = Submit({WriteScript("keep.sh", script)});
   int64_t deadline = RealClock::MonotonicMs() + 30'000;
-  while (access((work_dir() + "/a.started").c_str(), F_OK) != 0 && RealClock::MonotonicMs() < deadline) {
+  while (access((work_dir() + "/a.started").c_str(), F_OK) != 0 &&
+         RealClock::MonotonicMs() < deadline) {
     usleep(50'000);
   }
   ASSERT_EQ(access((work_dir() + "/a.started").c_str(), F_OK), 0) << "step A did not start";
@@ -272,11 +283,13 @@ TEST_F(SrunSteps, RunningStepKeepsItsGpuAcrossAgentAndControllerRestarts) {
   // Wait until the node has registered again and step 0 is known once more.
   std::string want = "StepId=" + std::to_string(id) + ".0 ";
   deadline = RealClock::MonotonicMs() + 30'000;
-  while (Run({"scontrol", "show", "step", std::to_string(id)}).out.find(want) == std::string::npos &&
+  while (Run({"scontrol", "show", "step", std::to_string(id)}).out.find(want) ==
+             std::string::npos &&
          RealClock::MonotonicMs() < deadline) {
     usleep(100'000);
   }
-  ASSERT_NE(Run({"scontrol", "show", "step", std::to_string(id)}).out.find(want), std::string::npos);
+  ASSERT_NE(Run({"scontrol", "show", "step", std::to_string(id)}).out.find(want),
+            std::string::npos);
   FILE* f = fopen((work_dir() + "/restarted").c_str(), "w");
   ASSERT_NE(f, nullptr);
   fclose(f);
@@ -292,14 +305,16 @@ TEST_F(SrunSteps, RunningStepKeepsItsGpuAcrossAgentAndControllerRestarts) {
 // never another job's of the same id on this host (another cluster, a stale copy): here
 // job_<id> is already taken by a decoy holding a process.
 TEST_F(SrunSteps, StepTasksJoinTheirOwnJobsCgroup) {
-  std::string root = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 ? "/sys/fs/cgroup"
-                                                                             : "/sys/fs/cgroup/memory";
+  std::string root = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+                         ? "/sys/fs/cgroup"
+                         : "/sys/fs/cgroup/memory";
   mkdir((root + "/sluice").c_str(), 0755);
   std::string decoy = root + "/sluice/job_1";
   bool made_decoy = mkdir(decoy.c_str(), 0755) == 0;
   pid_t holder = fork();
   if (holder == 0) {
-    if (FILE* f = fopen((decoy + "/cgroup.procs").c_str(), "w")) fprintf(f, "%d", getpid()), fclose(f);
+    if (FILE* f = fopen((decoy + "/cgroup.procs").c_str(), "w"))
+      fprintf(f, "%d", getpid()), fclose(f);
     pause();
     _exit(0);
   }
@@ -343,7 +358,8 @@ TEST_F(SrunSteps, StepsAreLimitedToTheirMemoryOnEveryNode) {
   std::string show = v1 ? "p=$(grep memory /proc/self/cgroup | cut -d: -f3); echo $p; "
                           "cat /sys/fs/cgroup/memory$p/memory.limit_in_bytes"
                         : "p=$(grep '^0::' /proc/self/cgroup | cut -d: -f3); echo $p; "
-                          "cat " + v2_root + "$p/memory.max 2>/dev/null";
+                          "cat " +
+                              v2_root + "$p/memory.max 2>/dev/null";
   auto cg = Run({"srun", jobid, "-N1", "-w", "node02", "--mem=64M", "bash", "-c", show});
   EXPECT_EQ(cg.out.rfind("/sluice/job_" + std::to_string(job), 0), 0u) << cg.out << cg.err;
   if (cg.out.find("\n67108864\n") == std::string::npos) {
@@ -353,8 +369,8 @@ TEST_F(SrunSteps, StepsAreLimitedToTheirMemoryOnEveryNode) {
   auto hog = Run({"srun", jobid, "-N1", "-w", "node02", "--mem=64M", "bash", "-c",
                   "head -c 300M /dev/zero | tail >/dev/null"});
   EXPECT_NE(hog.exit_code, 0) << hog.err;
-  EXPECT_NE(hog.err.find("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=" + std::to_string(job) +
-                         ".1 cgroup."),
+  EXPECT_NE(hog.err.find("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=" +
+                         std::to_string(job) + ".1 cgroup."),
             std::string::npos)
       << hog.err;
   // Within its limit the same step shape runs.
@@ -365,7 +381,8 @@ TEST_F(SrunSteps, StepsAreLimitedToTheirMemoryOnEveryNode) {
   auto batch_host = Run({"srun", jobid, "-N1", "-w", "node01", "--mem=64M", "bash", "-c",
                          "head -c 300M /dev/zero | tail >/dev/null"});
   EXPECT_NE(batch_host.exit_code, 0) << batch_host.err;
-  EXPECT_NE(batch_host.err.find("Detected 1 oom-kill event(s) in StepId=" + std::to_string(job) + ".3 cgroup."),
+  EXPECT_NE(batch_host.err.find("Detected 1 oom-kill event(s) in StepId=" + std::to_string(job) +
+                                ".3 cgroup."),
             std::string::npos)
       << batch_host.err;
   EXPECT_EQ(State(job), "RUNNING");  // the batch script is not touched

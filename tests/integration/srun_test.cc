@@ -33,10 +33,11 @@ TEST_F(Srun, StepInsideBatchAllocationSeesRankEnvironment) {
   std::string script =
       "#!/bin/bash\n"
       "#SBATCH -N2 --ntasks-per-node=2 --gres=gpu:2 -o step-%j.out\n" +
-      srun + " bash -c 'echo $SLURM_PROCID $SLURM_LOCALID $SLURM_NODEID $SLURM_NTASKS "
-             "$WORLD_SIZE $RANK $LOCAL_RANK $MASTER_ADDR $SLURMD_NODENAME $SLURM_STEP_ID "
-             "$SLURM_STEP_NODELIST $SLURM_TASKS_PER_NODE $SLURM_STEP_TASKS_PER_NODE "
-             "$SLURM_GPUS_ON_NODE $MASTER_PORT/$CUDA_VISIBLE_DEVICES'\n" +
+      srun +
+      " bash -c 'echo $SLURM_PROCID $SLURM_LOCALID $SLURM_NODEID $SLURM_NTASKS "
+      "$WORLD_SIZE $RANK $LOCAL_RANK $MASTER_ADDR $SLURMD_NODENAME $SLURM_STEP_ID "
+      "$SLURM_STEP_NODELIST $SLURM_TASKS_PER_NODE $SLURM_STEP_TASKS_PER_NODE "
+      "$SLURM_GPUS_ON_NODE $MASTER_PORT/$CUDA_VISIBLE_DEVICES'\n" +
       srun + " -N1 -n1 bash -c 'echo second step $SLURM_STEP_ID $SLURM_NNODES $SLURM_NTASKS'\n";
   std::string path = work_dir() + "/steps.sh";
   FILE* f = fopen(path.c_str(), "w");
@@ -56,9 +57,20 @@ TEST_F(Srun, StepInsideBatchAllocationSeesRankEnvironment) {
     for (std::string x; in >> x;) w.push_back(x);
     ASSERT_EQ(w.size(), 15u) << ranks[r];
     std::string node = r < 2 ? "node01" : "node02";
-    std::vector<std::string> want = {std::to_string(r), std::to_string(r % 2), std::to_string(r / 2),
-                                     "4", "4", std::to_string(r), std::to_string(r % 2),
-                                     "127.0.0.1", node, "0", "node[01-02]", "2(x2)", "2(x2)", "2"};
+    std::vector<std::string> want = {std::to_string(r),
+                                     std::to_string(r % 2),
+                                     std::to_string(r / 2),
+                                     "4",
+                                     "4",
+                                     std::to_string(r),
+                                     std::to_string(r % 2),
+                                     "127.0.0.1",
+                                     node,
+                                     "0",
+                                     "node[01-02]",
+                                     "2(x2)",
+                                     "2(x2)",
+                                     "2"};
     EXPECT_EQ(std::vector<std::string>(w.begin(), w.begin() + 14), want) << ranks[r];
     std::string p = w[14].substr(0, w[14].find('/'));
     if (port.empty()) port = p;
@@ -80,9 +92,12 @@ TEST_F(Srun, StepsInsideTheJobGoThroughTheirNodeAgent) {
   std::string script =
       "#!/bin/bash\n"
       "#SBATCH -N2 -w node[01-02] --ntasks-per-node=1 -o relay-%j.out\n" +
-      no_conf + srun + " -l bash -c 'echo $SLURMD_NODENAME $SLUICE_RELAY_SOCKET'\n"
+      no_conf + srun +
+      " -l bash -c 'echo $SLURMD_NODENAME $SLUICE_RELAY_SOCKET'\n"
       "echo rc=$?\n"
-      "SLURM_JOB_ID=" + std::to_string(other) + " " + no_conf + srun + " true\n"
+      "SLURM_JOB_ID=" +
+      std::to_string(other) + " " + no_conf + srun +
+      " true\n"
       "echo other=$?\n";
   std::string path = work_dir() + "/relay.sh";
   std::ofstream(path) << script;
@@ -99,11 +114,13 @@ TEST_F(Srun, StepsInsideTheJobGoThroughTheirNodeAgent) {
     std::string label, name, socket;
     in >> label >> name >> socket;
     EXPECT_EQ(label + name, std::to_string(rank) + ":" + node) << out;
-    EXPECT_NE(socket.find("/" + node + "/srun.sock"), std::string::npos) << out;  // each node's own agent
+    EXPECT_NE(socket.find("/" + node + "/srun.sock"), std::string::npos)
+        << out;  // each node's own agent
   }
   EXPECT_EQ(lines[2], "rc=0") << out;
   EXPECT_NE(out.find("Node node01 is not part of job " + std::to_string(other) + "'s allocation"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_EQ(lines.back(), "other=1") << out;
 }
 
@@ -152,22 +169,29 @@ TEST_F(Srun, ExitCodeIsTheHighestTaskExitCode) {
 
   r = Run({"srun", "-N2", "-n4", "bash", "-c", "exit $((SLURM_PROCID * 2))"});
   EXPECT_EQ(r.exit_code, 6);
-  EXPECT_NE(r.err.find("srun: error: node01: task 1: Exited with exit code 2"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("srun: error: node02: task 3: Exited with exit code 6"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: error: node01: task 1: Exited with exit code 2"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("srun: error: node02: task 3: Exited with exit code 6"), std::string::npos)
+      << r.err;
 
   r = Run({"srun", "-n1", "no-such-command-xyz"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("execve(): no-such-command-xyz: No such file or directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("execve(): no-such-command-xyz: No such file or directory"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(Srun, BadOptionsAndImpossibleStepsFailClearly) {
   auto r = Run({"srun", "-n1", "--bogus", "true"});
   EXPECT_EQ(r.exit_code, 255);
-  EXPECT_EQ(r.err, "srun: unrecognized option '--bogus'\nTry \"srun --help\" for more information\n");
+  EXPECT_EQ(r.err,
+            "srun: unrecognized option '--bogus'\nTry \"srun --help\" for more information\n");
   r = Run({"srun", "--gres=gpu:9", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("srun: error: Unable to allocate resources: Requested node configuration is not available"),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: error: Unable to allocate resources: Requested node configuration is "
+                       "not available"),
+            std::string::npos)
+      << r.err;
   r = Run({"srun", "--container-image=x", "true"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("containers are not supported"), std::string::npos) << r.err;
@@ -185,7 +209,8 @@ TEST_F(Srun, BadOptionsAndImpossibleStepsFailClearly) {
 TEST_F(Srun, NodeRequirementsAreCheckedAgainstTheNodes) {
   RunResult r = Run({"srun", "--mincpus=999999", "true"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--mincpus=999999, the largest node in partition"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--mincpus=999999, the largest node in partition"), std::string::npos)
+      << r.err;
   EXPECT_EQ(Run({"srun", "--mincpus=16", "true"}).exit_code, 0);
   EXPECT_NE(Run({"srun", "--tmp=999999", "true"}).exit_code, 0);
   EXPECT_EQ(Run({"srun", "--tmp=0", "true"}).exit_code, 0);
@@ -228,16 +253,18 @@ TEST_F(Srun, TasksDieWhenSrunIsKilled) {
 TEST_F(Srun, SallocRunsACommandInsideTheAllocation) {
   RunOptions opts;
   opts.extra_env.push_back("PATH=" + cluster_->BinPath("") + ":" + std::string(getenv("PATH")));
-  auto r = Run({"salloc", "-N2", "bash", "-c",
-                "echo $SLURM_JOB_ID $SLURM_NNODES $SLURM_JOB_NODELIST; srun -l printenv SLURM_STEP_ID"},
-               opts);
+  auto r =
+      Run({"salloc", "-N2", "bash", "-c",
+           "echo $SLURM_JOB_ID $SLURM_NNODES $SLURM_JOB_NODELIST; srun -l printenv SLURM_STEP_ID"},
+          opts);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> out = SplitLines(r.out);
   ASSERT_EQ(out.size(), 3u) << r.out << r.err;
   std::string id = out[0].substr(0, out[0].find(' '));
   EXPECT_EQ(out[0], id + " 2 node[01-02]");
   EXPECT_EQ(Sorted({out[1], out[2]}), (std::vector<std::string>{"0: 0", "1: 0"}));
-  EXPECT_EQ(r.err, "salloc: Granted job allocation " + id + "\nsalloc: Relinquishing job allocation " + id + "\n");
+  EXPECT_EQ(r.err, "salloc: Granted job allocation " + id +
+                       "\nsalloc: Relinquishing job allocation " + id + "\n");
   EXPECT_EQ(WaitDone(std::stoll(id), 5000), "COMPLETED");
   r = Run({"salloc", "-N1", "bash", "-c", "exit 4"}, opts);
   EXPECT_EQ(r.exit_code, 4);
@@ -246,29 +273,31 @@ TEST_F(Srun, SallocRunsACommandInsideTheAllocation) {
 // Debian's python3-torch under /usr/bin/python3: gloo DDP with no wrapper script, 2 nodes
 // x 2 tasks; every rank must see the right layout and the all_reduce sum 1+2+3+4.
 TEST_F(Srun, PytorchDdpInitFromTheStepEnvironment) {
-  auto probe = RunCommand({"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
+  auto probe = RunCommand(
+      {"/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()"});
   if (probe.exit_code != 0) GTEST_SKIP() << "python3-torch with gloo is not installed";
   std::string py = work_dir() + "/ddp.py";
   FILE* f = fopen(py.c_str(), "w");
   ASSERT_NE(f, nullptr);
-  fputs("import os, torch, torch.distributed as dist\n"
-        "dist.init_process_group('gloo', init_method='env://')\n"
-        "r, w = dist.get_rank(), dist.get_world_size()\n"
-        "t = torch.tensor([float(r + 1)])\n"
-        "dist.all_reduce(t)\n"
-        "print(f\"rank {r} world {w} local {os.environ['LOCAL_RANK']} node {os.environ['GROUP_RANK']}"
-        " sum {int(t.item())}\", flush=True)\n"
-        "dist.destroy_process_group()\n", f);
+  fputs(
+      "import os, torch, torch.distributed as dist\n"
+      "dist.init_process_group('gloo', init_method='env://')\n"
+      "r, w = dist.get_rank(), dist.get_world_size()\n"
+      "t = torch.tensor([float(r + 1)])\n"
+      "dist.all_reduce(t)\n"
+      "print(f\"rank {r} world {w} local {os.environ['LOCAL_RANK']} node {os.environ['GROUP_RANK']}"
+      " sum {int(t.item())}\", flush=True)\n"
+      "dist.destroy_process_group()\n",
+      f);
   fclose(f);
   RunOptions opts;
   opts.timeout_ms = 120'000;
   auto r = Run({"srun", "-N2", "--ntasks-per-node=2", "/usr/bin/python3", py}, opts);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Sorted(SplitLines(r.out)),
-            (std::vector<std::string>{"rank 0 world 4 local 0 node 0 sum 10",
-                                      "rank 1 world 4 local 1 node 0 sum 10",
-                                      "rank 2 world 4 local 0 node 1 sum 10",
-                                      "rank 3 world 4 local 1 node 1 sum 10"}))
+            (std::vector<std::string>{
+                "rank 0 world 4 local 0 node 0 sum 10", "rank 1 world 4 local 1 node 0 sum 10",
+                "rank 2 world 4 local 0 node 1 sum 10", "rank 3 world 4 local 1 node 1 sum 10"}))
       << r.err;
 }
 

@@ -21,14 +21,16 @@ TEST_F(Sstat, ReportsWhatTheTasksOfARunningStepUse) {
             "b = b'x' * (80 << 20)\n"
             "open('ready.' + os.environ['SLURM_PROCID'], 'w').close()\n"
             "time.sleep(120)\n");
-  const int64_t id = Submit({"-N2", "-o", "/dev/null", "--wrap", BinDir() + "/srun -N2 -n2 python3 hold.py"});
+  const int64_t id =
+      Submit({"-N2", "-o", "/dev/null", "--wrap", BinDir() + "/srun -N2 -n2 python3 hold.py"});
   for (int i = 0; i < 600 && !(std::filesystem::exists(work_dir() + "/ready.0") &&
                                std::filesystem::exists(work_dir() + "/ready.1"));
        ++i)
     usleep(50'000);
   ASSERT_TRUE(std::filesystem::exists(work_dir() + "/ready.1"));
   const std::string job = std::to_string(id);
-  RunResult r = Run({"sstat", "-j", job, "-P", "-o", "JobID,MaxRSS,MaxRSSTask,AveRSS,NTasks,Nodelist,MinCPU"});
+  RunResult r = Run(
+      {"sstat", "-j", job, "-P", "-o", "JobID,MaxRSS,MaxRSSTask,AveRSS,NTasks,Nodelist,MinCPU"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines;
   for (std::string_view l : Split(r.out, '\n'))
@@ -53,12 +55,14 @@ TEST_F(Sstat, ReportsWhatTheTasksOfARunningStepUse) {
 
   r = Run({"sstat", "-j", job + ".7"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("sstat: error: StepId=" + job + ".7 not found running."), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sstat: error: StepId=" + job + ".7 not found running."), std::string::npos)
+      << r.err;
   Run({"scancel", job});
   EXPECT_EQ(WaitDone(id), "CANCELLED");
   r = Run({"sstat", "-j", job});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("sstat: error: No steps running for job " + job), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sstat: error: No steps running for job " + job), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -65,8 +65,8 @@ TEST_F(Topology, GpusComeFromOneIslandAndSmallJobsPack) {
   ASSERT_EQ(WaitState(one, {"RUNNING"}), "RUNNING");
   // Lowest free indices would be 1-4, across islands; the 4-GPU job gets 4-7 on the same
   // (partly used) node, leaving the other nodes whole.
-  const int64_t four = Submit({"-o", "four.out", "--gres=gpu:4", "--wrap",
-                               "echo $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES"});
+  const int64_t four = Submit(
+      {"-o", "four.out", "--gres=gpu:4", "--wrap", "echo $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES"});
   EXPECT_EQ(WaitDone(four), "COMPLETED");
   EXPECT_EQ(ReadFile("four.out"), Nodes(one).substr(0, 6) + " 4,5,6,7\n");
   Run({"scancel", std::to_string(one)});
