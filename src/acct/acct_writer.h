@@ -19,12 +19,21 @@
 
 namespace sluice::acct {
 
-class AcctWriter {
+// Where the controller's accounting feed posts its records (AcctWriter; tests capture).
+class AcctSink {
+ public:
+  virtual ~AcctSink() = default;
+  virtual void Post(std::vector<AcctOp> ops) = 0;
+  // Records posted and not yet stored (sdiag's "DBD Agent queue size").
+  virtual int64_t QueueSize() = 0;
+};
+
+class AcctWriter : public AcctSink {
  public:
   // `log` receives the store's failures (default: stderr).
   explicit AcctWriter(AcctConfig config, log::Logger log = nullptr)
       : config_(std::move(config)), log_(log ? std::move(log) : log::Stderr("sluicectld")) {}
-  ~AcctWriter() { Stop(); }
+  ~AcctWriter() override { Stop(); }
   AcctWriter(const AcctWriter&) = delete;
   AcctWriter& operator=(const AcctWriter&) = delete;
 
@@ -33,10 +42,9 @@ class AcctWriter {
   // retrying, records wait in the queue).
   Status Start();
   void Stop();
-  void Post(std::vector<AcctOp> ops);
+  void Post(std::vector<AcctOp> ops) override;
   bool Flush(int timeout_ms);
-  // Records posted and not yet stored (sdiag's "DBD Agent queue size").
-  int64_t QueueSize();
+  int64_t QueueSize() override;
   Expected<AcctData> Query(const AcctWindow& window);
   // sreport's node events (AcctStore::QueryNodeEvents) on the query store.
   Expected<std::vector<NodeEventRecord>> QueryNodeEvents(int64_t start, int64_t end);

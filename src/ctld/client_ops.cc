@@ -96,7 +96,7 @@ Expected<GetStatsReply> Controller::GetStats(const Caller& caller, bool reset) {
   int64_t launches = 0;
   for (const auto& [id, n] : launching_) launches += n;
   reply.set_agent_queue_size(launches);
-  if (acct_) reply.set_acct_queue_size(acct_->QueueSize());
+  reply.set_acct_queue_size(acct_.QueueSize());
   if (reset) stats_.Reset(Now());
   return reply;
 }
@@ -205,7 +205,7 @@ CancelResult Controller::CancelOne(const Caller& c, JobInfo* job, const CancelRe
 CancelResult Controller::CancelStep(const Caller& caller, const StepRef& ref, int signal) {
   const JobInfo* job = jobs_.Find(ref.job_id());
   Status st = CheckOwner(caller, job);
-  const ActiveStep* step = st.ok() ? FindStep(ref.job_id(), ref.step_id()) : nullptr;
+  const ActiveStep* step = st.ok() ? steps_.Find(ref.job_id(), ref.step_id()) : nullptr;
   if (st.ok() && (job->state() != JOB_RUNNING || Ending(*job) || step == nullptr)) {
     st = NotFound(kMsgInvalidJobId);
   }

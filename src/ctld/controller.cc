@@ -98,12 +98,7 @@ Status Controller::Commit(bool send_outbox) {
     if (options_.fault_hook) options_.fault_hook("committed");
   }
   scripts_.Committed();
-  if (acct_) {
-    for (int64_t id : dirty_jobs_) {
-      if (const JobInfo* j = jobs_.Find(id)) AcctJobCommitted(*j);
-    }
-    NodeEventsAfterCommit(!dirty_nodes_.empty());
-  }
+  AcctAfterCommit();
   dirty_jobs_.clear();
   dirty_nodes_.clear();
   archive_jobs_.clear();
@@ -263,7 +258,7 @@ void Controller::LoseJob(JobInfo* job, const std::string& lost_node) {
 
 void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
   if (r.max_rss_kb() > 0 || r.total_cpu_us() > 0) {
-    acct_batch_usage_[job->job_id()] = {r.max_rss_kb(), r.total_cpu_us()};
+    acct_.BatchUsage(job->job_id(), r.max_rss_kb(), r.total_cpu_us());
   }
   for (int i = 1; i < job->alloc_size(); ++i) SendJobEndTo(job->alloc(i).node(), *job);
   if (HandleNodeScripts(job, r)) return;

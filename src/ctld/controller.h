@@ -25,6 +25,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/status.h"
+#include "ctld/acct_feed.h"
 #include "ctld/agent_link.h"
 #include "ctld/assoc_db.h"
 #include "ctld/ctld_stats.h"
@@ -35,6 +36,7 @@
 #include "ctld/reservation_spec.h"
 #include "ctld/step_launch.h"
 #include "ctld/step_resources.h"
+#include "ctld/step_table.h"
 #include "log/log.h"
 #include "node.pb.h"
 #include "sched/priority.h"
@@ -192,7 +194,6 @@ class Controller {
   // scancel JOB.STEP (client_ops.cc): the step's tasks get SIGTERM then SIGKILL after
   // KillWait (signal 0 or SIGKILL), or `signal`, on every node of the step.
   CancelResult CancelStep(const Caller& caller, const StepRef& ref, int signal);
-  const ActiveStep* FindStep(int64_t job_id, int32_t step_id) const;  // nullptr: none
   bool SignalStillApplies(const NodeRuntime& n, const SignalJobRequest& req) const;
   void ResendSignals(NodeRuntime* n);  // node_ops.cc
 
@@ -315,7 +316,7 @@ class Controller {
   };
   Expected<StepUsageTargets> UsageTargets(const Caller& caller, int64_t job_id,
                                           int32_t step_id) const;
-  const std::map<int, ActiveStep>* StepsOf(int64_t job_id) const;
+  const StepTable& steps() const { return steps_; }
 
   // ---- advance reservations and partition access (reservation_ops.cc) ----
   // scontrol create|update|delete|show reservation; changes are admin-only and are
@@ -326,9 +327,7 @@ class Controller {
  private:
   void ExpireClientLeases();  // from Tick: silent clients lose steps/allocations
   void RestoreSteps(const NodeRuntime& n, const RegisterNodeRequest& req);  // after a restart
-  std::vector<ActiveStep> RunningSteps(int64_t job_id) const;
-  std::map<int64_t, std::map<int, ActiveStep>> steps_;  // job -> step id -> step (memory only)
-  std::map<int64_t, int64_t> alloc_seen_ms_;            // interactive job -> last keepalive
+  StepTable steps_;
   Status PickReservationNodes(const ResvEdit& e, ReservationInfo* r);
   // Partition AllowAccounts/DenyAccounts/AllowQos/AllowGroups, OverSubscribe=EXCLUSIVE
   // (sets spec.exclusive) and --reservation access, with Slurm's messages.
@@ -425,7 +424,7 @@ class Controller {
   // ---- accounting (acct_ops.cc) ----
   // Committed job changes, step starts/ends go to `writer` (queued, written by its own
   // thread: the owner thread never waits on the accounting database).
-  void SetAccounting(acct::AcctWriter* writer) { acct_ = writer; }
+  void SetAccounting(acct::AcctSink* writer) { acct_.SetSink(writer); }
   // Posts the records of every job in memory (start-up re-sync: a crash between a
   // state commit and its accounting write loses nothing).
   void AcctResync();
@@ -433,26 +432,8 @@ class Controller {
   AcctJobsReply AcctLive(const AcctJobsRequest& req) const;
 
  private:
-  void AcctJobCommitted(const JobInfo& job);
-  void AcctStepStarted(const JobInfo& job, const ActiveStep& step);
-  void AcctStepEnded(int64_t job_id, int step_id, const KeepaliveRequest& req);
-  acct::AcctWriter* acct_ = nullptr;
-  std::map<int64_t, std::map<int, acct::AcctStepRecord>> acct_open_steps_;  // srun steps
-  std::map<int64_t, std::pair<int64_t, int64_t>> acct_batch_usage_;         // max rss kB, cpu us
-
- public:
-  // ---- node events for accounting (node_event_ops.cc) ----
-  // Start-up: posts every node whose availability is known (opens lost events, closes
-  // stale ones); called by AcctResync.
-  void NodeEventsResync();
-
- private:
-  // After a commit: posts the nodes whose availability changed (scans on node changes,
-  // else at most once a second).
-  void NodeEventsAfterCommit(bool nodes_changed);
-  void PostNodeEvents(bool resync);
-  std::map<std::string, std::string> node_event_keys_;  // node -> "state\nreason" posted
-  int64_t node_events_scanned_ = 0;
+  void AcctAfterCommit();  // the committed jobs and node changes to the feed
+  AcctFeed acct_{clock_};
 };
 
 }  // namespace sluice::ctld

@@ -653,7 +653,7 @@ TEST_F(ControllerTest, RegistrationRestoresRunningStepsAfterARestart) {
   ASSERT_TRUE(ctl_->Commit().ok());
   const NodeAlloc alloc = Job(id).alloc(0);
   Reopen();  // steps are not journaled: the new instance knows none
-  EXPECT_EQ(ctl_->StepsOf(id), nullptr);
+  EXPECT_EQ(ctl_->steps().Of(id), nullptr);
   RegisterNodeRequest r;
   r.set_node(alloc.node());
   r.set_cpus(4);
@@ -670,10 +670,10 @@ TEST_F(ControllerTest, RegistrationRestoresRunningStepsAfterARestart) {
   step->set_ntasks(1);
   ASSERT_TRUE(ctl_->RegisterNode(r).ok());
   ASSERT_TRUE(ctl_->RegisterNode(r).ok());  // a second registration adds nothing
-  ASSERT_NE(ctl_->StepsOf(id), nullptr);
-  ASSERT_EQ(ctl_->StepsOf(id)->size(), 1u);
-  EXPECT_EQ(ctl_->StepsOf(id)->at(0).use.size(), 1u);
-  EXPECT_EQ(ctl_->StepsOf(id)->at(0).name, "hostname");
+  ASSERT_NE(ctl_->steps().Of(id), nullptr);
+  ASSERT_EQ(ctl_->steps().Of(id)->size(), 1u);
+  EXPECT_EQ(ctl_->steps().Of(id)->at(0).use.size(), 1u);
+  EXPECT_EQ(ctl_->steps().Of(id)->at(0).name, "hostname");
   EXPECT_EQ(ctl_->CreateStep({kAlice, kAlice}, StepReq(id)).status().code(),
             Code::kResourceExhausted);
   EndStep(id, 0);

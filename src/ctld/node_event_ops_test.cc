@@ -1,4 +1,4 @@
-// Node events posted by the controller (node_event_ops.cc) into a real SQLite accounting
+// Node events posted by the controller (its AcctFeed, acct_feed.cc) into a real SQLite accounting
 // store through the AcctWriter: admin DOWN/DRAIN periods, a new event when the reason
 // changes, MAINT reservations, "Not responding", and the restart resync (an open event
 // stays open while its node's fate is unknown, no duplicate for a node still drained).
@@ -33,7 +33,7 @@ class NodeEventOpsTest : public testing::ControllerHarness {
   }
   void Attach() {
     ctl_->SetAccounting(writer_.get());
-    ctl_->NodeEventsResync();
+    ctl_->AcctResync();
   }
   void Update(const std::string& node, const std::string& state, const std::string& reason) {
     UpdateNodeRequest r;

@@ -210,7 +210,7 @@ bool Controller::SignalStillApplies(const NodeRuntime& n, const SignalJobRequest
     case SIGNAL_KILL_STALE:  // the node must not run the job (or that step) any more
       return req.has_step_id() || !held_here;
     case SIGNAL_CANCEL:  // of one step (scancel JOB.STEP): while that step runs
-      if (req.has_step_id()) return held_here && FindStep(req.job_id(), req.step_id()) != nullptr;
+      if (req.has_step_id()) return held_here && steps_.Find(req.job_id(), req.step_id()) != nullptr;
       return held_here && Ending(*job);
     case SIGNAL_DELIVER:
       return held_here && job->state() == JOB_RUNNING && !job->completing();

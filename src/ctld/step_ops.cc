@@ -68,7 +68,7 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   if (req.argv_size() == 0) return InvalidArgument("No command given to execute");
   if (req.io_port() <= 0 || req.io_host().empty())
     return InvalidArgument("No I/O address for the step");
-  const std::vector<ActiveStep> running = RunningSteps(job->job_id());
+  const std::vector<ActiveStep> running = steps_.Running(job->job_id());
   ASSIGN_OR_RETURN(
       StepLayout layout,
       PlanStepLayout(*job, req,
@@ -106,8 +106,8 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
   active.overlap = req.overlap();
   active.ntasks = layout.ntasks;
   active.use = use;
-  const ActiveStep& placed = steps_[job->job_id()][step_id] = std::move(active);
-  AcctStepStarted(*job, placed);
+  const ActiveStep& placed = steps_.Add(job->job_id(), std::move(active));
+  acct_.StepStarted(*job, placed);
 
   bool torch = TorchEnvEnabled(config_);
   for (size_t i = 0; i < layout.nodes.size(); ++i) {
@@ -145,13 +145,6 @@ Expected<StepStart> Controller::CreateStep(const Caller& caller, const StepReque
         });
   }
   return start;
-}
-
-const ActiveStep* Controller::FindStep(int64_t job_id, int32_t step_id) const {
-  const std::map<int, ActiveStep>* steps = StepsOf(job_id);
-  if (steps == nullptr) return nullptr;
-  auto step = steps->find(step_id);
-  return step == steps->end() ? nullptr : &step->second;
 }
 
 void Controller::KillStepOn(const std::string& node, int64_t job_id, int32_t step_id) {
