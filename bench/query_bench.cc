@@ -18,8 +18,8 @@
 #include <string>
 
 #include "common/clock.h"
-#include "ctld/controller.h"
-#include "ctld/test_fakes.h"
+#include "ctld/core/controller.h"
+#include "ctld/testing/test_fakes.h"
 #include "sched/scheduler.h"
 #include "storage/sqlite_state_store.h"
 

@@ -13,10 +13,10 @@
 #include "common/config.h"
 #include "common/dependency_spec.h"
 #include "common/hostlist.h"
-#include "ctld/assoc_db.h"
-#include "ctld/reservation_spec.h"
-#include "ctld/step_layout.h"
-#include "ctld/validate.h"
+#include "ctld/components/assoc_db.h"
+#include "ctld/components/reservation_spec.h"
+#include "ctld/components/step_layout.h"
+#include "ctld/components/validate.h"
 #include "rpc/request_limits.h"
 
 namespace {

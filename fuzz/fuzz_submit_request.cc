@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/config.h"
-#include "ctld/reservation_spec.h"
-#include "ctld/validate.h"
+#include "ctld/components/reservation_spec.h"
+#include "ctld/components/validate.h"
 #include "types.pb.h"
 
 namespace {

@@ -1,0 +1,59 @@
+#include "ctld/components/job_scripts.h"
+
+#include <algorithm>
+
+namespace sluice::ctld {
+
+void JobScripts::Take(int64_t key, JobSpec* spec, int refs) {
+  JobScript& s = unwritten_[key];
+  s.mutable_script()->swap(*spec->mutable_script());
+  s.mutable_env()->Swap(spec->mutable_env());
+  refs_[key] += refs;
+  deleted_.erase(std::remove(deleted_.begin(), deleted_.end(), key), deleted_.end());
+}
+
+bool JobScripts::Adopt(JobInfo* job) {
+  const int64_t key = ScriptKey(*job);
+  JobSpec* spec = job->mutable_spec();
+  bool holds = !spec->script().empty() || spec->env_size() > 0;
+  if (holds && !unwritten_.count(key)) {
+    Take(key, spec, 1);  // the first of an array's tasks brings the array's script
+    return true;
+  }
+  spec->clear_script();
+  spec->clear_env();
+  ++refs_[key];
+  return holds;
+}
+
+void JobScripts::Release(const JobInfo& job) {
+  const int64_t key = ScriptKey(job);
+  auto it = refs_.find(key);
+  if (it == refs_.end() || --it->second > 0) return;
+  refs_.erase(it);
+  unwritten_.erase(key);
+  deleted_.push_back(key);
+}
+
+Expected<JobScript> JobScripts::Get(const JobInfo& job) const {
+  const int64_t key = ScriptKey(job);
+  if (auto it = unwritten_.find(key); it != unwritten_.end()) return it->second;
+  if (!store_) return JobScript();
+  ASSIGN_OR_RETURN(std::optional<JobScript> s, store_->LoadScript(key));
+  return s ? std::move(*s) : JobScript();
+}
+
+void JobScripts::AddTo(storage::WriteBatch* batch) const {
+  for (const auto& [key, script] : unwritten_) {
+    if (!script.script().empty() || script.env_size() > 0) batch->PutScript(key, script);
+  }
+  for (int64_t key : deleted_) batch->DeleteScript(key);
+}
+
+void JobScripts::Committed() {
+  if (!store_) return;  // nowhere else to keep them
+  unwritten_.clear();
+  deleted_.clear();
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,46 @@
+#include "ctld/components/scheduler_config.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::ctld {
+namespace {
+
+using Policy = sched::SchedulerConfig::Policy;
+
+Config With(std::map<std::string, std::string> raw) {
+  Config c;
+  c.raw = std::move(raw);
+  return c;
+}
+
+TEST(SchedulerConfig, DefaultsToEasyBackfill) {
+  auto c = SchedulerConfigFrom(With({}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->policy, Policy::kEasy);
+}
+
+TEST(SchedulerConfig, BuiltinIsFifo) {
+  auto c = SchedulerConfigFrom(With({{"SchedulerType", "sched/builtin"}}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->policy, Policy::kFifo);
+}
+
+TEST(SchedulerConfig, ParametersAreApplied) {
+  auto c = SchedulerConfigFrom(
+      With({{"SchedulerType", "sched/backfill"},
+            {"SchedulerParameters",
+             "bf_conservative,bf_max_job_test=500,bf_window=120,bf_resolution=30,defer"}}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->policy, Policy::kConservative);
+  EXPECT_EQ(c->bf_max_job_test, 500);
+  EXPECT_EQ(c->bf_window_s, 7200);
+  EXPECT_EQ(c->bf_resolution_s, 30);
+}
+
+TEST(SchedulerConfig, BadValuesAndTypesAreErrors) {
+  EXPECT_FALSE(SchedulerConfigFrom(With({{"SchedulerParameters", "bf_window=abc"}})).ok());
+  EXPECT_FALSE(SchedulerConfigFrom(With({{"SchedulerType", "sched/wiki"}})).ok());
+}
+
+}  // namespace
+}  // namespace sluice::ctld

@@ -1,0 +1,38 @@
+// Accounting of the Controller: the feed (acct_feed.h) gets every committed job change,
+// srun step and node availability change; AcctLive serves sacct's live part.
+#include <algorithm>
+
+#include "ctld/core/controller.h"
+
+namespace sluice::ctld {
+
+void Controller::AcctResync() {
+  if (!acct_.enabled()) return;
+  for (const auto& [id, job] : jobs_.jobs()) acct_.JobCommitted(job);
+  acct_.NodesResync(nodes_, resvs_.NodesInMaint(Now()));
+}
+
+void Controller::AcctAfterCommit() {
+  if (!acct_.enabled()) return;
+  for (int64_t id : dirty_jobs_) {
+    if (const JobInfo* j = jobs_.Find(id)) acct_.JobCommitted(*j);
+  }
+  acct_.NodesCommitted(
+      nodes_, [this] { return resvs_.NodesInMaint(Now()); }, !dirty_nodes_.empty());
+}
+
+AcctJobsReply Controller::AcctLive(const AcctJobsRequest& req) const {
+  AcctJobsReply reply;
+  auto named = [&](int64_t id) {
+    return std::find(req.job_ids().begin(), req.job_ids().end(), id) != req.job_ids().end();
+  };
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (req.job_ids_size() > 0 && !named(id) && !named(job.array_job_id())) continue;
+    if (req.end() > 0 && job.submit_time() > req.end()) continue;
+    if (req.start() > 0 && job.end_time() > 0 && job.end_time() < req.start()) continue;
+    acct_.AddLive(job, &reply);
+  }
+  return reply;
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,146 @@
+// Scheduling-time association / QOS limits (AccountingStorageEnforce=limits): builds
+// ClusterSnapshot::limits (sched/limit_types.h) — the scopes of every pending and
+// running job and what the running ones hold — for the scheduler's LimitsTracker.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "ctld/core/controller.h"
+#include "sched/assoc_limits.h"
+
+namespace sluice::ctld {
+namespace {
+
+sched::TresLimit Tres(const std::string& s) {
+  auto t = sched::ParseTresLimit(s);
+  return t.ok() ? *t : sched::TresLimit{};
+}
+
+bool HasAny(const sched::LimitScope& s) {
+  return s.max_jobs >= 0 || s.grp_jobs >= 0 || s.max_wall_s >= 0 || s.grp_tres.Any() ||
+         s.max_tres_per_job.Any() || s.max_tres_per_user.Any() || s.grp_tres_mins.Any();
+}
+
+class ScopeBuilder {
+ public:
+  explicit ScopeBuilder(sched::LimitsInput* in) : in_(in) {}
+  // Index of the scope `key` (built by `make` the first time); -1 when it limits nothing.
+  template <typename Make>
+  int Get(const std::string& key, Make make) {
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    sched::LimitScope s = make();
+    int i = -1;
+    if (HasAny(s)) {
+      i = static_cast<int>(in_->scopes.size());
+      in_->scopes.push_back(s);
+    }
+    index_[key] = i;
+    return i;
+  }
+
+ private:
+  sched::LimitsInput* in_;
+  std::map<std::string, int> index_;
+};
+
+}  // namespace
+
+void Controller::AddLimits(sched::ClusterSnapshot* snap,
+                           const std::vector<sched::JobRequest>& pending) const {
+  sched::LimitsInput& in = snap->limits;
+  ScopeBuilder scopes(&in);
+  // Decayed usage minutes per account subtree (GrpTRESMins).
+  std::map<std::string, std::pair<double, double>> subtree_min;
+  for (const auto& [k, u] : usage_.rows()) {
+    for (const auto& a : assoc_db_.Lineage(k.first)) {
+      subtree_min[a].first += u.cpu_min;
+      subtree_min[a].second += u.gpu_min;
+    }
+  }
+  auto scopes_of = [&](const JobInfo& job) {
+    std::vector<int> out;
+    auto push = [&](int i) {
+      if (i >= 0) out.push_back(i);
+    };
+    const AssocKey key = AssocOf(job);
+    const std::string& account = key.first;
+    const std::string& user = key.second;
+    if (assoc_db_.User(user, account)) {
+      push(scopes.Get("u:" + user + "/" + account, [&] {
+        AssocLimits eff = EffectiveLimits(user, account);
+        const AssocLimits& own = assoc_db_.User(user, account)->limits();
+        sched::LimitScope s;
+        s.max_jobs = eff.has_max_jobs() ? eff.max_jobs() : -1;
+        s.max_wall_s = eff.has_max_wall_min() ? eff.max_wall_min() * 60 : -1;
+        s.max_tres_per_job = Tres(eff.max_tres_per_job());
+        s.grp_jobs = own.has_grp_jobs() ? own.grp_jobs() : -1;
+        s.grp_tres = Tres(own.grp_tres());
+        s.grp_tres_mins = Tres(own.grp_tres_mins());
+        if (const sched::AssocUsage* u = usage_.Find({account, user})) {
+          s.used_cpu_min = u->cpu_min;
+          s.used_gpu_min = u->gpu_min;
+        }
+        return s;
+      }));
+    }
+    for (const auto& a : assoc_db_.Lineage(account)) {
+      push(scopes.Get("a:" + a, [&] {
+        const AssocLimits& l = assoc_db_.Account(a)->limits();
+        sched::LimitScope s;
+        s.grp_jobs = l.has_grp_jobs() ? l.grp_jobs() : -1;
+        s.grp_tres = Tres(l.grp_tres());
+        s.grp_tres_mins = Tres(l.grp_tres_mins());
+        std::tie(s.used_cpu_min, s.used_gpu_min) = subtree_min[a];
+        return s;
+      }));
+    }
+    const std::string qname = JobQos(job);
+    const QosInfo* q = assoc_db_.Qos(qname);
+    if (!q) return out;
+    push(scopes.Get("q:" + qname, [&] {
+      const AssocLimits& l = q->limits();
+      sched::LimitScope s;
+      s.qos = true;
+      s.grp_jobs = l.has_grp_jobs() ? l.grp_jobs() : -1;
+      s.grp_tres = Tres(l.grp_tres());
+      s.max_wall_s = l.has_max_wall_min() ? l.max_wall_min() * 60 : -1;
+      s.max_tres_per_job = Tres(l.max_tres_per_job());
+      s.grp_tres_mins = Tres(l.grp_tres_mins());
+      return s;
+    }));
+    push(scopes.Get("qu:" + qname + "/" + user, [&] {
+      sched::LimitScope s;
+      s.qos = true;
+      s.max_jobs = q->limits().has_max_jobs() ? q->limits().max_jobs() : -1;
+      s.max_tres_per_user = Tres(q->limits().max_tres_per_user());
+      return s;
+    }));
+    return out;
+  };
+  for (const auto& r : pending) {
+    if (const JobInfo* job = jobs_.Find(r.job_id)) {
+      auto s = scopes_of(*job);
+      if (!s.empty()) in.job_scopes[r.job_id] = std::move(s);
+    }
+  }
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (!HoldsResources(job)) continue;
+    auto s = scopes_of(job);
+    if (s.empty()) continue;
+    in.job_scopes[id] = std::move(s);
+    sched::LimitsInput::Running run;
+    run.job_id = id;
+    run.tres.node = job.alloc_size();
+    for (const auto& a : job.alloc()) {
+      run.tres.cpu += a.cpu_ids_size();
+      run.tres.mem_mb += a.mem_mb();
+      run.tres.gpu += a.gpu_ids_size();
+    }
+    if (job.time_limit_min() > 0)
+      run.remaining_s = std::max<int64_t>(0, job.start_time() + job.time_limit_min() * 60 - Now());
+    in.running.push_back(run);
+  }
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,187 @@
+#include "ctld/runtime/daemon.h"
+#include "ctld/components/scheduler_config.h"
+
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "acct/acct_writer.h"
+#include "common/config.h"
+#include "ctld/components/private_data.h"
+#include "ctld/core/controller.h"
+#include "ctld/runtime/agent_link.h"
+#include "ctld/runtime/owner_loop.h"
+#include "ctld/services/client_service.h"
+#include "ctld/services/node_service.h"
+#include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
+#include "rpc/ident_server.h"
+#include "rpc/munge_auth.h"
+#include "rpc/rpc_stats.h"
+#include "sched/scheduler.h"
+#include "storage/sqlite_state_store.h"
+
+namespace sluice::ctld {
+namespace {
+
+int Fail(const std::string& msg) {
+  std::cerr << "sluicectld: error: " << msg << "\n";
+  return 1;
+}
+
+Status PrepareStateDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Unavailable("cannot create " + dir + ": " + ec.message());
+  chmod(dir.c_str(), 0755);
+  return Status::Ok();
+}
+
+int64_t MinJobAge(const Config& config) {
+  for (const auto& [k, v] : config.raw) {
+    if (strcasecmp(k.c_str(), "MinJobAge") == 0) return std::atoll(v.c_str());
+  }
+  return 300;
+}
+
+std::string RawValue(const Config& config, const std::string& key) {
+  auto it = config.raw.find(key);
+  return it == config.raw.end() ? "" : it->second;
+}
+
+// AuthType=auth/munge: check that our munged works (encode + decode one credential)
+// and turn on the AuthMunge rpc.
+Status SetUpMunge(const Config& config, ClientService* service, const log::Logger& log) {
+  const std::string type = RawValue(config, "AuthType");
+  if (type.empty() || !AuthTypeIsMunge(type)) return Status::Ok();
+  const std::string socket = MungeSocketFromAuthInfo(RawValue(config, "AuthInfo"));
+  auto cred = MungeEncode(socket);
+  if (!cred.ok()) return Unavailable("AuthType=auth/munge: " + cred.status().message());
+  auto who = MungeDecode(socket, *cred);
+  if (!who.ok()) return Unavailable("AuthType=auth/munge: " + who.status().message());
+  service->EnableMunge(socket, 10 * 60 * 1000);
+  log->info("accepting MUNGE credentials munged_socket={}", socket.empty() ? "default" : socket);
+  return Status::Ok();
+}
+
+void WaitForSignal(const log::Logger& log) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  int sig = 0;
+  sigwait(&set, &sig);
+  log->info("shutting down signal={}", sig);
+}
+
+}  // namespace
+
+int RunDaemon(const DaemonOptions& options) {
+  // Block the shutdown signals in every thread; the main thread sigwaits for them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto config = LoadConfigFile(options.config_path);
+  if (!config.ok()) return Fail(config.status().message());
+  Config& cfg = *config;
+  auto level = log::ParseLevel(cfg.ctld_debug);
+  if (!level.ok()) return Fail("SlurmctldDebug: " + level.status().message());
+  log::Logger log = log::Stderr("sluicectld", *level);
+  if (auto it = cfg.raw.find("PrivateData"); it != cfg.raw.end()) {
+    if (auto p = ParsePrivateData(it->second); !p.ok()) return Fail(p.status().message());
+  }
+  const std::string& state_dir = cfg.state_save_location;
+  if (Status st = PrepareStateDir(state_dir); !st.ok()) return Fail(st.message());
+  std::string key_file =
+      cfg.cluster_key_file.empty() ? state_dir + "/cluster.key" : cfg.cluster_key_file;
+  std::string ident = cfg.ident_socket.empty() ? state_dir + "/ident.sock" : cfg.ident_socket;
+  auto key = LoadClusterKey(key_file, /*create=*/true);
+  if (!key.ok()) return Fail(key.status().message());
+
+  RealClock clock;
+  IdentServer ident_server(ident, *key, &clock);
+  if (Status st = ident_server.Start(); !st.ok()) return Fail(st.message());
+  auto store = storage::SqliteStateStore::Open(state_dir + "/sluicectld.db");
+  if (!store.ok()) return Fail(store.status().message());
+
+  auto sched_config = SchedulerConfigFrom(cfg);
+  if (!sched_config.ok()) return Fail(sched_config.status().message());
+  auto scheduler = sched::MakeScheduler(*sched_config);
+  GrpcAgentLink agents(*key, &clock, 16);  // steps fan out to many nodes at once
+  SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
+                   return sched::CheckFeasible(s, j);
+                 }};
+  ControllerOptions copts;
+  copts.admin_uid = getuid();
+  copts.min_job_age_s = MinJobAge(cfg);
+  copts.fault_hook = options.fault_hook;
+  copts.log = log;
+  std::string listen = cfg.ctld_host + ":" + std::to_string(cfg.ctld_port);
+  Controller controller(cfg, &clock, store->get(), &agents, deps, copts);
+  if (Status st = controller.Load(options.clean_start); !st.ok()) return Fail(st.message());
+  std::unique_ptr<acct::AcctWriter> acct_writer;
+  if (cfg.accounting.type != "accounting_storage/none") {
+    acct::AcctConfig ac;
+    ac.type = cfg.accounting.type;
+    ac.sqlite_path = !cfg.accounting.loc.empty() && cfg.accounting.loc.front() == '/'
+                         ? cfg.accounting.loc
+                         : state_dir + "/accounting.db";
+    ac.host = cfg.accounting.host;
+    ac.port = cfg.accounting.port;
+    ac.user = cfg.accounting.user;
+    ac.pass = cfg.accounting.pass;
+    ac.db = cfg.accounting.loc;
+    acct_writer = std::make_unique<acct::AcctWriter>(ac, log);
+    if (Status st = acct_writer->Start(); !st.ok()) return Fail(st.message());
+    controller.SetAccounting(acct_writer.get());
+    controller.AcctResync();  // records a crash may have lost
+  }
+  OwnerLoop loop(&controller, &clock);
+  loop.Start();
+
+  ClientService client_service(*key, &clock, &loop);
+  if (Status st = SetUpMunge(cfg, &client_service, log); !st.ok()) {
+    loop.Stop();
+    return Fail(st.message());
+  }
+  NodeService node_service(*key, &clock, &loop);
+  client_service.SetAccounting(acct_writer.get());
+  RpcStats rpc_stats;
+  client_service.SetRpcStats(&rpc_stats);
+  grpc::ServerBuilder builder;
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(RpcStatsInterceptor(&rpc_stats));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a port clash fails loudly
+  LimitServer(&builder);
+  int bound_port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(&client_service);
+  builder.RegisterService(&node_service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || bound_port == 0) {
+    loop.Stop();
+    return Fail("cannot listen on " + listen);
+  }
+  log->info("listening cluster={} address={} jobs_restored={}", cfg.cluster_name, listen,
+            controller.jobs().size());
+  WaitForSignal(log);
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  loop.Stop();
+  if (acct_writer) {
+    acct_writer->Flush(5000);
+    acct_writer->Stop();
+  }
+  ident_server.Stop();
+  return 0;
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,352 @@
+#include "ctld/services/client_service.h"
+
+#include "ctld/services/grpc_status.h"
+#include "ctld/services/launch_step_call.h"
+#include "ctld/services/step_usage_call.h"
+#include "rpc/credential.h"
+#include "rpc/munge_auth.h"
+#include "rpc/request_limits.h"
+
+#include <future>
+
+namespace sluice::ctld {
+
+grpc::Status ToGrpc(const Status& st) {
+  using grpc::StatusCode;
+  StatusCode code = StatusCode::UNKNOWN;
+  switch (st.code()) {
+    case Code::kOk:
+      return grpc::Status::OK;
+    case Code::kInvalidArgument:
+      code = StatusCode::INVALID_ARGUMENT;
+      break;
+    case Code::kNotFound:
+      code = StatusCode::NOT_FOUND;
+      break;
+    case Code::kAlreadyExists:
+      code = StatusCode::ALREADY_EXISTS;
+      break;
+    case Code::kPermissionDenied:
+      code = StatusCode::PERMISSION_DENIED;
+      break;
+    case Code::kUnavailable:
+      code = StatusCode::UNAVAILABLE;
+      break;
+    case Code::kFailedPrecondition:
+      code = StatusCode::FAILED_PRECONDITION;
+      break;
+    case Code::kResourceExhausted:
+      code = StatusCode::RESOURCE_EXHAUSTED;
+      break;
+    case Code::kInternal:
+      code = StatusCode::INTERNAL;
+      break;
+    case Code::kUnauthenticated:
+      code = StatusCode::UNAUTHENTICATED;
+      break;
+    case Code::kUnknown:
+      code = StatusCode::UNKNOWN;
+      break;
+  }
+  return grpc::Status(code, st.message());
+}
+
+namespace {
+
+// Runs `fn` on the owner thread and copies its value into `reply`.
+template <typename R, typename F>
+grpc::Status Run(OwnerLoop* loop, F fn, R* reply) {
+  Expected<R> r = loop->Call<R>(std::function<Expected<R>(Controller*)>(std::move(fn)));
+  if (!r.ok()) return ToGrpc(r.status());
+  *reply = std::move(r).value();
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+Expected<Caller> ClientService::Authenticate(grpc::ServerContextBase* ctx) const {
+  const auto& md = ctx->client_metadata();
+  auto it = md.find(kCredMetadataKey);
+  if (it == md.end()) return Unauthenticated(kMsgBadCredential);
+  std::string_view token(it->second.data(), it->second.size());
+  auto cred = VerifyCredential(key_, token, clock_->NowMs());
+  if (!cred.ok()) return Unauthenticated(kMsgBadCredential);
+  return Caller{cred->uid, cred->gid};
+}
+
+// Oversize requests are refused before they reach the owner thread (request_limits.h).
+#define LIMITS_OR_RETURN(req, what)                                  \
+  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) { \
+    LogRefused(ctx, what, detail);                                   \
+    return ToGrpc(InvalidArgument(kMsgTooLong));                     \
+  }
+
+#define AUTH_OR_RETURN(caller)                                  \
+  auto caller##_exp = Authenticate(ctx);                        \
+  if (!caller##_exp.ok()) return ToGrpc(caller##_exp.status()); \
+  Caller caller = *caller##_exp
+
+grpc::Status ClientService::SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
+                                      SubmitReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "SubmitJob");
+  return Run(
+      loop_, [&](Controller* c) { return c->Submit(caller, *req); }, reply);
+}
+
+grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
+                                    GetJobsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetJobs");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<GetJobsReply> {
+        ASSIGN_OR_RETURN(GetJobsReply r, c->GetJobs(*req));
+        RETURN_IF_ERROR(c->HidePrivate(caller, !req->job_ids().empty(), &r));
+        return r;
+      },
+      reply);
+}
+
+grpc::Status ClientService::CancelJobs(grpc::ServerContext* ctx, const CancelRequest* req,
+                                       CancelReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "CancelJobs");
+  return Run(
+      loop_, [&](Controller* c) -> Expected<CancelReply> { return c->Cancel(caller, *req); },
+      reply);
+}
+
+grpc::Status ClientService::GetNodes(grpc::ServerContext* ctx, const GetNodesRequest* req,
+                                     GetNodesReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetNodes");
+  return Run(
+      loop_, [&](Controller* c) { return c->GetNodes(*req); }, reply);
+}
+
+grpc::Status ClientService::GetPartitions(grpc::ServerContext* ctx, const GetPartitionsRequest* req,
+                                          GetPartitionsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetPartitions");
+  return Run(
+      loop_, [&](Controller* c) -> Expected<GetPartitionsReply> { return c->GetPartitions(); },
+      reply);
+}
+
+grpc::Status ClientService::UpdateNode(grpc::ServerContext* ctx, const UpdateNodeRequest* req,
+                                       UpdateNodeReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "UpdateNode");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<UpdateNodeReply> {
+        Status st = c->UpdateNode(caller, *req);
+        if (!st.ok()) return st;
+        return UpdateNodeReply();
+      },
+      reply);
+}
+
+grpc::Status ClientService::UpdateJob(grpc::ServerContext* ctx, const UpdateJobRequest* req,
+                                      UpdateJobReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "UpdateJob");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<UpdateJobReply> {
+        Status st = c->UpdateJob(caller, *req);
+        if (!st.ok()) return st;
+        return UpdateJobReply();
+      },
+      reply);
+}
+
+grpc::Status ClientService::GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
+                                      GetConfigReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetConfig");
+  return Run(
+      loop_, [&](Controller* c) -> Expected<GetConfigReply> { return c->GetConfig(); }, reply);
+}
+
+grpc::ServerUnaryReactor* ClientService::LaunchStep(grpc::CallbackServerContext* ctx,
+                                                    const StepRequest* req, StepReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  Expected<Caller> caller = Authenticate(ctx);
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpc(caller.status()));
+    return reactor;
+  }
+  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
+    LogRefused(ctx, "LaunchStep", detail);
+    reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
+    return reactor;
+  }
+  LaunchStepAsync(loop_, *caller, req, "", [reactor, reply](Expected<StepReply> r) {
+    if (r.ok()) *reply = std::move(r).value();
+    reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
+  });
+  return reactor;
+}
+
+grpc::Status ClientService::ReleaseAllocation(grpc::ServerContext* ctx,
+                                              const ReleaseAllocationRequest* req,
+                                              ReleaseAllocationReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "ReleaseAllocation");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<ReleaseAllocationReply> {
+        Status st = c->ReleaseAllocation(caller, *req);
+        if (!st.ok()) return st;
+        return ReleaseAllocationReply();
+      },
+      reply);
+}
+
+grpc::Status ClientService::GetPriorities(grpc::ServerContext* ctx, const GetPrioritiesRequest* req,
+                                          GetPrioritiesReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetPriorities");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<GetPrioritiesReply> {
+        GetPrioritiesReply r = c->GetPriorities(*req);
+        c->HidePrivate(caller, &r);
+        return r;
+      },
+      reply);
+}
+
+grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
+                                      GetSharesReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetShares");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<GetSharesReply> {
+        ASSIGN_OR_RETURN(GetSharesReply r, c->GetShares());
+        c->HidePrivate(caller, &r);
+        return r;
+      },
+      reply);
+}
+
+grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* ctx,
+                                                   const KeepaliveRequest* req,
+                                                   KeepaliveReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  Expected<Caller> caller = Authenticate(ctx);
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpc(caller.status()));
+    return reactor;
+  }
+  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
+    LogRefused(ctx, "Keepalive", detail);
+    reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
+    return reactor;
+  }
+  loop_->CallAsync<KeepaliveReply>(
+      [caller = *caller, req](Controller* c) -> Expected<KeepaliveReply> {
+        Status st = c->Keepalive(caller, *req);
+        if (!st.ok()) return st;
+        return KeepaliveReply();
+      },
+      [reactor, reply](Expected<KeepaliveReply> r) {
+        if (r.ok()) *reply = std::move(r).value();
+        reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
+      });
+  return reactor;
+}
+
+grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
+                                     GetStepsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "GetSteps");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<GetStepsReply> {
+        GetStepsReply r = c->GetSteps(*req);
+        c->HidePrivate(caller, &r);
+        return r;
+      },
+      reply);
+}
+
+grpc::Status ClientService::Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
+                                        ReservationReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "Reservation");
+  return Run(
+      loop_,
+      [&](Controller* c) -> Expected<ReservationReply> {
+        ASSIGN_OR_RETURN(ReservationReply r, c->Reservation(caller, *req));
+        c->HidePrivate(caller, &r);
+        return r;
+      },
+      reply);
+}
+
+grpc::Status ClientService::AuthMunge(grpc::ServerContext* ctx, const AuthMungeRequest* req,
+                                      AuthMungeReply* reply) {
+  if (!munge_enabled_) {
+    return ToGrpc(FailedPrecondition(
+        "The controller does not accept MUNGE credentials (AuthType is not auth/munge)"));
+  }
+  LIMITS_OR_RETURN(req, "AuthMunge");
+  Expected<MungeIdentity> who = MungeDecode(munge_socket_, req->credential());
+  if (!who.ok()) {
+    LogRefused(ctx, "AuthMunge", who.status().message());
+    // Never UNAVAILABLE: clients report that as "Unable to contact slurm controller".
+    Status st = who.status();
+    if (st.code() == Code::kUnavailable) st = Internal(st.message());
+    return ToGrpc(st);
+  }
+  Credential cred{who->uid, who->gid, clock_->NowMs() + munge_token_ttl_ms_};
+  reply->set_token(SignCredential(key_, cred));
+  reply->set_expires_ms(cred.expires_ms);
+  reply->set_uid(cred.uid);
+  reply->set_gid(cred.gid);
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::Sacctmgr(grpc::ServerContext* ctx, const SacctmgrRequest* req,
+                                     SacctmgrReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "Sacctmgr");
+  return Run(
+      loop_, [&](Controller* c) { return c->Sacctmgr(caller, *req); }, reply);
+}
+
+grpc::Status ClientService::GetStats(grpc::ServerContext* ctx, const GetStatsRequest* req,
+                                     GetStatsReply* reply) {
+  AUTH_OR_RETURN(caller);
+  grpc::Status st = Run(
+      loop_, [&](Controller* c) { return c->GetStats(caller, req->reset()); }, reply);
+  if (!st.ok() || !rpc_stats_) return st;
+  for (const auto& [method, m] : rpc_stats_->Snapshot()) {
+    RpcMethodStats* out = reply->add_rpcs();
+    out->set_method(method);
+    out->set_count(m.count);
+    out->set_total_us(m.total_us);
+  }
+  if (req->reset()) rpc_stats_->Reset();
+  return st;
+}
+
+grpc::Status ClientService::StepUsage(grpc::ServerContext* ctx, const StepUsageRequest* req,
+                                      StepUsageReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "StepUsage");
+  auto promise = std::make_shared<std::promise<Expected<StepUsageReply>>>();
+  auto answer = promise->get_future();
+  StepUsageAsync(loop_, caller, *req,
+                 [promise](Expected<StepUsageReply> r) { promise->set_value(std::move(r)); });
+  Expected<StepUsageReply> r = answer.get();
+  if (!r.ok()) return ToGrpc(r.status());
+  *reply = std::move(r).value();
+  return grpc::Status::OK;
+}
+
+}  // namespace sluice::ctld

@@ -1,0 +1,109 @@
+// ClientService: the gRPC ClientApi. Every call first verifies the "x-sluice-cred"
+// metadata token with the cluster key (no/invalid token -> UNAUTHENTICATED "Invalid
+// authentication credential"); the caller's uid/gid come only from that token. The
+// operation then runs on the owner thread (OwnerLoop::Call) and the reply is sent
+// after the state it changed has been committed. The two calls on every srun's path,
+// LaunchStep and Keepalive, use gRPC's callback API: they are finished from the owner
+// thread (or the last agent's answer) instead of waking a blocked RPC thread.
+#pragma once
+
+#include <string>
+
+#include "acct/acct_writer.h"
+#include "client.grpc.pb.h"
+#include "common/clock.h"
+#include "ctld/runtime/owner_loop.h"
+#include "rpc/rpc_stats.h"
+
+namespace sluice::ctld {
+
+inline constexpr char kMsgBadCredential[] = "Invalid authentication credential";
+
+using ClientApiBase = ClientApi::WithCallbackMethod_LaunchStep<
+    ClientApi::WithCallbackMethod_Keepalive<ClientApi::Service>>;
+
+class ClientService final : public ClientApiBase {
+ public:
+  ClientService(std::string cluster_key, const Clock* clock, OwnerLoop* loop)
+      : key_(std::move(cluster_key)), clock_(clock), loop_(loop) {}
+
+  grpc::Status SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
+                         SubmitReply* reply) override;
+  grpc::Status GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
+                       GetJobsReply* reply) override;
+  grpc::Status CancelJobs(grpc::ServerContext* ctx, const CancelRequest* req,
+                          CancelReply* reply) override;
+  grpc::Status GetNodes(grpc::ServerContext* ctx, const GetNodesRequest* req,
+                        GetNodesReply* reply) override;
+  grpc::Status GetPartitions(grpc::ServerContext* ctx, const GetPartitionsRequest* req,
+                             GetPartitionsReply* reply) override;
+  grpc::Status UpdateNode(grpc::ServerContext* ctx, const UpdateNodeRequest* req,
+                          UpdateNodeReply* reply) override;
+  grpc::Status UpdateJob(grpc::ServerContext* ctx, const UpdateJobRequest* req,
+                         UpdateJobReply* reply) override;
+  grpc::Status GetConfig(grpc::ServerContext* ctx, const GetConfigRequest* req,
+                         GetConfigReply* reply) override;
+  // Creates the step on the owner thread; finishes once every node agent of the step
+  // answered its LaunchTasks.
+  grpc::ServerUnaryReactor* LaunchStep(grpc::CallbackServerContext* ctx, const StepRequest* req,
+                                       StepReply* reply) override;
+  grpc::Status ReleaseAllocation(grpc::ServerContext* ctx, const ReleaseAllocationRequest* req,
+                                 ReleaseAllocationReply* reply) override;
+  grpc::Status GetPriorities(grpc::ServerContext* ctx, const GetPrioritiesRequest* req,
+                             GetPrioritiesReply* reply) override;
+  grpc::Status GetShares(grpc::ServerContext* ctx, const GetSharesRequest* req,
+                         GetSharesReply* reply) override;
+  grpc::ServerUnaryReactor* Keepalive(grpc::CallbackServerContext* ctx, const KeepaliveRequest* req,
+                                      KeepaliveReply* reply) override;
+  grpc::Status GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,
+                        GetStepsReply* reply) override;
+  grpc::Status Reservation(grpc::ServerContext* ctx, const ReservationRequest* req,
+                           ReservationReply* reply) override;
+  grpc::Status Sacctmgr(grpc::ServerContext* ctx, const SacctmgrRequest* req,
+                        SacctmgrReply* reply) override;
+  // AuthType=auth/munge: decodes the MUNGE credential with the controller's munged and
+  // returns a credential token for the uid/gid inside it (no x-sluice-cred needed).
+  // Invalid/expired/replayed credentials -> UNAUTHENTICATED "Invalid MUNGE credential: ..."
+  // MUNGE not configured -> FAILED_PRECONDITION.
+  grpc::Status AuthMunge(grpc::ServerContext* ctx, const AuthMungeRequest* req,
+                         AuthMungeReply* reply) override;
+  // Turns AuthMunge on, decoding with the munged at `socket` ("" = libmunge's default);
+  // issued tokens live `token_ttl_ms`.
+  void EnableMunge(std::string socket, int64_t token_ttl_ms) {
+    munge_enabled_ = true;
+    munge_socket_ = std::move(socket);
+    munge_token_ttl_ms_ = token_ttl_ms;
+  }
+
+  // sacct/sreport: the live records (owner thread) merged with the accounting store's
+  // history (queried on this RPC thread). No accounting: "Slurm accounting storage is
+  // disabled" (FAILED_PRECONDITION).
+  grpc::Status AcctJobs(grpc::ServerContext* ctx, const AcctJobsRequest* req,
+                        AcctJobsReply* reply) override;
+  void SetAccounting(acct::AcctWriter* writer) { acct_ = writer; }
+  // sdiag: the controller's counters plus the RPC counts of `rpc_stats` (the server's).
+  grpc::Status GetStats(grpc::ServerContext* ctx, const GetStatsRequest* req,
+                        GetStatsReply* reply) override;
+  // sstat: waits for the step's node agents (each answers within AgentLink's deadline).
+  grpc::Status StepUsage(grpc::ServerContext* ctx, const StepUsageRequest* req,
+                         StepUsageReply* reply) override;
+  void SetRpcStats(RpcStats* stats) { rpc_stats_ = stats; }
+
+ private:
+  // Reports a request refused before it reached the controller (oversize, bad credential).
+  void LogRefused(grpc::ServerContextBase* ctx, std::string_view rpc,
+                  std::string_view detail) const {
+    loop_->logger()->warn("request refused rpc={} peer={} detail={:?}", rpc, ctx->peer(), detail);
+  }
+  acct::AcctWriter* acct_ = nullptr;
+  RpcStats* rpc_stats_ = nullptr;
+  Expected<Caller> Authenticate(grpc::ServerContextBase* ctx) const;
+  std::string key_;
+  const Clock* clock_;
+  OwnerLoop* loop_;
+  bool munge_enabled_ = false;
+  std::string munge_socket_;
+  int64_t munge_token_ttl_ms_ = 10 * 60 * 1000;
+};
+
+}  // namespace sluice::ctld
