@@ -294,8 +294,10 @@ int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv&
   }
   int64_t now = rep->now() > 0 ? rep->now() : env.clock->Now();
   std::vector<JobInfo> jobs;
-  for (const JobInfo& j : rep->jobs())
-    if (Matches(j, s, env.uid)) jobs.push_back(j);
+  jobs.reserve(rep->jobs_size());
+  for (JobInfo& j : *rep->mutable_jobs()) {  // moved, not copied: the reply is not used again
+    if (Matches(j, s, env.uid)) jobs.push_back(std::move(j));
+  }
   if (s.json) {  // one entry per job (array tasks too), in id order
     std::sort(jobs.begin(), jobs.end(),
               [](const JobInfo& a, const JobInfo& b) { return a.job_id() < b.job_id(); });

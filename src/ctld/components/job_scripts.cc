@@ -8,6 +8,7 @@ void JobScripts::Take(int64_t key, JobSpec* spec, int refs) {
   JobScript& s = unwritten_[key];
   s.mutable_script()->swap(*spec->mutable_script());
   s.mutable_env()->Swap(spec->mutable_env());
+  s.mutable_rlimits()->Swap(spec->mutable_rlimits());
   refs_[key] += refs;
   deleted_.erase(std::remove(deleted_.begin(), deleted_.end(), key), deleted_.end());
 }
@@ -15,13 +16,14 @@ void JobScripts::Take(int64_t key, JobSpec* spec, int refs) {
 bool JobScripts::Adopt(JobInfo* job) {
   const int64_t key = ScriptKey(*job);
   JobSpec* spec = job->mutable_spec();
-  bool holds = !spec->script().empty() || spec->env_size() > 0;
+  bool holds = !spec->script().empty() || spec->env_size() > 0 || spec->rlimits_size() > 0;
   if (holds && !unwritten_.count(key)) {
     Take(key, spec, 1);  // the first of an array's tasks brings the array's script
     return true;
   }
   spec->clear_script();
   spec->clear_env();
+  spec->clear_rlimits();
   ++refs_[key];
   return holds;
 }
@@ -45,7 +47,9 @@ Expected<JobScript> JobScripts::Get(const JobInfo& job) const {
 
 void JobScripts::AddTo(storage::WriteBatch* batch) const {
   for (const auto& [key, script] : unwritten_) {
-    if (!script.script().empty() || script.env_size() > 0) batch->PutScript(key, script);
+    if (!script.script().empty() || script.env_size() > 0 || script.rlimits_size() > 0) {
+      batch->PutScript(key, script);
+    }
   }
   for (int64_t key : deleted_) batch->DeleteScript(key);
 }

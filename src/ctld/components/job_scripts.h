@@ -1,5 +1,5 @@
-// JobScripts: the batch scripts and exported environments of the jobs the controller
-// tracks. They live in the StateStore, not in the job records, so a queued job costs the
+// JobScripts: the batch scripts, exported environments and propagated resource limits
+// (what only the batch shell's launch needs) of the jobs the controller tracks. They live in the StateStore, not in the job records, so a queued job costs the
 // controller its record only and queries never copy them: written with the submission's
 // commit, read when a job is launched or a query asks for them (scontrol show job -d,
 // scontrol write batch_script), deleted when the last job using one is purged. An
@@ -21,7 +21,7 @@ class JobScripts {
   // `store` may be null (then scripts stay in memory: benchmarks without a store).
   explicit JobScripts(storage::StateStore* store) : store_(store) {}
 
-  // Moves spec.script and spec.env out of a new job, to be stored under `key` (the job's
+  // Moves spec.script, spec.env and spec.rlimits out of a new job, to be stored under `key` (the job's
   // ScriptKey) for `refs` jobs (an array's tasks).
   void Take(int64_t key, JobSpec* spec, int refs);
   // A job loaded from the store counts its reference; a record written by an older
@@ -30,7 +30,7 @@ class JobScripts {
   bool Adopt(JobInfo* job);
   // The job `job` was purged; its script is deleted with the last reference.
   void Release(const JobInfo& job);
-  // The script and environment of `job` (empty when it has none: an interactive job).
+  // The script, environment and limits of `job` (empty when it has none: an interactive job).
   Expected<JobScript> Get(const JobInfo& job) const;
 
   // What to write with the next commit, and that it was written.

@@ -33,6 +33,7 @@ LaunchJobRequest BuildLaunch(const Config& config, const JobInfo& job, const Job
   l->set_job_id(job.job_id());
   *l->mutable_job() = job;
   l->mutable_job()->mutable_spec()->set_script(script.script());
+  *l->mutable_job()->mutable_spec()->mutable_rlimits() = script.rlimits();  // --propagate
   *l->mutable_local() = job.alloc(node_index);
   // The user's environment as submitted; the node's stepd adds the SLURM_* variables.
   *l->mutable_env() = script.env();
