@@ -1,9 +1,10 @@
 // JobScripts: the batch scripts, exported environments and propagated resource limits
-// (what only the batch shell's launch needs) of the jobs the controller tracks. They live in the StateStore, not in the job records, so a queued job costs the
-// controller its record only and queries never copy them: written with the submission's
-// commit, read when a job is launched or a query asks for them (scontrol show job -d,
-// scontrol write batch_script), deleted when the last job using one is purged. An
-// array's tasks share the script of their array job (one row, counted references).
+// (what only the batch shell's launch needs) of the jobs the controller tracks. They live in the
+// StateStore, not in the job records, so a queued job costs the controller its record only and
+// queries never copy them: written with the submission's commit, read when a job is launched or a
+// query asks for them (scontrol show job -d, scontrol write batch_script), deleted when the last
+// job using one is purged. An array's tasks share the script of their array job (one row, counted
+// references).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,8 @@ class JobScripts {
   // `store` may be null (then scripts stay in memory: benchmarks without a store).
   explicit JobScripts(storage::StateStore* store) : store_(store) {}
 
-  // Moves spec.script, spec.env and spec.rlimits out of a new job, to be stored under `key` (the job's
-  // ScriptKey) for `refs` jobs (an array's tasks).
+  // Moves spec.script, spec.env and spec.rlimits out of a new job, to be stored under `key` (the
+  // job's ScriptKey) for `refs` jobs (an array's tasks).
   void Take(int64_t key, JobSpec* spec, int refs);
   // A job loaded from the store counts its reference; a record written by an older
   // version still holds its script and environment: they are moved out (true: the job

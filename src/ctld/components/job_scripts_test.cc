@@ -81,6 +81,35 @@ TEST_F(JobScriptsTest, AJobLaunchedAfterARestartGetsItsScriptFromTheStore) {
   EXPECT_EQ(full->jobs(0).spec().script(), "#!/bin/sh\necho after restart\n");
 }
 
+TEST_F(JobScriptsTest, PropagatedLimitsAreStoredWithTheScriptAndReachOnlyTheLaunch) {
+  SubmitRequest r = Request("#!/bin/sh\nulimit -n\n");
+  r.mutable_spec()->set_hold(true);
+  ResourceLimit* l = r.mutable_spec()->add_rlimits();
+  l->set_resource(7);  // RLIMIT_NOFILE
+  l->set_soft(512);
+  int64_t id = Submit(r);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->jobs().Find(id)->spec().rlimits_size(), 0);  // not in the record
+  GetJobsRequest q;
+  q.add_job_ids(id);
+  q.set_with_script_env(true);
+  auto listed = ctl_->GetJobs(q);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->jobs(0).spec().rlimits_size(), 0);  // queries never carry them
+  StartController();                                    // from the store
+  Register("node01");
+  UpdateJobRequest release;
+  release.add_job_ids(id);
+  release.set_action(JOB_ACTION_RELEASE);
+  ASSERT_TRUE(ctl_->UpdateJob({0, 0}, release).ok());
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(link_.launches.size(), 1u);
+  ASSERT_EQ(LastLaunch().job().spec().rlimits_size(), 1);
+  EXPECT_EQ(LastLaunch().job().spec().rlimits(0).resource(), 7);
+  EXPECT_EQ(LastLaunch().job().spec().rlimits(0).soft(), 512u);
+}
+
 TEST_F(JobScriptsTest, AnArrayStoresOneScriptDeletedWithItsLastTask) {
   int64_t first = Submit(Request("#!/bin/sh\necho task\n", "0-3"));
   int64_t other = Submit(Request("#!/bin/sh\necho other\n"));
