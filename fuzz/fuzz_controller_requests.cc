@@ -1,4 +1,4 @@
-// The controller's request handlers end to end: a real Controller (ctld/controller.h)
+// The controller's request handlers end to end: a real Controller (ctld/core/controller.h)
 // on an in-memory SQLite state store, a real scheduler and a recording agent link, fed a
 // sequence of requests as its gRPC services hand them over: every client RPC (submit,
 // queries, cancel, updates, steps, allocations, keepalives, reservations, sacctmgr,

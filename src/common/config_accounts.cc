@@ -1,6 +1,6 @@
 // Priority keys and the account tree lines of the config (see config.h).
 // AccountName=/UserName= lines seed the controller's association database
-// (ctld/assoc_db.h); sacctmgr edits it.
+// (ctld/components/assoc_db.h); sacctmgr edits it.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The sizes one request may carry, shared by the commands (which refuse before they
 // send) and the controller (which refuses again: it trusts no client;
-// ctld/request_limits.h applies them to every field of every request). A refusal reads
+// rpc/request_limits.h applies them to every field of every request). A refusal reads
 // as Slurm's ESLURM_PATHNAME_TOO_LONG, kMsgTooLong.
 //   kMaxScriptBytes   batch script (Slurm's max_script_size default, 4 MiB)
 //   kMaxPathBytes     paths (work dir, output patterns, command)

@@ -1,7 +1,7 @@
 // gRPC message size limits, set explicitly on every server and channel of Sluice (the
 // library default is 4 MiB for receiving, which a maximal batch script plus its
 // environment would exceed). Requests are validated field by field well below this
-// (ctld/request_limits.h); this bound only stops absurd messages at the transport,
+// (rpc/request_limits.h); this bound only stops absurd messages at the transport,
 // which answers RESOURCE_EXHAUSTED "... larger than max ...".
 #pragma once
 
