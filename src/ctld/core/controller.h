@@ -1,6 +1,8 @@
-// Controller: the owner-thread core of sluicectld. It owns all cluster and job state
-// (JobTable, NodeTable) and implements every client and node API operation as a plain
-// method; nothing in here locks or blocks. The event loop (owner_loop.h) runs these
+// Controller: the owner-thread core of sluicectld. It owns the components that hold the
+// cluster's state (ctld/components/: JobTable, NodeTable, StepTable, JobScripts,
+// ReservationBook, AssocDb, AcctFeed, the sched::UsageLedger), wires them, and implements
+// every client and node API operation as a plain method; nothing in here locks or blocks.
+// The event loop (owner_loop.h) runs these
 // methods on one thread and calls Commit() once per queue drain (group commit): every
 // mutation marks jobs/nodes dirty, Commit() writes them in ONE StateStore transaction,
 // and only after it succeeds are agent messages (launch, signal, limit updates)
