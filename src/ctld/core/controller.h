@@ -2,11 +2,11 @@
 // cluster's state (ctld/components/: JobTable, NodeTable, StepTable, JobScripts,
 // ReservationBook, AssocDb, AcctFeed, the sched::UsageLedger), wires them, and implements
 // every client and node API operation as a plain method; nothing in here locks or blocks.
-// The event loop (owner_loop.h) runs these
-// methods on one thread and calls Commit() once per queue drain (group commit): every
-// mutation marks jobs/nodes dirty, Commit() writes them in ONE StateStore transaction,
-// and only after it succeeds are agent messages (launch, signal, limit updates)
-// handed to the AgentLink and replies released to clients.
+// The event loop (runtime/owner_loop.h) runs these methods on one thread and calls
+// Commit() once per queue drain (group commit): every mutation marks jobs/nodes dirty,
+// Commit() writes them in ONE StateStore transaction, and only after it succeeds are
+// agent messages (launch, signal, limit updates) handed to the AgentLink and replies
+// released to clients.
 //
 // Files: controller.cc (load, commit, tick, helpers), client_ops.cc (client API),
 // node_ops.cc (agent registration, heartbeats, job ends, liveness),
