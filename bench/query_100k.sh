@@ -24,12 +24,11 @@ echo "ctld_rss_kb_after $rss1"
 awk -v a="$rss0" -v b="$rss1" -v n="$n" 'BEGIN {printf "ctld_kb_per_pending_job %.2f\n", (b - a) / n}'
 task=$(squeue -h -r -o %i -t PD | sed -n 55555p)  # an array task (J_T)
 id=$(squeue -h -u nobody -o %i | sed -n 50p)         # a plain job
-ms() { local a b; a=$(date +%s%N); sh -c "$1" > /dev/null 2>&1; b=$(date +%s%N); echo $(( (b - a) / 1000 )); }
-med() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
+. "$root/bench/timing.sh"
 for cmd in "squeue -h -j $id" "squeue -h -j $task" "squeue -h -u nobody" "squeue -h -t R" \
            "squeue" "squeue -r" "scontrol show job $id" "scontrol show job $task"; do
   : > /tmp/q100k
-  for i in $(seq "$reps"); do ms "$cmd" >> /tmp/q100k; done
+  for i in $(seq "$reps"); do ms sh -c "$cmd" >> /tmp/q100k; done
   printf '%s\t%s ms\n' "$cmd" "$(med < /tmp/q100k)"
 done
 "$root/build/bin/sluice" down --state-dir "$dir" > /dev/null

@@ -8,8 +8,7 @@
 # usage: bench/squeue_vs_slurm.sh [ROUNDS] [REPS]
 rounds=${1:-3}; reps=${2:-15}
 root=$(cd "$(dirname "$0")/.." && pwd)
-ms() { local a b; a=$(date +%s%N); "$@" > /dev/null 2>&1; b=$(date +%s%N); echo $(( (b - a) / 1000 )); }
-med() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
+. "$root/bench/timing.sh"
 run_slurm()  { env -u SLUICE_CONF LAST=$(cat /tmp/last_slurm) PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c "$1"; }
 run_before() { env LAST=$(cat /tmp/last_before) SLUICE_CONF=/tmp/slb/sluice.conf PATH=/tmp/before-bin:/usr/bin:/bin sh -c "$1"; }
 run_after()  { env LAST=$(cat /tmp/last_after) SLUICE_CONF=/tmp/sla/sluice.conf PATH=$root/build/bin:/usr/bin:/bin sh -c "$1"; }
