@@ -5,19 +5,25 @@
 namespace sluice::ctld {
 
 void JobScripts::Take(int64_t key, JobSpec* spec, int refs) {
-  JobScript& s = unwritten_[key];
-  s.mutable_script()->swap(*spec->mutable_script());
-  s.mutable_env()->Swap(spec->mutable_env());
-  s.mutable_rlimits()->Swap(spec->mutable_rlimits());
+  JobScript& s = unwritten_[key];  // only the parts the spec has: Adopt may have filled it
+  if (!spec->script().empty()) s.mutable_script()->swap(*spec->mutable_script());
+  if (spec->env_size() > 0) s.mutable_env()->Swap(spec->mutable_env());
+  if (spec->rlimits_size() > 0) s.mutable_rlimits()->Swap(spec->mutable_rlimits());
   refs_[key] += refs;
   deleted_.erase(std::remove(deleted_.begin(), deleted_.end(), key), deleted_.end());
 }
 
-bool JobScripts::Adopt(JobInfo* job) {
+Expected<bool> JobScripts::Adopt(JobInfo* job) {
   const int64_t key = ScriptKey(*job);
   JobSpec* spec = job->mutable_spec();
   bool holds = !spec->script().empty() || spec->env_size() > 0 || spec->rlimits_size() > 0;
   if (holds && !unwritten_.count(key)) {
+    // What the record holds joins what the store may already keep under the key (a
+    // version that stored scripts and environments kept the limits in the record).
+    if (store_) {
+      ASSIGN_OR_RETURN(std::optional<JobScript> stored, store_->LoadScript(key));
+      if (stored) unwritten_[key] = std::move(*stored);
+    }
     Take(key, spec, 1);  // the first of an array's tasks brings the array's script
     return true;
   }

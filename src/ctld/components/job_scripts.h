@@ -26,9 +26,10 @@ class JobScripts {
   // job's ScriptKey) for `refs` jobs (an array's tasks).
   void Take(int64_t key, JobSpec* spec, int refs);
   // A job loaded from the store counts its reference; a record written by an older
-  // version still holds its script and environment: they are moved out (true: the job
-  // record changed and must be written again).
-  bool Adopt(JobInfo* job);
+  // version still holds its script, environment or limits: they are moved out, joining
+  // what the store already keeps for it (true: the job record changed and must be
+  // written again). Errors: the store could not be read.
+  Expected<bool> Adopt(JobInfo* job);
   // The job `job` was purged; its script is deleted with the last reference.
   void Release(const JobInfo& job);
   // The script, environment and limits of `job` (empty when it has none: an interactive job).

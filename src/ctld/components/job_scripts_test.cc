@@ -168,6 +168,48 @@ TEST_F(JobScriptsTest, RecordsOfAnOlderVersionHaveTheirScriptMovedOut) {
   EXPECT_EQ(LastLaunch().env(0), "OLD=1");
 }
 
+TEST_F(JobScriptsTest, LimitsInARecordJoinTheScriptTheStoreAlreadyHolds) {
+  // As the version before limits moved: script and environment in the store, the
+  // propagated limits still in the record. Loading it must keep the stored script.
+  JobInfo old;
+  old.set_job_id(42);
+  old.set_state(JOB_PENDING);
+  old.set_priority(1);
+  old.set_uid(1000);
+  old.set_user("u1000");
+  old.mutable_spec()->set_partition("batch");
+  old.mutable_spec()->set_min_nodes(1);
+  old.mutable_spec()->set_ntasks(1);
+  old.mutable_spec()->set_cpus_per_task(1);
+  ResourceLimit* l = old.mutable_spec()->add_rlimits();
+  l->set_resource(7);
+  l->set_soft(256);
+  JobScript stored;
+  stored.set_script("#!/bin/sh\necho kept\n");
+  stored.add_env("KEPT=1");
+  storage::WriteBatch b;
+  b.PutJob(old);
+  b.PutScript(42, stored);
+  ASSERT_TRUE(store_.Write(b).ok());
+  StartController();
+  Register("node01");  // commits: the record is written again, without its limits
+  auto loaded = store_.LoadAll();
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_EQ(loaded->jobs.size(), 1u);
+  EXPECT_EQ(loaded->jobs[0].spec().rlimits_size(), 0);
+  auto script = store_.LoadScript(42);
+  ASSERT_TRUE(script.ok() && script->has_value());
+  EXPECT_EQ((*script)->script(), "#!/bin/sh\necho kept\n");
+  EXPECT_EQ((*script)->rlimits_size(), 1);
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(link_.launches.size(), 1u);
+  EXPECT_EQ(LastLaunch().job().spec().script(), "#!/bin/sh\necho kept\n");
+  EXPECT_EQ(LastLaunch().env(0), "KEPT=1");
+  ASSERT_EQ(LastLaunch().job().spec().rlimits_size(), 1);
+  EXPECT_EQ(LastLaunch().job().spec().rlimits(0).soft(), 256u);
+}
+
 TEST_F(JobScriptsTest, ACleanStartDeletesTheScriptsOfTheJobsItArchives) {
   Submit(Request("#!/bin/sh\necho gone\n", "0-1"));
   ASSERT_TRUE(ctl_->Commit().ok());

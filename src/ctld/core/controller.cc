@@ -56,7 +56,7 @@ Status Controller::Load(bool clean_start) {
     if (NodeRuntime* n = nodes_.Find(rec.name)) n->admin = rec;
   }
   for (auto& job : st.jobs) {
-    bool moved_script = scripts_.Adopt(&job);  // a record of an older version held it
+    ASSIGN_OR_RETURN(bool moved_script, scripts_.Adopt(&job));  // an older version's record
     if (clean_start) {
       scripts_.Release(job);
       archive_jobs_.push_back(job.job_id());
