@@ -156,7 +156,7 @@ SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   reply.set_found(job.ok());
   if (!job.ok()) return reply;
   if (req.kind() == SIGNAL_KILL_STALE) {
-    KillStale(req.job_id());
+    KillStale(req.job_id(), req.has_job() ? req.job().restarts() : -1);
     return reply;
   }
   if (job->phase != TrackedJob::Phase::kRunning) return reply;
@@ -182,10 +182,14 @@ Status Agent::UpdateLimit(const UpdateJobLimitRequest& req) {
   return SendToStepd(req.job_id(), sreq);
 }
 
-void Agent::KillStale(int64_t job_id) {
+void Agent::KillStale(int64_t job_id, int32_t reported_run) {
   std::lock_guard<std::mutex> lock(mu_);
   auto job = jobs_->Inspect(job_id);
   if (!job.ok()) return;
+  if (int32_t run = RunInSpool(job_id); reported_run >= 0 && run > reported_run) {
+    Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", job_id, reported_run, run));
+    return;
+  }
   jobs_->MarkDone(job_id);  // never reported
   if (job->phase == TrackedJob::Phase::kRunning) {
     StepdRequest req;
@@ -230,7 +234,9 @@ std::vector<TrackedJob> Agent::ScanAndSettle() {
       if (!again.ok()) continue;
       job = std::move(again).value();
     }
-    if (job.phase == TrackedJob::Phase::kFinished && !job.report.has_restarts()) {
+    bool reportable =
+        job.phase == TrackedJob::Phase::kFinished || job.phase == TrackedJob::Phase::kRunning;
+    if (reportable && !job.report.has_restarts()) {
       if (int32_t run = RunInSpool(job.job_id); run >= 0) job.report.set_restarts(run);
     }
     out.push_back(std::move(job));
@@ -268,14 +274,19 @@ void Agent::Register() {
   if (health_) health_->SetAllocatedCpus(reply->alloc_cpus());
   next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
   Log(fmt::format("registered with the controller ({} jobs)", req.jobs_size()));
-  for (int64_t id : reply->kill_job_ids()) KillStale(id);
+  std::map<int64_t, int32_t> reported;
+  for (const JobReport& r : req.jobs()) reported[r.job_id()] = r.has_restarts() ? r.restarts() : -1;
+  for (int64_t id : reply->kill_job_ids()) KillStale(id, reported[id]);
 }
 
 void Agent::Heartbeat() {
   HeartbeatRequest req;
   req.set_node(options_.node_name);
+  std::map<int64_t, int32_t> reported;  // the run of each job listed
   for (const TrackedJob& job : ScanAndSettle()) {
-    if (job.phase == TrackedJob::Phase::kRunning) req.add_running_job_ids(job.job_id);
+    if (job.phase != TrackedJob::Phase::kRunning) continue;
+    req.add_running_job_ids(job.job_id);
+    reported[job.job_id] = job.report.has_restarts() ? job.report.restarts() : -1;
   }
   if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
   int64_t sent_ms = clock_->NowMs();
@@ -289,7 +300,7 @@ void Agent::Heartbeat() {
   }
   next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
   if (health_) health_->SetAllocatedCpus(reply->alloc_cpus());
-  for (int64_t id : reply->kill_job_ids()) KillStale(id);
+  for (int64_t id : reply->kill_job_ids()) KillStale(id, reported[id]);
   if (reply->reregister()) {
     registered_ = false;
     Register();

@@ -116,7 +116,9 @@ class Agent {
   Status NotFenced() const;
   void ReportEnds();
   int32_t RunInSpool(int64_t job_id) const;
-  void KillStale(int64_t job_id);
+  // Kills the job's run here and forgets it. reported_run >= 0: the run the kill is for
+  // (the one this agent listed, or the one the controller names); a later run is spared.
+  void KillStale(int64_t job_id, int32_t reported_run = -1);
   Status SendToStepd(int64_t job_id, const StepdRequest& req);
   std::vector<TrackedJob> ScanAndSettle();
   // `sig` to the step supervisors of `job_id` (SIGTERM: they TERM, then KILL, their

@@ -35,6 +35,8 @@ class FakeController : public ControllerLink {
     if (down) return Unavailable(down_message);
     HeartbeatReply r;
     r.set_reregister(reregister);
+    for (int64_t id : kill_on_heartbeat) r.add_kill_job_ids(id);
+    if (during_heartbeat) during_heartbeat();
     return r;
   }
   Status JobEnded(JobEndedRequest req) override {
@@ -54,9 +56,10 @@ class FakeController : public ControllerLink {
   std::mutex mu;
   bool down = false, refuse_ends = false, reregister = false;
   std::string down_message = "controller: Deadline Exceeded";  // how a `down` call fails
-  std::vector<int64_t> kill_on_register;
-  int64_t session = 0;                    // the last RegisterNodeReply.session given
-  std::function<void()> during_register;  // runs before the registration reply returns
+  std::vector<int64_t> kill_on_register, kill_on_heartbeat;
+  std::function<void()> during_heartbeat;  // runs before the heartbeat reply returns
+  int64_t session = 0;                     // the last RegisterNodeReply.session given
+  std::function<void()> during_register;   // runs before the registration reply returns
   std::vector<RegisterNodeRequest> registers;
   std::vector<HeartbeatRequest> heartbeats;
   std::vector<JobReport> ends;
@@ -275,6 +278,39 @@ TEST_F(AgentTest, AKillOfALostRunSparesTheNextRunLaunchedBeforeIt) {
   stale.mutable_job()->set_restarts(1);  // a kill of this very run still kills it
   agent_->Signal(stale);
   EXPECT_TRUE(WaitFinished(31, 5000));
+}
+
+// The heartbeat listed run 0, which the controller had requeued; its "kill" answer comes
+// back after the next run was launched here: that run is spared.
+TEST_F(AgentTest, AHeartbeatKillSparesARunLaunchedAfterTheHeartbeatListedTheOldOne) {
+  agent_->Tick();
+  ASSERT_TRUE(agent_->Launch(Job(32, "touch " + work_ + "/r32.0\nsleep 60\n")).ok());
+  ASSERT_TRUE(testing::WaitForFile(work_ + "/r32.0", 5000));
+  BatchLaunch next = Job(32, "touch " + work_ + "/r32.1\nsleep 60\n");
+  next.mutable_job()->set_restarts(1);
+  ctl_.kill_on_heartbeat = {32};
+  ctl_.during_heartbeat = [&] {
+    EXPECT_TRUE(agent_->Launch(next).ok());
+    EXPECT_TRUE(testing::WaitForFile(work_ + "/r32.1", 5000));
+  };
+  clock_.Advance(2);
+  agent_->Tick();
+  ASSERT_EQ(ctl_.heartbeats.size(), 1u);
+  ASSERT_EQ(ctl_.heartbeats[0].running_job_ids_size(), 1);
+  ctl_.during_heartbeat = nullptr;
+  ctl_.kill_on_heartbeat.clear();
+  usleep(200'000);
+  auto job = tracker_->Inspect(32);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->phase, TrackedJob::Phase::kRunning) << "the new run was killed";
+  SignalJobRequest s;  // and its end is still reported
+  s.set_job_id(32);
+  s.set_kind(SIGNAL_CANCEL);
+  agent_->Signal(s);
+  const JobReport* end = WaitReported(32);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(end->state(), JOB_CANCELLED);
+  EXPECT_EQ(end->restarts(), 1);
 }
 
 TEST_F(AgentTest, LaunchValidation) {

@@ -188,7 +188,8 @@ class Controller {
   void OnOwner(std::function<void()> fn) { post_ ? post_(std::move(fn)) : fn(); }
   void SendSignal(const JobInfo& job, SignalKind kind, int sig, bool all_nodes);
   void SendSignalTo(const std::string& node, int64_t job_id, SignalKind kind, int sig);
-  // SIGNAL_KILL_STALE to one node of an ending job, with the job (its Epilog input).
+  // SIGNAL_KILL_STALE to one node of an ending or lost run, with the job: the Epilog's
+  // input, and the run it is for (the agent spares a later run of the job).
   void SendJobEndTo(const std::string& node, const JobInfo& job);
   void SendSignalRequest(const std::string& node, SignalJobRequest req);
   // Kills one step run on `node` whose launch had an unknown outcome (step_ops.cc).

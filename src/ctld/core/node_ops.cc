@@ -130,7 +130,8 @@ Status Controller::JobEnded(const JobEndedRequest& req) {
     if (!r.prolog_failed() || !job || !HoldsResources(*job) || !n->jobs.count(job->job_id())) {
       return Status::Ok();
     }
-    for (const auto& a : job->alloc()) SendSignalTo(a.node(), job->job_id(), SIGNAL_KILL_STALE, 0);
+    // The kill names this run: the requeued job's next run may reach a node first.
+    for (const auto& a : job->alloc()) SendJobEndTo(a.node(), *job);
     if (job->completing() && !job->requeue_on_end()) {  // cancelled meanwhile
       ReleaseResources(job);
     } else {
@@ -178,10 +179,9 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     n->admin.reason_uid = 0;
     MarkNode(node);
   }
-  for (const auto& a : job->alloc()) {
-    SendSignalTo(a.node(), job_id, SIGNAL_KILL_STALE,
-                 0);  // the failed node too: it may have half-started
-  }
+  // The failed node too: it may have half-started. The kill names this run, so it
+  // cannot stop the requeued job's next run on a node it reaches first.
+  for (const auto& a : job->alloc()) SendJobEndTo(a.node(), *job);
   if (job->completing() && !job->requeue_on_end()) {
     ReleaseResources(job);
   } else if (job->requeue_on_end()) {

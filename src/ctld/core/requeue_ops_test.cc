@@ -112,6 +112,41 @@ TEST_F(RequeueTest, LostNodeKillsSurvivorsAndRequeuesAtOnceWithFreshAge) {
   EXPECT_TRUE(link_.launches.back().req.launch().append_output());
 }
 
+// A kill for a failed run names that run (the job with its restart count): the
+// requeued job's next run may reach a node before the kill, and must not be stopped.
+TEST_F(RequeueTest, KillsOfARunThatFailedToStartNameThatRun) {
+  int64_t id = Start(2);
+  size_t mark = link_.signals.size();
+  JobEndedRequest e;  // node02 (not the batch host): its Prolog failed
+  e.set_node("node02");
+  e.mutable_report()->set_job_id(id);
+  e.mutable_report()->set_finished(true);
+  e.mutable_report()->set_state(JOB_FAILED);
+  e.mutable_report()->set_prolog_failed(true);
+  ASSERT_TRUE(ctl_->JobEnded(e).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).restarts(), 1);
+  auto sent = SignalsSince(mark);
+  ASSERT_EQ(sent.size(), 2u);
+  for (const auto& [node, sig] : sent) {
+    EXPECT_EQ(sig.kind(), SIGNAL_KILL_STALE) << node;
+    ASSERT_TRUE(sig.has_job()) << node;
+    EXPECT_EQ(sig.job().restarts(), 0) << node;
+  }
+  ctl_->SchedulePass();  // run 1 on node01 and node03; its launch fails on node03
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(Job(id).state(), JOB_RUNNING);
+  mark = link_.signals.size();
+  link_.launches.back().done(Internal("spool full"));
+  ASSERT_TRUE(ctl_->Commit().ok());
+  sent = SignalsSince(mark);
+  ASSERT_EQ(sent.size(), 2u);
+  for (const auto& [node, sig] : sent) {
+    ASSERT_TRUE(sig.has_job()) << node;
+    EXPECT_EQ(sig.job().restarts(), 1) << node;
+  }
+}
+
 TEST_F(RequeueTest, NoRequeueEndsNodeFail) {
   int64_t id = Start(1, 2);
   KillNode(Job(id).alloc(0).node());
