@@ -75,26 +75,42 @@ bool AnySelectorMatches(const std::vector<JobSelector>& sels, const JobInfo& job
                      [&](const JobSelector& s) { return SelectorMatches(s, job); });
 }
 
+void AddSelectors(const std::vector<JobSelector>& sels, GetJobsRequest* req) {
+  for (const JobSelector& sel : sels) {
+    if (sel.tasks.empty()) {
+      req->add_job_ids(sel.id);
+      continue;
+    }
+    ArrayTaskSelector* a = req->add_array_tasks();
+    a->set_array_job_id(sel.id);
+    a->mutable_task_ids()->Add(sel.tasks.begin(), sel.tasks.end());
+  }
+}
+
 ResolvedIds ResolveSelectors(const std::vector<JobSelector>& sels, ClientApiInterface* api,
                              std::vector<std::string>* missing) {
   ResolvedIds out;
+  std::vector<JobSelector> task_sels;
   for (const JobSelector& sel : sels) {
     if (sel.tasks.empty()) {
       out.whole.push_back(sel.id);
-      continue;
+    } else {
+      task_sels.push_back(sel);
     }
-    GetJobsRequest req;
-    req.add_job_ids(sel.id);
-    Expected<GetJobsReply> rep = api->GetJobs(req);
+  }
+  if (task_sels.empty()) return out;
+  GetJobsRequest req;
+  AddSelectors(task_sels, &req);
+  Expected<GetJobsReply> rep = api->GetJobs(req);
+  std::map<std::pair<int64_t, int64_t>, int64_t> found;  // (array, task) -> job id
+  if (rep.ok()) {
+    for (const JobInfo& j : rep->jobs()) found[{j.array_job_id(), j.array_task_id()}] = j.job_id();
+  }
+  for (const JobSelector& sel : task_sels) {
     for (int64_t task : sel.tasks) {
-      const JobInfo* found = nullptr;
-      if (rep.ok()) {
-        for (const JobInfo& j : rep->jobs()) {
-          if (j.array_job_id() == sel.id && j.array_task_id() == task) found = &j;
-        }
-      }
-      if (found) {
-        out.exact.push_back(found->job_id());
+      auto it = found.find({sel.id, task});
+      if (it != found.end()) {
+        out.exact.push_back(it->second);
       } else if (missing) {
         missing->push_back(std::to_string(sel.id) + "_" + std::to_string(task));
       }

@@ -2,8 +2,9 @@
 //   ParseJobSelectors("12,44_3,44_[1-3],50_[1,4]") -> {12}, {44,{3}}, {44,{1,2,3}}, {50,{1,4}}
 //     errors: "Invalid job id: x" (kInvalidArgument).
 //   SelectorMatches: {44} matches job 44 and every task of array 44; {44,{3}} task 3 only.
+//   AddSelectors: {44} -> job_ids 44; {44,{3}} -> array_tasks {44, [3]}.
 //   ResolveSelectors: concrete job ids for the controller (array tasks looked up with
-//     GetJobs); tasks that do not exist are left out and named in `missing` ("44_9").
+//     one GetJobs); tasks that do not exist are left out and named in `missing` ("44_9").
 //   DisplayJobId: "45" (plain), "44_3" (array task), "44_[2-7%2]" (compressed pending tasks).
 //   CompressPendingTasks: squeue/scontrol's view without -r: the pending tasks of one array
 //     become one record (the first task's) with array_task_str "[2-7%2]" (throttle shown).
@@ -30,6 +31,9 @@ struct JobSelector {
 Expected<std::vector<JobSelector>> ParseJobSelectors(const std::string& s);
 bool SelectorMatches(const JobSelector& sel, const JobInfo& job);
 bool AnySelectorMatches(const std::vector<JobSelector>& sels, const JobInfo& job);
+// Asks for the jobs `sels` name: whole jobs and arrays by id, array tasks by task (so a
+// query for one task of a large array does not bring the whole array back).
+void AddSelectors(const std::vector<JobSelector>& sels, GetJobsRequest* req);
 struct ResolvedIds {
   std::vector<int64_t> whole;  // job or array ids, as typed (the controller expands arrays)
   std::vector<int64_t> exact;  // job ids of the selected array tasks (never expanded)

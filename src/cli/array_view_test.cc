@@ -115,6 +115,15 @@ TEST(ArrayViewTest, ScancelResolvesTasks) {
   std::vector<int64_t> ids(t.api.cancels[0].exact_job_ids().begin(),
                            t.api.cancels[0].exact_job_ids().end());
   EXPECT_EQ(ids, (std::vector<int64_t>{52, 54, 55, 48}));  // 48_0 is job 48, not the array
+  // One query names the tasks, not the whole array (which may hold 10,000 of them).
+  ASSERT_EQ(t.api.job_queries.size(), 1u);
+  const GetJobsRequest& q = t.api.job_queries[0];
+  EXPECT_EQ(q.job_ids_size(), 0);
+  ASSERT_EQ(q.array_tasks_size(), 3);
+  EXPECT_EQ(q.array_tasks(1).array_job_id(), 48);
+  EXPECT_EQ(
+      std::vector<int64_t>(q.array_tasks(1).task_ids().begin(), q.array_tasks(1).task_ids().end()),
+      (std::vector<int64_t>{6, 7}));
   EXPECT_EQ(RunScancel({"48"}, t.env), 0);  // the whole array: the controller expands it
   EXPECT_EQ(t.api.cancels[1].job_ids(0), 48);
   EXPECT_EQ(RunScancel({"48_9"}, t.env), 0);  // no such task: silent, like an unknown id

@@ -189,7 +189,7 @@ bool Matches(const JobInfo& j, const ScancelOptions& s, uint32_t my_uid) {
 Expected<ResolvedIds> SelectJobs(const ScancelOptions& s, ClientApiInterface* api,
                                  uint32_t my_uid) {
   GetJobsRequest req;
-  for (const JobSelector& sel : s.sels) req.add_job_ids(sel.id);
+  AddSelectors(s.sels, &req);
   ASSIGN_OR_RETURN(GetJobsReply rep, api->GetJobs(req));
   ResolvedIds out;
   for (const JobInfo& j : rep.jobs()) {

@@ -91,9 +91,9 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
   for (const std::string& w : ids) {
     Expected<std::vector<JobSelector>> v = ParseJobSelectors(w);
     if (!v.ok()) return Error(c, "slurm_load_jobs error: Invalid job id specified");
-    for (const JobSelector& sel : *v) req.add_job_ids(sel.id);
     sels.insert(sels.end(), v->begin(), v->end());
   }
+  AddSelectors(sels, &req);
   Expected<ClientApiInterface*> api = Api(c);
   Expected<GetJobsReply> rep =
       api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
@@ -105,7 +105,7 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
     if (sels.empty() || AnySelectorMatches(sels, j)) jobs.push_back(j);
   }
   if (c.json) {
-    if (jobs.empty() && req.job_ids_size() > 0)
+    if (jobs.empty() && !sels.empty())
       return Error(c, "slurm_load_jobs error: Invalid job id specified");
     *c.env.out << FormatSqueueJson(jobs, LoadOwnConfig(c.env).cluster_name);
     return 0;
@@ -114,7 +114,7 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
     Print(c, FormatJobRecord(j, now));
     ++shown;
   }
-  if (shown == 0 && req.job_ids_size() > 0)
+  if (shown == 0 && !sels.empty())
     return Error(c, "slurm_load_jobs error: Invalid job id specified");
   if (shown == 0) *c.env.out << "No jobs in the system\n";
   return 0;

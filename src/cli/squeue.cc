@@ -256,7 +256,7 @@ int Fail(CliEnv& env, const Status& st) {
 // filtered out must still come back, or squeue would take it for an invalid id.
 GetJobsRequest Query(const SqueueOptions& s, uint32_t my_uid) {
   GetJobsRequest req;
-  for (const JobSelector& sel : s.jobs) req.add_job_ids(sel.id);
+  AddSelectors(s.jobs, &req);
   if (!s.jobs.empty()) return req;
   const google::protobuf::EnumDescriptor* states = JobState_descriptor();
   for (int i = 0; i < states->value_count(); ++i) {

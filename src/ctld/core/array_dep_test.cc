@@ -139,6 +139,41 @@ TEST_F(ArrayDepTest, ArrayTasksGetConsecutiveIds) {
   EXPECT_EQ(Submit(""), 7);
 }
 
+TEST_F(ArrayDepTest, ArrayTaskSelectorsSendOnlyTheTasksTheyName) {
+  const int64_t plain = Submit("");
+  const int64_t a = Submit("1,3,5-7");  // tasks 1 3 5 6 7 = jobs a..a+4
+  auto ids = [&](const GetJobsRequest& q) {
+    std::vector<int64_t> out;
+    auto reply = ctl_->GetJobs(q);
+    EXPECT_TRUE(reply.ok()) << reply.status().message();
+    if (reply.ok()) {
+      for (const JobInfo& j : reply->jobs()) out.push_back(j.job_id());
+    }
+    return out;
+  };
+  GetJobsRequest q;
+  ArrayTaskSelector* sel = q.add_array_tasks();
+  sel->set_array_job_id(a);
+  sel->add_task_ids(5);
+  sel->add_task_ids(7);
+  sel->add_task_ids(9);  // no such task: left out
+  EXPECT_EQ(ids(q), (std::vector<int64_t>{a + 2, a + 4}));
+  // With job ids: both kinds are sent, a job both name once.
+  q.add_job_ids(plain);
+  q.add_job_ids(a + 2);
+  EXPECT_EQ(ids(q), (std::vector<int64_t>{plain, a + 2, a + 4}));
+  // The filters still apply to the tasks named.
+  q.add_states(JOB_RUNNING);
+  EXPECT_TRUE(ids(q).empty());
+  // Not found only when no selector names an array or a job.
+  GetJobsRequest unknown;
+  unknown.add_array_tasks()->set_array_job_id(plain);  // a plain job is no array
+  EXPECT_EQ(ctl_->GetJobs(unknown).status().code(), Code::kNotFound);
+  unknown.add_array_tasks()->set_array_job_id(a);  // an array without the tasks named
+  ASSERT_TRUE(ctl_->GetJobs(unknown).ok());
+  EXPECT_EQ(ctl_->GetJobs(unknown)->jobs_size(), 0);
+}
+
 TEST_F(ArrayDepTest, BadArraysAreRejected) {
   auto r = TrySubmit("0-1001", "");
   ASSERT_FALSE(r.ok());

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <csignal>
 #include <set>
+#include <unordered_set>
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
@@ -136,14 +137,27 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
     out->mutable_spec()->set_script(s->script());
     *out->mutable_spec()->mutable_env() = s->env();
   };
-  if (!req.job_ids().empty()) {
-    // Not found only when no id names a job; the filters may then leave none.
+  if (!req.job_ids().empty() || !req.array_tasks().empty()) {
+    // Not found only when no id names a job or array; the filters may then leave none.
     bool any = false;
+    std::unordered_set<int64_t> sent;
+    auto add_once = [&](const JobInfo& j) {
+      if (sent.insert(j.job_id()).second) add(j);
+    };
     std::vector<int64_t> ids(req.job_ids().begin(), req.job_ids().end());
     for (int64_t id : ExpandJobIds(ids, false)) {
       if (const JobInfo* j = jobs_.Find(id)) {
         any = true;
-        add(*j);
+        add_once(*j);
+      }
+    }
+    for (const ArrayTaskSelector& sel : req.array_tasks()) {
+      std::vector<int64_t> tasks = ArrayTaskIds(sel.array_job_id());
+      any = any || !tasks.empty();
+      std::unordered_set<int64_t> wanted(sel.task_ids().begin(), sel.task_ids().end());
+      for (int64_t id : tasks) {
+        const JobInfo* j = jobs_.Find(id);
+        if (wanted.count(j->array_task_id())) add_once(*j);
       }
     }
     if (!any) return NotFound(kMsgInvalidJobId);

@@ -102,7 +102,8 @@ grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsReque
       loop_,
       [&](Controller* c) -> Expected<GetJobsReply> {
         ASSIGN_OR_RETURN(GetJobsReply r, c->GetJobs(*req));
-        RETURN_IF_ERROR(c->HidePrivate(caller, !req->job_ids().empty(), &r));
+        RETURN_IF_ERROR(
+            c->HidePrivate(caller, !req->job_ids().empty() || !req->array_tasks().empty(), &r));
         return r;
       },
       reply);
