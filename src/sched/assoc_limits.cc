@@ -112,6 +112,11 @@ Tres TresOf(const JobRequest& job) {
   return t;
 }
 
+bool LimitsAnything(const LimitScope& s) {
+  return s.max_jobs >= 0 || s.grp_jobs >= 0 || s.max_wall_s >= 0 || s.grp_tres.Any() ||
+         s.max_tres_per_job.Any() || s.max_tres_per_user.Any() || s.grp_tres_mins.Any();
+}
+
 LimitsTracker::LimitsTracker(const LimitsInput& input) : input_(input) {
   counts_.resize(input.scopes.size());
   for (const auto& r : input.running) {

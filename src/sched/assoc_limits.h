@@ -9,6 +9,7 @@
 // a value of -1 clears that TRES). Formatting orders cpu, mem, node, gres/gpu.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,34 @@ std::string FormatTresLimit(const TresLimit& t);
 Expected<TresLimit> MergeTresLimit(const TresLimit& base, std::string_view s);
 
 Tres TresOf(const JobRequest& job);
+
+// Whether `s` limits anything (a scope without limits need not be checked).
+bool LimitsAnything(const LimitScope& s);
+
+// Adds scopes to a LimitsInput once per key (e.g. "u:alice/physics", "q:normal"), so jobs
+// sharing an association or QOS share its scope: Get returns the scope's index, building it
+// with `make` the first time; -1 when it limits nothing (then it is not added).
+class LimitScopeIndex {
+ public:
+  explicit LimitScopeIndex(LimitsInput* in) : in_(in) {}
+  template <typename Make>
+  int Get(const std::string& key, Make make) {
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    LimitScope s = make();
+    int i = -1;
+    if (LimitsAnything(s)) {
+      i = static_cast<int>(in_->scopes.size());
+      in_->scopes.push_back(s);
+    }
+    index_.emplace(key, i);
+    return i;
+  }
+
+ private:
+  LimitsInput* in_;
+  std::map<std::string, int> index_;
+};
 
 class LimitsTracker {
  public:

@@ -283,4 +283,14 @@ ClusterSnapshot ClaimPreemptorPlaces(const ClusterSnapshot& snapshot,
   return out;
 }
 
+std::vector<size_t> PreemptorsFirst(const std::vector<JobRequest>& pending,
+                                    const std::set<int64_t>& preemptors) {
+  std::vector<size_t> order(pending.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (preemptors.empty()) return order;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](size_t i) { return preemptors.count(pending[i].job_id) > 0; });
+  return order;
+}
+
 }  // namespace sluice::sched

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "sched/types.h"
@@ -47,6 +48,12 @@ void PlanPreemptions(const ClusterSnapshot& snapshot, const std::vector<JobReque
 ClusterSnapshot ClaimPreemptorPlaces(const ClusterSnapshot& snapshot,
                                      const std::vector<Preemption>& preemptions,
                                      const std::vector<JobRequest>& pending);
+
+// The pending order after a pass that chose victims: the preemptors of that pass first (the
+// resources their victims release are theirs: a requeued victim of higher priority must not
+// take them back), the rest as they were. Returns positions in `pending`, in the new order.
+std::vector<size_t> PreemptorsFirst(const std::vector<JobRequest>& pending,
+                                    const std::set<int64_t>& preemptors);
 
 // Frees what `job` holds in `snapshot`'s nodes (the inverse of ApplyAllocation).
 void ReleaseAllocation(ClusterSnapshot* snapshot, const RunningJob& job);

@@ -56,6 +56,14 @@ ClusterSnapshot PrioCluster(int nodes) {
   return s;
 }
 
+TEST(Preempt, PreemptorsOfTheLastPassGoFirstTheRestKeepTheirOrder) {
+  std::vector<JobRequest> pending(5);
+  for (int i = 0; i < 5; ++i) pending[i].job_id = 10 + i;
+  EXPECT_EQ(PreemptorsFirst(pending, {13, 11}), (std::vector<size_t>{1, 3, 0, 2, 4}));
+  EXPECT_EQ(PreemptorsFirst(pending, {}), (std::vector<size_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(PreemptorsFirst(pending, {99}), (std::vector<size_t>{0, 1, 2, 3, 4}));
+}
+
 TEST(Preempt, PartitionPrioTakesTheCheapestNode) {
   ClusterSnapshot s = PrioCluster(2);
   AddRunning(&s, 1, "node1", 4, 1, 1);

@@ -40,7 +40,7 @@ void PriorityPass::Accrue(int64_t now, const std::vector<SimJob>& jobs,
 }
 
 void PriorityPass::Order(int64_t now, const std::vector<SimJob>& jobs,
-                         const std::vector<size_t>& running,
+                         const std::vector<size_t>& running, const std::vector<int64_t>& eligible_s,
                          std::vector<sched::JobRequest>* pending,
                          std::vector<size_t>* pending_index) const {
   std::vector<sched::PendingJob> inputs;
@@ -52,7 +52,7 @@ void PriorityPass::Order(int64_t now, const std::vector<SimJob>& jobs,
     const SimJob& job = jobs[(*pending_index)[i]];
     sched::PendingJob in;
     in.job_id = request.job_id;
-    in.eligible_time = epoch_ + job.submit_s;
+    in.eligible_time = epoch_ + eligible_s[(*pending_index)[i]];
     in.num_nodes = request.num_nodes;
     in.num_cpus = job.cpus;
     in.assoc = AssocKeyOf(job);

@@ -6,10 +6,10 @@
 // sched::UsageLedger (decay by the half-life, then each job's CPUs x the seconds it ran
 // since the last event: TRES billing with default weights); then, before each scheduler
 // call, it computes every pending job's priority and orders the pending list by
-// partition PriorityTier, priority, job id. Age counts from the submit time (the job's
-// eligible time), job size is against the cluster's totals, and Fair Tree runs over the
-// declared associations plus an implicit one (1 share) for each (account, user) with
-// usage or a pending or running job. A job's association is (its account or "root", its
+// partition PriorityTier, priority, job id. Age counts from the job's eligible time (its
+// submit time, or when its dependencies were met), job size is against the cluster's totals, and
+// Fair Tree runs over the declared associations plus an implicit one (1 share) for each (account,
+// user) with usage or a pending or running job. A job's association is (its account or "root", its
 // user); a job without a user has fair-share 0.
 #pragma once
 
@@ -52,9 +52,11 @@ class PriorityPass {
 
   // Sets each pending request's priority and reorders `pending` and the parallel
   // `pending_index` (job indexes) into the order the scheduler sees. `running` (job
-  // indexes) adds the running jobs' associations to the tree, as the controller does.
+  // indexes) adds the running jobs' associations to the tree, as the controller does;
+  // `eligible_s` (by job index) is when each job joined the queue (its age's start).
   void Order(int64_t now, const std::vector<SimJob>& jobs, const std::vector<size_t>& running,
-             std::vector<sched::JobRequest>* pending, std::vector<size_t>* pending_index) const;
+             const std::vector<int64_t>& eligible_s, std::vector<sched::JobRequest>* pending,
+             std::vector<size_t>* pending_index) const;
 
   const sched::UsageLedger& ledger() const { return ledger_; }
 

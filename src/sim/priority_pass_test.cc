@@ -65,7 +65,7 @@ TEST(PriorityPass, OrdersByTierThenPriority) {
   jobs[2].request.priority_tier = 1;
   std::vector<sched::JobRequest> pending = {jobs[0].request, jobs[1].request, jobs[2].request};
   std::vector<size_t> index = {0, 1, 2};
-  pass.Order(1000, jobs, {}, &pending, &index);
+  pass.Order(1000, jobs, {}, {0, 500, 900}, &pending, &index);
   // c: tier 1 first (age 100); then a (age 1000) before b (age 500).
   EXPECT_EQ(index, (std::vector<size_t>{2, 0, 1}));
   EXPECT_EQ(pending[0].job_id, 3);

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "common/clock.h"
+#include "common/text_util.h"
+#include "sched/assoc_limits.h"
 #include "sim/metrics.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
@@ -76,7 +78,37 @@ struct Declared {
   std::map<std::string, int64_t> qos;                             // name -> priority
   std::set<std::string> accounts = {"root"};
   std::map<std::string, std::string> default_account;  // user -> its first `assoc user=` account
+  std::map<std::string, std::string> parent;           // account -> its parent
+  std::map<std::string, int> switches;                 // name -> index
+  // `limit` lines by scope key: "u:USER/ACCOUNT", "a:ACCOUNT", "q:QOS" and "qu:QOS" (the
+  // per-user limits each user of that QOS gets a scope of).
+  std::map<std::string, sched::LimitScope> limits;
+  // Parse-time job facts FinishScenario resolves once job ids exist (by job line order).
+  struct JobLinks {
+    std::string array;  // the array's id (its tasks share it); "" = no array
+    std::vector<std::string> after_ok, after_any;
+  };
+  std::vector<JobLinks> links;  // parallel to scenario->workload.jobs before sorting
 };
+
+// The comma-separated names of `text` ("" = none).
+std::vector<std::string> Names(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (std::string_view part : Split(text, ',')) out.emplace_back(part);
+  return out;
+}
+
+Status NodesExist(const std::vector<std::string>& names, const sched::ClusterSnapshot& cluster,
+                  std::string_view name, size_t line) {
+  for (const std::string& n : names) {
+    if (std::none_of(cluster.nodes.begin(), cluster.nodes.end(),
+                     [&](const sched::Node& node) { return node.name == n; })) {
+      return LineError(name, line, fmt::format("unknown node '{}'", n));
+    }
+  }
+  return Status::Ok();
+}
 
 Status AddNodes(const Args& args, sched::ClusterSnapshot* cluster) {
   int64_t count = 0, cpus = 0, gpus = 0, mem = 0;
@@ -126,13 +158,49 @@ Status AddTraits(const Args& args, std::string_view name, size_t line, const Dec
   return args.Int("nice", 0, -1'000'000, &t.nice);
 }
 
-Status AddJob(const Args& args, std::string_view name, size_t line, const Declared& declared,
+// The value of `key` for each of `count` jobs (an array's tasks): one value for all, or
+// `count` comma-separated values.
+Expected<std::vector<std::string>> PerTask(const Args& args, std::string_view key, size_t count,
+                                           std::string_view name, size_t line) {
+  std::vector<std::string> values = Names(args.Text(key));
+  if (values.size() == 1) values.resize(count, values[0]);
+  if (!values.empty() && values.size() != count) {
+    return LineError(name, line,
+                     fmt::format("{}= has {} values for {} tasks", key, values.size(), count));
+  }
+  return values;
+}
+
+// start= of a job line: "rejected", "never" or a time, for each of `count` jobs; reason=
+// (optional): the expected last pending reason, "-" = not checked.
+Status ParseExpected(const Args& args, size_t count, std::string_view name, size_t line,
+                     std::vector<ScenarioJob>* out) {
+  ASSIGN_OR_RETURN(std::vector<std::string> starts, PerTask(args, "start", count, name, line));
+  ASSIGN_OR_RETURN(std::vector<std::string> reasons, PerTask(args, "reason", count, name, line));
+  if (starts.empty()) return LineError(name, line, "job needs start=");
+  out->resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string& v = starts[i];
+    ScenarioJob& e = (*out)[i];
+    if (!reasons.empty() && reasons[i] != "-") e.expect_reason = reasons[i];
+    if (v == "rejected") {
+      e.expect_state = ScenarioJob::State::kRejected;
+    } else if (v == "never") {
+      e.expect_state = ScenarioJob::State::kNever;
+    } else if (!ParseNonNegative(v, &e.expect_start)) {
+      return LineError(name, line, fmt::format("start={} is not a time", v));
+    }
+  }
+  return Status::Ok();
+}
+
+Status AddJob(const Args& args, std::string_view name, size_t line, Declared* declared,
               Scenario* scenario) {
   SimJob job;
-  ScenarioJob expected;
-  int64_t limit = 0, nodes = 0, cpus = 0, gpus = 0, exclusive = 0;
-  job.id = expected.id = args.Text("id");
-  if (job.id.empty()) return LineError(name, line, "job needs id=");
+  int64_t limit = 0, nodes = 0, cpus = 0, gpus = 0, exclusive = 0, array = 0, throttle = 0;
+  int64_t switches = 0, switches_wait = 0, preempted = 0;
+  const std::string id = args.Text("id");
+  if (id.empty()) return LineError(name, line, "job needs id=");
   RETURN_IF_ERROR(args.Int("submit", 0, 0, &job.submit_s));
   RETURN_IF_ERROR(args.Int("run", 1, 1, &job.run_s));
   RETURN_IF_ERROR(args.Int("limit", job.run_s, 1, &limit));
@@ -140,27 +208,45 @@ Status AddJob(const Args& args, std::string_view name, size_t line, const Declar
   RETURN_IF_ERROR(args.Int("cpus", 1, 1, &cpus));
   RETURN_IF_ERROR(args.Int("gpus", 0, 0, &gpus));
   RETURN_IF_ERROR(args.Int("exclusive", 0, 0, &exclusive));
-  const std::string start = args.Text("start");
-  if (start == "rejected") {
-    expected.expect_state = ScenarioJob::State::kRejected;
-  } else if (start == "never") {
-    expected.expect_state = ScenarioJob::State::kNever;
-  } else {
-    RETURN_IF_ERROR(args.Int("start", -1, 0, &expected.expect_start));
-    if (expected.expect_start < 0) return LineError(name, line, "job needs start=");
-  }
-  expected.submit_s = job.submit_s;
+  RETURN_IF_ERROR(args.Int("array", 0, 1, &array));
+  RETURN_IF_ERROR(args.Int("throttle", 0, 0, &throttle));
+  RETURN_IF_ERROR(args.Int("switches", 0, 0, &switches));
+  RETURN_IF_ERROR(args.Int("switches_wait", 0, 0, &switches_wait));
+  RETURN_IF_ERROR(args.Int("preempted", 0, 0, &preempted));
+  if (throttle > 0 && array == 0) return LineError(name, line, "throttle= needs array=");
+  const size_t count = array > 0 ? static_cast<size_t>(array) : 1;
+  std::vector<ScenarioJob> expected;
+  RETURN_IF_ERROR(ParseExpected(args, count, name, line, &expected));
   job.request.submit_time = job.submit_s;
-  job.request.time_limit_s = std::min(limit, INT64_MAX);
+  job.request.time_limit_s = limit;
   job.request.num_nodes = static_cast<int>(nodes);
   job.request.cpus_per_node = static_cast<int>(cpus);
   job.request.gpus_per_node = static_cast<int>(gpus);
   job.request.exclusive = exclusive != 0;
+  job.request.max_switches = static_cast<int>(switches);
+  job.request.switches_wait_s = switches_wait;
+  job.request.reservation = args.Text("reservation");
+  if (!job.request.reservation.empty() &&
+      std::none_of(scenario->workload.cluster.reservations.begin(),
+                   scenario->workload.cluster.reservations.end(),
+                   [&](const auto& r) { return r.name == job.request.reservation; })) {
+    return LineError(name, line, fmt::format("unknown reservation '{}'", job.request.reservation));
+  }
+  job.array_throttle = throttle;
   job.cpus = nodes * cpus;
   job.gpus = nodes * gpus;
-  RETURN_IF_ERROR(AddTraits(args, name, line, declared, &job));
-  scenario->workload.jobs.push_back(std::move(job));
-  scenario->expected.push_back(std::move(expected));
+  RETURN_IF_ERROR(AddTraits(args, name, line, *declared, &job));
+  Declared::JobLinks links{array > 0 ? id : "", Names(args.Text("afterok")),
+                           Names(args.Text("afterany"))};
+  for (size_t i = 0; i < count; ++i) {
+    job.id = array > 0 ? fmt::format("{}_{}", id, i) : id;
+    expected[i].id = job.id;
+    expected[i].submit_s = job.submit_s;
+    expected[i].expect_preempted = preempted;
+    scenario->workload.jobs.push_back(job);
+    scenario->expected.push_back(expected[i]);
+    declared->links.push_back(links);
+  }
   return Status::Ok();
 }
 
@@ -194,6 +280,7 @@ Status AddAssoc(const Args& args, std::string_view name, size_t line, Declared* 
     if (!declared->accounts.insert(a.account).second) {
       return LineError(name, line, fmt::format("account '{}' declared twice", a.account));
     }
+    declared->parent[a.account] = a.parent;
   } else if (!declared->accounts.count(a.account)) {
     return LineError(name, line, fmt::format("unknown account '{}'", a.account));
   } else {
@@ -215,12 +302,143 @@ Status AddPartition(const Args& args, std::string_view name, size_t line, Declar
 }
 
 Status AddQos(const Args& args, std::string_view name, size_t line, Declared* declared,
-              SimPriority* priority) {
+              Scenario* scenario) {
   int64_t value = 0;
   RETURN_IF_ERROR(args.Int("priority", 0, 0, &value));
-  if (args.Text("name").empty()) return LineError(name, line, "qos needs name=");
-  declared->qos[args.Text("name")] = value;
-  priority->max_qos_priority = std::max(priority->max_qos_priority, value);
+  const std::string qos = args.Text("name");
+  if (qos.empty()) return LineError(name, line, "qos needs name=");
+  declared->qos[qos] = value;
+  scenario->priority.max_qos_priority = std::max(scenario->priority.max_qos_priority, value);
+  if (!args.Has("preempts") && !args.Has("preempt_mode")) return Status::Ok();
+  sched::PreemptRule& rule = scenario->workload.cluster.preempt.rules[qos];
+  for (const std::string& victim : Names(args.Text("preempts"))) {
+    if (!declared->qos.count(victim)) {
+      return LineError(name, line, fmt::format("unknown qos '{}'", victim));
+    }
+    rule.preempts.insert(victim);
+  }
+  if (args.Has("preempt_mode")) {
+    auto mode = ParsePreemptMode(args.Text("preempt_mode"), false);
+    if (!mode.ok()) return LineError(name, line, mode.status().message());
+    rule.mode = *mode;
+  }
+  return Status::Ok();
+}
+
+Status AddSwitch(const Args& args, std::string_view name, size_t line, Declared* declared,
+                 sched::ClusterSnapshot* cluster) {
+  sched::Switch sw;
+  sw.name = args.Text("name");
+  if (sw.name.empty()) return LineError(name, line, "switch needs name=");
+  if (declared->switches.count(sw.name)) {
+    return LineError(name, line, fmt::format("switch '{}' declared twice", sw.name));
+  }
+  if (args.Has("parent")) {
+    auto p = declared->switches.find(args.Text("parent"));
+    if (p == declared->switches.end()) {
+      return LineError(name, line, fmt::format("unknown switch '{}'", args.Text("parent")));
+    }
+    sw.parent = p->second;
+  }
+  const int index = static_cast<int>(cluster->switches.size());
+  const std::vector<std::string> nodes = Names(args.Text("nodes"));
+  RETURN_IF_ERROR(NodesExist(nodes, *cluster, name, line));
+  for (sched::Node& node : cluster->nodes) {
+    if (std::find(nodes.begin(), nodes.end(), node.name) != nodes.end()) node.leaf_switch = index;
+  }
+  declared->switches[sw.name] = index;
+  cluster->switches.push_back(std::move(sw));
+  return Status::Ok();
+}
+
+Status AddReservation(const Args& args, std::string_view name, size_t line,
+                      sched::ClusterSnapshot* cluster) {
+  sched::ReservationWindow r;
+  int64_t maint = 0;
+  r.name = args.Text("name");
+  if (r.name.empty()) return LineError(name, line, "reservation needs name=");
+  RETURN_IF_ERROR(args.Int("start", 0, 0, &r.start));
+  RETURN_IF_ERROR(args.Int("end", r.start + 1, r.start + 1, &r.end));
+  RETURN_IF_ERROR(args.Int("maint", 0, 0, &maint));
+  r.maint = maint != 0;
+  r.nodes = Names(args.Text("nodes"));
+  if (r.nodes.empty()) return LineError(name, line, "reservation needs nodes=");
+  RETURN_IF_ERROR(NodesExist(r.nodes, *cluster, name, line));
+  cluster->reservations.push_back(std::move(r));
+  return Status::Ok();
+}
+
+Status TresArg(const Args& args, std::string_view key, std::string_view name, size_t line,
+               sched::TresLimit* out) {
+  if (!args.Has(key)) return Status::Ok();
+  auto t = sched::ParseTresLimit(args.Text(key));
+  if (!t.ok()) return LineError(name, line, t.status().message());
+  *out = *t;
+  return Status::Ok();
+}
+
+// A `limit` line: the scope it names and the limits it sets there. Each kind of scope
+// takes the keys its sacctmgr entity has.
+Status AddLimit(const Args& args, std::string_view name, size_t line, Declared* declared) {
+  const std::string user = args.Text("user"), account = args.Text("account"),
+                    qos = args.Text("qos");
+  std::set<std::string> keys = {"grp_jobs", "grp_tres"};
+  std::string key;
+  if (!user.empty() && qos.empty()) {
+    std::string acct = account;
+    if (acct.empty()) {
+      auto d = declared->default_account.find(user);
+      acct = d == declared->default_account.end() ? "root" : d->second;
+    }
+    key = "u:" + user + "/" + acct;
+    keys.insert({"max_jobs", "max_wall", "max_tres_per_job"});
+  } else if (!account.empty() && qos.empty()) {
+    key = "a:" + account;
+  } else if (!qos.empty() && user.empty() && account.empty()) {
+    if (!declared->qos.count(qos))
+      return LineError(name, line, fmt::format("unknown qos '{}'", qos));
+    key = "q:" + qos;
+    keys.insert({"max_wall", "max_tres_per_job", "max_jobs_per_user", "max_tres_per_user"});
+  } else {
+    return LineError(name, line, "limit needs user= (and account=), account= or qos=");
+  }
+  if (!account.empty() && !declared->accounts.count(account)) {
+    return LineError(name, line, fmt::format("unknown account '{}'", account));
+  }
+  for (const auto& [k, v] : args.values()) {
+    if (k != "user" && k != "account" && k != "qos" && !keys.count(k)) {
+      return LineError(name, line, fmt::format("{} is not a limit of this scope", k));
+    }
+  }
+  sched::LimitScope& scope = declared->limits[key];
+  int64_t wall = -1;
+  RETURN_IF_ERROR(args.Int("max_jobs", -1, 0, &scope.max_jobs));
+  RETURN_IF_ERROR(args.Int("grp_jobs", -1, 0, &scope.grp_jobs));
+  RETURN_IF_ERROR(args.Int("max_wall", -1, 0, &wall));
+  scope.max_wall_s = wall;
+  RETURN_IF_ERROR(TresArg(args, "grp_tres", name, line, &scope.grp_tres));
+  RETURN_IF_ERROR(TresArg(args, "max_tres_per_job", name, line, &scope.max_tres_per_job));
+  if (!qos.empty()) {
+    scope.qos = true;
+    sched::LimitScope& per_user = declared->limits["qu:" + qos];
+    per_user.qos = true;
+    RETURN_IF_ERROR(args.Int("max_jobs_per_user", -1, 0, &per_user.max_jobs));
+    RETURN_IF_ERROR(TresArg(args, "max_tres_per_user", name, line, &per_user.max_tres_per_user));
+  }
+  return Status::Ok();
+}
+
+Status SetPreempt(const Args& args, std::string_view name, size_t line, Scenario* scenario) {
+  sched::PreemptSettings& p = scenario->workload.cluster.preempt;
+  auto type = ParsePreemptType("preempt/" + args.Text("type"));
+  if (!type.ok()) return LineError(name, line, type.status().message());
+  p.type = *type;
+  RETURN_IF_ERROR(args.Int("exempt", -1, 0, &p.exempt_s));
+  if (args.Has("mode")) {
+    auto mode = ParsePreemptMode(args.Text("mode"), false);
+    if (!mode.ok()) return LineError(name, line, mode.status().message());
+    scenario->preempt_mode = *mode;
+  }
   return Status::Ok();
 }
 
@@ -245,12 +463,32 @@ Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view n
     return AddNodes(args, &scenario->workload.cluster);
   }
   if (directive == "job") {
-    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1,
-                                            {"id", "submit", "run", "limit", "nodes", "cpus",
-                                             "gpus", "exclusive", "start", "user", "account",
-                                             "partition", "qos", "nice"},
-                                            name, line));
-    return AddJob(args, name, line, *declared, scenario);
+    ASSIGN_OR_RETURN(
+        Args args,
+        Args::Parse(tokens, 1,
+                    {"id",     "submit",    "run",         "limit",    "nodes",         "cpus",
+                     "gpus",   "exclusive", "start",       "user",     "account",       "partition",
+                     "qos",    "nice",      "reservation", "switches", "switches_wait", "preempted",
+                     "reason", "afterok",   "afterany",    "array",    "throttle"},
+                    name, line));
+    return AddJob(args, name, line, declared, scenario);
+  }
+  if (directive == "switch") {
+    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {"name", "parent", "nodes"}, name, line));
+    return AddSwitch(args, name, line, declared, &scenario->workload.cluster);
+  }
+  if (directive == "reservation") {
+    ASSIGN_OR_RETURN(
+        Args args, Args::Parse(tokens, 1, {"name", "start", "end", "nodes", "maint"}, name, line));
+    return AddReservation(args, name, line, &scenario->workload.cluster);
+  }
+  if (directive == "limit") {
+    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {}, name, line));
+    return AddLimit(args, name, line, declared);
+  }
+  if (directive == "preempt") {
+    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {"type", "mode", "exempt"}, name, line));
+    return SetPreempt(args, name, line, scenario);
   }
   if (directive == "priority") {
     ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1,
@@ -270,8 +508,10 @@ Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view n
     return AddPartition(args, name, line, declared, &scenario->priority);
   }
   if (directive == "qos") {
-    ASSIGN_OR_RETURN(Args args, Args::Parse(tokens, 1, {"name", "priority"}, name, line));
-    return AddQos(args, name, line, declared, &scenario->priority);
+    ASSIGN_OR_RETURN(
+        Args args,
+        Args::Parse(tokens, 1, {"name", "priority", "preempts", "preempt_mode"}, name, line));
+    return AddQos(args, name, line, declared, scenario);
   }
   if (directive == "expect") {
     std::set<std::string, std::less<>> keys;
@@ -283,8 +523,38 @@ Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view n
   return LineError(name, line, fmt::format("unknown directive '{}'", directive));
 }
 
-// Sorts jobs by submit time (stable), numbers them and fills in the totals.
-void FinishScenario(const std::string& kind, Scenario* scenario) {
+// The limit scopes `job` counts against, as the controller builds them: its user
+// association, each account from its own up to root, its QOS and (QOS, user).
+std::vector<int> LimitScopesOf(const SimJob& job, const Declared& declared,
+                               sched::LimitScopeIndex* index) {
+  std::vector<int> out;
+  auto scope = [&](const std::string& key, const std::string& declared_as) {
+    const int i = index->Get(key, [&] {
+      auto it = declared.limits.find(declared_as);
+      return it == declared.limits.end() ? sched::LimitScope{} : it->second;
+    });
+    if (i >= 0) out.push_back(i);
+  };
+  const std::string user = job.traits.user;
+  std::string account = job.traits.account.empty() ? "root" : job.traits.account;
+  scope("u:" + user + "/" + account, "u:" + user + "/" + account);
+  for (std::string a = account;;) {
+    scope("a:" + a, "a:" + a);
+    auto p = declared.parent.find(a);
+    if (p == declared.parent.end()) break;
+    a = p->second;
+  }
+  const std::string& qos = job.request.qos;
+  if (!qos.empty()) {
+    scope("q:" + qos, "q:" + qos);
+    scope("qu:" + qos + "/" + user, "qu:" + qos);
+  }
+  return out;
+}
+
+// Sorts jobs by submit time (stable), numbers them, resolves arrays, dependencies and
+// limit scopes, and fills in the totals.
+Status FinishScenario(const Declared& declared, std::string_view name, Scenario* scenario) {
   Workload& workload = scenario->workload;
   std::vector<size_t> order(workload.jobs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -293,11 +563,41 @@ void FinishScenario(const std::string& kind, Scenario* scenario) {
   });
   std::vector<SimJob> jobs;
   std::vector<ScenarioJob> expected;
+  std::vector<const Declared::JobLinks*> links;
   for (size_t rank = 0; rank < order.size(); ++rank) {
     jobs.push_back(std::move(workload.jobs[order[rank]]));
     expected.push_back(std::move(scenario->expected[order[rank]]));
+    links.push_back(&declared.links[order[rank]]);
     jobs.back().request.job_id = static_cast<int64_t>(rank) + 1;
     jobs.back().request.priority = static_cast<int64_t>(order.size() - rank);
+  }
+  // Job (or array) id -> job indexes; an array's first task gives the array its job id.
+  std::map<std::string, std::vector<size_t>> by_id;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    by_id[jobs[i].id].push_back(i);
+    if (!links[i]->array.empty()) {
+      std::vector<size_t>& tasks = by_id[links[i]->array];
+      jobs[i].array_job_id = tasks.empty() ? jobs[i].request.job_id : jobs[tasks[0]].array_job_id;
+      tasks.push_back(i);
+    }
+  }
+  auto resolve = [&](const std::vector<std::string>& ids, std::vector<size_t>* out) -> Status {
+    for (const std::string& id : ids) {
+      auto it = by_id.find(id);
+      if (it == by_id.end()) {
+        return InvalidArgument(fmt::format("{}: dependency on unknown job '{}'", name, id));
+      }
+      out->insert(out->end(), it->second.begin(), it->second.end());
+    }
+    return Status::Ok();
+  };
+  sched::LimitScopeIndex scopes(&workload.cluster.limits);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    RETURN_IF_ERROR(resolve(links[i]->after_ok, &jobs[i].after_ok));
+    RETURN_IF_ERROR(resolve(links[i]->after_any, &jobs[i].after_any));
+    if (declared.limits.empty()) continue;
+    std::vector<int> s = LimitScopesOf(jobs[i], declared, &scopes);
+    if (!s.empty()) workload.cluster.limits.job_scopes[jobs[i].request.job_id] = std::move(s);
   }
   workload.jobs = std::move(jobs);
   scenario->expected = std::move(expected);
@@ -305,8 +605,9 @@ void FinishScenario(const std::string& kind, Scenario* scenario) {
     workload.total_cpus += node.cpus;
     workload.total_gpus += static_cast<int64_t>(node.gpus.size());
   }
-  const bool gpu = kind.empty() ? workload.total_gpus > 0 : kind == "gpu";
+  const bool gpu = declared.kind.empty() ? workload.total_gpus > 0 : declared.kind == "gpu";
   workload.kind = gpu ? TraceKind::kGpu : TraceKind::kCpu;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -325,7 +626,7 @@ Expected<Scenario> ParseScenario(std::string_view text, std::string_view name) {
   if (scenario.policies.empty()) return LineError(name, lines.size(), "no policy line");
   if (scenario.workload.cluster.nodes.empty()) return LineError(name, lines.size(), "no nodes");
   if (scenario.workload.jobs.empty()) return LineError(name, lines.size(), "no jobs");
-  FinishScenario(declared.kind, &scenario);
+  RETURN_IF_ERROR(FinishScenario(declared, name, &scenario));
   return scenario;
 }
 
@@ -334,7 +635,7 @@ Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy 
   ManualClock clock(kScenarioEpoch);
   const Workload& workload = scenario.workload;
   ASSIGN_OR_RETURN(SimResult result, Simulate(workload.cluster, workload.jobs, scheduler.get(),
-                                              &clock, scenario.priority));
+                                              &clock, scenario.priority, scenario.preempt_mode));
   std::vector<std::string> problems;
   for (size_t i = 0; i < scenario.expected.size(); ++i) {
     const ScenarioJob& want = scenario.expected[i];
@@ -349,6 +650,16 @@ Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy 
     if (got_text != want_text) {
       problems.push_back(fmt::format("{} [{}]: job {} started {}, expected {}", scenario.name,
                                      PolicyName(policy), want.id, got_text, want_text));
+    }
+    if (got.preempted != want.expect_preempted) {
+      problems.push_back(fmt::format("{} [{}]: job {} was preempted {} times, expected {}",
+                                     scenario.name, PolicyName(policy), want.id, got.preempted,
+                                     want.expect_preempted));
+    }
+    if (!want.expect_reason.empty() && got.reason != want.expect_reason) {
+      problems.push_back(fmt::format("{} [{}]: job {} last waited for '{}', expected '{}'",
+                                     scenario.name, PolicyName(policy), want.id, got.reason,
+                                     want.expect_reason));
     }
   }
   const auto fields = MetricFields(ComputeMetrics(workload, result));

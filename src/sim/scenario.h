@@ -27,6 +27,24 @@
 // job may use every node.
 // Jobs are replayed in submit order (ties in file order); `limit` is the scheduler's time
 // limit (the user's estimate), `run` the actual run time. Errors name the line.
+// Other scheduling inputs (sim/simulator.h says how the replay treats them); nodes are
+// named n1, n2, ... in the order the `nodes` lines add them:
+//   switch name=S [parent=P] [nodes=n1,n2]     a switch of the tree topology; `nodes` hang
+//                                              off it (a leaf). Parents come first.
+//   reservation name=R start=T end=T nodes=n1,n2 [maint=0]
+//   limit user=U [account=A] [max_jobs=] [max_wall=S] [max_tres_per_job=TRES] [grp_jobs=]
+//         [grp_tres=TRES]                      the user's association (A: its default)
+//   limit account=A [grp_jobs=] [grp_tres=TRES]          over A's whole subtree
+//   limit qos=Q [grp_jobs=] [grp_tres=TRES] [max_wall=S] [max_tres_per_job=TRES]
+//         [max_jobs_per_user=] [max_tres_per_user=TRES]
+//                                              TRES: cpu=4,node=2,gres/gpu=8 (limit_types.h)
+//   preempt type=partition_prio|qos [mode=cancel|requeue] [exempt=S]
+//   qos name=Q ... [preempts=A,B] [preempt_mode=cancel|requeue]   preempt/qos rules
+// Job keys for them: reservation=R, switches=N [switches_wait=S]; preempted=N (expected
+// times it is a victim, default 0); reason=WORD (expected last pending reason, e.g.
+// AssocMaxJobsLimit, Dependency); afterok=a,b and afterany=a,b (job ids, an array's id
+// names all its tasks); array=N [throttle=K] makes tasks ID_0 .. ID_N-1, with start= and
+// reason= one value for all or N comma-separated values (task order; reason "-" = any).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +53,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/preempt_mode.h"
 #include "common/status.h"
 #include "sim/policy.h"
 #include "sim/priority_pass.h"
@@ -47,6 +66,8 @@ struct ScenarioJob {
   int64_t submit_s = 0;
   int64_t expect_start = 0;  // when expect_state == kStarted
   enum class State { kStarted, kRejected, kNever } expect_state = State::kStarted;
+  int64_t expect_preempted = 0;  // times it is a preemption victim
+  std::string expect_reason;     // its last pending reason ("" = not checked)
 };
 
 struct Scenario {
@@ -56,6 +77,7 @@ struct Scenario {
   std::vector<ScenarioJob> expected;  // parallel to workload.jobs
   std::vector<std::pair<std::string, std::string>> expect_metrics;
   SimPriority priority;  // multifactor priority (off without a `priority` line)
+  PreemptMode preempt_mode = PreemptMode::kCancel;  // what happens to victims
 };
 
 Expected<Scenario> ParseScenario(std::string_view text, std::string_view name);

@@ -151,5 +151,74 @@ TEST(Scenarios, PriorityDirectivesAndTheirErrors) {
   }
 }
 
+TEST(Scenarios, SchedulingInputDirectivesAndTheirErrors) {
+  auto scenario = ParseScenario(
+      "policy easy\nnodes count=3 cpus=2\nswitch name=top\nswitch name=s1 parent=top nodes=n1,n2\n"
+      "reservation name=r start=10 end=20 nodes=n3\nassoc account=a\nassoc user=u account=a\n"
+      "qos name=lo\nqos name=hi preempts=lo preempt_mode=requeue\n"
+      "preempt type=qos mode=cancel exempt=30\n"
+      "limit user=u max_jobs=2\nlimit account=a grp_tres=cpu=4\nlimit qos=lo max_jobs_per_user=1\n"
+      "job id=x start=0 array=2 throttle=1 user=u qos=lo reservation=r switches=1\n"
+      "job id=y start=0 afterok=x afterany=x_1\n",
+      "p.scn");
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  const sched::ClusterSnapshot& c = scenario->workload.cluster;
+  ASSERT_EQ(c.switches.size(), 2u);
+  EXPECT_EQ(c.switches[1].parent, 0);
+  EXPECT_EQ(c.nodes[1].leaf_switch, 1);
+  EXPECT_EQ(c.nodes[2].leaf_switch, -1);
+  ASSERT_EQ(c.reservations.size(), 1u);
+  EXPECT_EQ(c.reservations[0].nodes, (std::vector<std::string>{"n3"}));
+  EXPECT_EQ(c.preempt.type, PreemptType::kQos);
+  EXPECT_EQ(c.preempt.exempt_s, 30);
+  EXPECT_EQ(c.preempt.rules.at("hi").preempts, (std::set<std::string>{"lo"}));
+  EXPECT_EQ(c.preempt.rules.at("hi").mode, PreemptMode::kRequeue);
+  EXPECT_EQ(scenario->preempt_mode, PreemptMode::kCancel);
+  const auto& jobs = scenario->workload.jobs;
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[0].id, "x_0");
+  EXPECT_EQ(jobs[1].array_job_id, jobs[0].request.job_id);
+  EXPECT_EQ(jobs[1].array_throttle, 1);
+  EXPECT_EQ(jobs[0].request.reservation, "r");
+  EXPECT_EQ(jobs[2].after_ok, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(jobs[2].after_any, (std::vector<size_t>{1}));
+  // x's tasks count against u's association, account a and root's chain, QOS lo and
+  // (lo, u): three scopes limit something (u, a, lo per user); y (no user, no QOS) none.
+  EXPECT_EQ(c.limits.scopes.size(), 3u);
+  EXPECT_EQ(c.limits.job_scopes.at(jobs[0].request.job_id).size(), 3u);
+  EXPECT_EQ(c.limits.job_scopes.count(jobs[2].request.job_id), 0u);
+
+  struct Case {
+    const char* text;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"policy fcfs\nnodes count=1\nswitch name=s nodes=n9\n", "s.scn:3: unknown node 'n9'"},
+      {"policy fcfs\nswitch name=s parent=p\n", "s.scn:2: unknown switch 'p'"},
+      {"policy fcfs\nnodes count=1\nreservation name=r start=5 end=5 nodes=n1\n",
+       "s.scn:3: end=5 is not an integer >= 6"},
+      {"policy fcfs\nnodes count=1\njob id=a start=0 reservation=nope\n",
+       "s.scn:3: unknown reservation 'nope'"},
+      {"policy fcfs\nlimit max_jobs=1\n", "s.scn:2: limit needs user="},
+      {"policy fcfs\nlimit account=a grp_jobs=1\n", "s.scn:2: unknown account 'a'"},
+      {"policy fcfs\nlimit user=u max_jobs_per_user=1\n",
+       "s.scn:2: max_jobs_per_user is not a limit of this scope"},
+      {"policy fcfs\nlimit user=u grp_tres=gpu=x\n", "s.scn:2: "},
+      {"policy fcfs\npreempt type=suspend\n", "s.scn:2: "},
+      {"policy fcfs\nqos name=a preempts=b\n", "s.scn:2: unknown qos 'b'"},
+      {"policy fcfs\nnodes count=1\njob id=a start=0,1 array=3\n",
+       "s.scn:3: start= has 2 values for 3 tasks"},
+      {"policy fcfs\nnodes count=1\njob id=a start=0 throttle=2\n",
+       "s.scn:3: throttle= needs array="},
+      {"policy fcfs\nnodes count=1\njob id=a start=0 afterok=b\n",
+       "s.scn: dependency on unknown job 'b'"},
+  };
+  for (const Case& c : cases) {
+    auto bad = ParseScenario(c.text, "s.scn");
+    ASSERT_FALSE(bad.ok()) << c.text;
+    EXPECT_THAT(bad.status().message(), HasSubstr(c.error)) << c.text;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::sim

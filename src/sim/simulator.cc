@@ -7,9 +7,13 @@
 #include <functional>
 #include <optional>
 #include <queue>
+#include <set>
 #include <unordered_map>
 
+#include "sched/array_throttle.h"
+#include "sched/assoc_limits.h"
 #include "sched/placement.h"
+#include "sched/preempt.h"
 
 namespace sluice::sim {
 
@@ -24,55 +28,151 @@ sched::Gpu* FindGpu(sched::Node* node, int index) {
   return nullptr;
 }
 
+// Replay rounds at one event time: each round first lets in the jobs whose dependencies
+// are met, then asks the scheduler; another round follows when that one stopped jobs
+// (preemption) or settled jobs that others depend on. More would mean jobs preempting one
+// another at the same instant without end.
+constexpr int kMaxRoundsPerEvent = 100;
+
 class Replay {
  public:
   Replay(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
-         sched::Scheduler* scheduler, ManualClock* clock, const SimPriority& priority)
+         sched::Scheduler* scheduler, ManualClock* clock, const SimPriority& priority,
+         PreemptMode preempt_mode)
       : jobs_(jobs),
         scheduler_(scheduler),
         clock_(clock),
         epoch_(clock->Now()),
+        preempt_mode_(preempt_mode),
         snapshot_(cluster),
         empty_(sched::EmptyCluster(cluster)) {
     for (size_t i = 0; i < snapshot_.nodes.size(); ++i) node_index_[snapshot_.nodes[i].name] = i;
+    for (sched::ReservationWindow& r : snapshot_.reservations) {
+      wakes_.insert({r.start, r.end});
+      r.start += epoch_;
+      r.end += epoch_;
+    }
+    snapshot_.limits.running.clear();
     result_.jobs.resize(jobs.size());
     running_pos_.assign(jobs.size(), -1);
+    eligible_s_.assign(jobs.size(), 0);
+    phase_.assign(jobs.size(), Phase::kFuture);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      index_of_[jobs[i].request.job_id] = i;
+      throttled_ = throttled_ || jobs[i].array_throttle > 0;
+    }
     if (priority.enabled) priority_.emplace(priority, cluster, epoch_);
   }
 
   Expected<SimResult> Run() {
     size_t next_submit = 0;
-    while (next_submit < jobs_.size() || !ends_.empty()) {
+    while (true) {
+      // An end event of a job preempted since is no event: it must not cause a pass.
+      while (!ends_.empty() && IsStale(ends_.top())) ends_.pop();
+      if (next_submit == jobs_.size() && ends_.empty() &&
+          (wakes_.empty() || (pending_.empty() && waiting_.empty()))) {
+        break;
+      }
       int64_t now = NextEventTime(next_submit);
+      wakes_.erase(wakes_.begin(), wakes_.upper_bound(now));
       clock_->Set(epoch_ + now);
       while (!ends_.empty() && ends_.top().first == now) {
-        RETURN_IF_ERROR(End(ends_.top().second));
+        const size_t index = ends_.top().second;
+        const bool stale = IsStale(ends_.top());
         ends_.pop();
+        if (!stale) RETURN_IF_ERROR(End(index, Phase::kCompleted, now));
       }
       while (next_submit < jobs_.size() && jobs_[next_submit].submit_s == now) {
-        Submit(next_submit++);
+        Submit(next_submit++, now);
       }
       if (priority_) AccrueUsage(now);
-      if (!pending_.empty()) RETURN_IF_ERROR(Pass(now));
+      for (int round = 0; round < kMaxRoundsPerEvent; ++round) {
+        Admit(now);
+        if (pending_.empty()) break;
+        ASSIGN_OR_RETURN(bool again, Pass(now));
+        if (!again) break;
+      }
     }
+    for (size_t index : waiting_) result_.jobs[index].reason = "Dependency";
     return std::move(result_);
   }
 
  private:
+  // kFailed: rejected, or cancelled by preemption (an afterok on it is never met).
+  enum class Phase { kFuture, kWaiting, kPending, kRunning, kCompleted, kFailed };
+
+  using EndEvent = std::pair<int64_t, size_t>;  // (end time, job index); ties by index
+
+  // The job was preempted (and perhaps restarted) since the event was queued.
+  bool IsStale(const EndEvent& e) const {
+    return running_pos_[e.second] < 0 || result_.jobs[e.second].end_s != e.first;
+  }
+
   int64_t NextEventTime(size_t next_submit) const {
     int64_t t = ends_.empty() ? INT64_MAX : ends_.top().first;
     if (next_submit < jobs_.size()) t = std::min(t, jobs_[next_submit].submit_s);
+    if (!wakes_.empty()) t = std::min(t, *wakes_.begin());
     return t;
   }
 
-  void Submit(size_t index) {
+  void Submit(size_t index, int64_t now) {
     const sched::JobRequest& request = jobs_[index].request;
-    if (sched::CheckFeasibleOnEmpty(empty_, request).outcome == sched::Outcome::kNever) {
-      result_.jobs[index].rejected = true;
+    if (request.max_switches > 0 && request.switches_wait_s > 0) {
+      wakes_.insert(now + request.switches_wait_s);  // it then takes what it can
+    }
+    if (sched::CheckFeasibleOnEmpty(empty_, jobs_[index].request).outcome ==
+        sched::Outcome::kNever) {
+      Reject(index);
       return;
     }
-    pending_.push_back(request);
+    if (jobs_[index].after_ok.empty() && jobs_[index].after_any.empty()) {
+      Enqueue(index, now);
+    } else {
+      phase_[index] = Phase::kWaiting;
+      waiting_.push_back(index);
+    }
+  }
+
+  void Reject(size_t index) {
+    result_.jobs[index].rejected = true;
+    phase_[index] = Phase::kFailed;
+    settled_ = true;
+  }
+
+  // Into the queue (at the end: Pass restores the order).
+  void Enqueue(size_t index, int64_t now) {
+    phase_[index] = Phase::kPending;
+    eligible_s_[index] = now;
+    pending_.push_back(jobs_[index].request);
+    pending_.back().submit_time += epoch_;  // relative, like every trace time
     pending_index_.push_back(index);
+  }
+
+  // Moves the waiting jobs whose dependencies are met into the queue; drops those that can
+  // never be met (an afterok job failed).
+  void Admit(int64_t now) {
+    size_t kept = 0;
+    for (size_t index : waiting_) {
+      const SimJob& job = jobs_[index];
+      bool met = true, never = false;
+      for (size_t dep : job.after_ok) {
+        never = never || phase_[dep] == Phase::kFailed;
+        met = met && phase_[dep] == Phase::kCompleted;
+      }
+      for (size_t dep : job.after_any) {
+        met = met && (phase_[dep] == Phase::kCompleted || phase_[dep] == Phase::kFailed);
+      }
+      if (never) {
+        phase_[index] = Phase::kFailed;
+        result_.jobs[index].reason = "DependencyNeverSatisfied";
+        settled_ = true;
+      } else if (met) {
+        Enqueue(index, now);
+      } else {
+        waiting_[kept++] = index;
+      }
+    }
+    waiting_.resize(kept);
   }
 
   // Charges the running jobs and those that ended at this event time (the last accrual
@@ -82,59 +182,169 @@ class Replay {
     for (size_t index : running_index_) {
       ran.push_back({index, result_.jobs[index].start_s, -1});
     }
-    for (size_t index : ended_) {
-      ran.push_back({index, result_.jobs[index].start_s, result_.jobs[index].end_s});
-    }
+    ran.insert(ran.end(), ended_.begin(), ended_.end());
     ended_.clear();
     priority_->Accrue(now, jobs_, ran);
   }
 
-  Status Pass(int64_t now) {
-    if (priority_) priority_->Order(now, jobs_, running_index_, &pending_, &pending_index_);
+  // One scheduler call. True when another round is due at this time: jobs were preempted
+  // or settled in ways that other jobs wait for.
+  Expected<bool> Pass(int64_t now) {
+    if (priority_) {
+      priority_->Order(now, jobs_, running_index_, eligible_s_, &pending_, &pending_index_);
+    } else if (!std::is_sorted(pending_index_.begin(), pending_index_.end())) {
+      Reorder(FcfsOrder());  // requeued or released jobs were appended
+    }
+    if (!preemptors_.empty()) Reorder(sched::PreemptorsFirst(pending_, preemptors_));
+    // The requests offered (positions in pending_): all, or those the throttles admit.
+    std::vector<sched::JobRequest> admitted;
+    std::vector<size_t> admitted_pos;
+    if (throttled_) {
+      sched::ArrayThrottle throttle;
+      for (size_t pos = 0; pos < pending_.size(); ++pos) {
+        const SimJob& job = jobs_[pending_index_[pos]];
+        if (throttle.Admit(job.array_job_id, job.array_throttle,
+                           [&] { return array_running_[job.array_job_id]; })) {
+          admitted.push_back(pending_[pos]);
+          admitted_pos.push_back(pos);
+        } else {
+          result_.jobs[pending_index_[pos]].reason = sched::kReasonArrayTaskLimit;
+        }
+      }
+    }
+    const std::vector<sched::JobRequest>& offered = throttled_ ? admitted : pending_;
+    if (!snapshot_.limits.empty()) {
+      for (auto& r : snapshot_.limits.running) {
+        const size_t index = index_of_.at(r.job_id);
+        r.remaining_s = std::max<int64_t>(0, running_end_limit_[index] - now);
+      }
+    }
     ++result_.stats.passes;
     result_.stats.max_pending =
-        std::max<int64_t>(result_.stats.max_pending, static_cast<int64_t>(pending_.size()));
-    sched::Plan plan = scheduler_->Schedule(snapshot_, pending_, epoch_ + now);
-    if (plan.decisions.size() != pending_.size()) {
+        std::max<int64_t>(result_.stats.max_pending, static_cast<int64_t>(offered.size()));
+    sched::Plan plan = scheduler_->Schedule(snapshot_, offered, epoch_ + now);
+    if (plan.decisions.size() != offered.size()) {
       return Internal(fmt::format("scheduler returned {} decisions for {} pending jobs",
-                                  plan.decisions.size(), pending_.size()));
+                                  plan.decisions.size(), offered.size()));
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < pending_.size(); ++i) {
+    settled_ = false;
+    std::vector<char> gone(pending_.size(), 0);
+    for (size_t i = 0; i < offered.size(); ++i) {
       sched::Decision& decision = plan.decisions[i];
-      const size_t index = pending_index_[i];
-      if (decision.job_id != pending_[i].job_id) {
+      const size_t pos = throttled_ ? admitted_pos[i] : i;
+      const size_t index = pending_index_[pos];
+      if (decision.job_id != offered[i].job_id) {
         return Internal(fmt::format("scheduler decision {} is for job {}, expected job {}", i,
-                                    decision.job_id, pending_[i].job_id));
+                                    decision.job_id, offered[i].job_id));
       }
       if (decision.outcome == sched::Outcome::kStartNow) {
-        RETURN_IF_ERROR(Start(index, std::move(decision.alloc), now));
+        RETURN_IF_ERROR(Start(index, offered[i], std::move(decision.alloc), now));
+        gone[pos] = 1;
       } else if (decision.outcome == sched::Outcome::kNever) {
-        result_.jobs[index].rejected = true;
+        Reject(index);
+        gone[pos] = 1;
       } else {
-        if (kept != i) {
-          pending_[kept] = std::move(pending_[i]);
-          pending_index_[kept] = index;
-        }
-        ++kept;
+        result_.jobs[index].reason = decision.reason;
       }
+    }
+    size_t kept = 0;
+    for (size_t pos = 0; pos < pending_.size(); ++pos) {
+      if (gone[pos]) continue;
+      if (kept != pos) {
+        pending_[kept] = std::move(pending_[pos]);
+        pending_index_[kept] = pending_index_[pos];
+      }
+      ++kept;
     }
     pending_.resize(kept);
     pending_index_.resize(kept);
+    bool preempted = false;
+    preemptors_.clear();
+    for (const sched::Preemption& p : plan.preemptions) {
+      preemptors_.insert(p.preemptor);
+      for (int64_t victim : p.victims) {
+        auto it = index_of_.find(victim);
+        if (it == index_of_.end() || running_pos_[it->second] < 0) {
+          return Internal(fmt::format("preemption victim {} is not running", victim));
+        }
+        RETURN_IF_ERROR(Preempt(it->second, now));
+        preempted = true;
+      }
+    }
+    return preempted || (settled_ && !waiting_.empty());
+  }
+
+  // Submit (= job index) order: FCFS without the priority pass.
+  std::vector<size_t> FcfsOrder() const {
+    std::vector<size_t> order(pending_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return pending_index_[a] < pending_index_[b]; });
+    return order;
+  }
+
+  // pending_ and pending_index_ in `order` (positions).
+  void Reorder(const std::vector<size_t>& order) {
+    std::vector<sched::JobRequest> requests;
+    std::vector<size_t> indexes;
+    requests.reserve(order.size());
+    indexes.reserve(order.size());
+    for (size_t pos : order) {
+      requests.push_back(std::move(pending_[pos]));
+      indexes.push_back(pending_index_[pos]);
+    }
+    pending_ = std::move(requests);
+    pending_index_ = std::move(indexes);
+  }
+
+  // Stops a victim now: back into the queue (requeue) or cancelled.
+  Status Preempt(size_t index, int64_t now) {
+    JobOutcome& outcome = result_.jobs[index];
+    ++outcome.preempted;
+    PreemptMode mode = preempt_mode_;
+    const std::string& qos = jobs_[index].request.qos;
+    if (auto rule = snapshot_.preempt.rules.find(qos);
+        rule != snapshot_.preempt.rules.end() && rule->second.mode != PreemptMode::kCluster) {
+      mode = rule->second.mode;
+    }
+    const bool requeue = mode == PreemptMode::kRequeue;
+    RETURN_IF_ERROR(End(index, requeue ? Phase::kPending : Phase::kFailed, now));
+    if (requeue) {
+      outcome.start_s = outcome.end_s = -1;
+      Enqueue(index, now);
+    } else {
+      outcome.end_s = now;
+      settled_ = true;
+    }
     return Status::Ok();
   }
 
-  Status Start(size_t index, std::vector<NodeShare> alloc, int64_t now) {
+  Status Start(size_t index, const sched::JobRequest& request, std::vector<NodeShare> alloc,
+               int64_t now) {
     const SimJob& job = jobs_[index];
-    RETURN_IF_ERROR(Apply(job.request, alloc));
+    RETURN_IF_ERROR(Apply(request, alloc));
     sched::RunningJob running;
-    running.job_id = job.request.job_id;
-    running.end_time = job.request.time_limit_s > 0 ? epoch_ + now + job.request.time_limit_s : 0;
-    running.exclusive = job.request.exclusive;
+    running.job_id = request.job_id;
+    running.end_time = request.time_limit_s > 0 ? epoch_ + now + request.time_limit_s : 0;
+    running.exclusive = request.exclusive;
     running.alloc = std::move(alloc);
+    running.priority = request.priority;
+    running.start_time = epoch_ + now;
+    running.priority_tier = request.priority_tier;
+    running.qos = request.qos;
     running_pos_[index] = static_cast<int64_t>(snapshot_.running.size());
     running_index_.push_back(index);
     snapshot_.running.push_back(std::move(running));
+    phase_[index] = Phase::kRunning;
+    if (snapshot_.preempt.type != PreemptType::kNone && snapshot_.preempt.exempt_s > 0) {
+      wakes_.insert(now + snapshot_.preempt.exempt_s);  // it may be a victim from then on
+    }
+    if (!snapshot_.limits.empty()) {
+      snapshot_.limits.running.push_back(
+          {request.job_id, sched::TresOf(request), request.time_limit_s});
+      running_end_limit_[index] = request.time_limit_s > 0 ? now + request.time_limit_s : 0;
+    }
+    if (job.array_job_id != 0) ++array_running_[job.array_job_id];
     result_.jobs[index].start_s = now;
     result_.jobs[index].end_s = now + job.run_s;
     ends_.emplace(now + job.run_s, index);
@@ -176,7 +386,8 @@ class Replay {
     return Status::Ok();
   }
 
-  Status End(size_t index) {
+  // Frees what a running job holds; `phase` is what it becomes.
+  Status End(size_t index, Phase phase, int64_t now) {
     const int64_t pos = running_pos_[index];
     if (pos < 0) return Internal(fmt::format("job {} ended but is not running", index));
     const sched::RunningJob& running = snapshot_.running[pos];
@@ -198,7 +409,14 @@ class Replay {
     snapshot_.running.pop_back();
     running_index_.pop_back();
     running_pos_[index] = -1;
-    if (priority_) ended_.push_back(index);
+    phase_[index] = phase;
+    auto& limit_runs = snapshot_.limits.running;
+    const int64_t job_id = jobs_[index].request.job_id;
+    limit_runs.erase(std::remove_if(limit_runs.begin(), limit_runs.end(),
+                                    [&](const auto& r) { return r.job_id == job_id; }),
+                     limit_runs.end());
+    if (jobs_[index].array_job_id != 0) --array_running_[jobs_[index].array_job_id];
+    if (priority_) ended_.push_back({index, result_.jobs[index].start_s, now});
     return Status::Ok();
   }
 
@@ -206,16 +424,29 @@ class Replay {
   sched::Scheduler* scheduler_;
   ManualClock* clock_;
   const int64_t epoch_;
+  const PreemptMode preempt_mode_;
   sched::ClusterSnapshot snapshot_;
   const sched::ClusterSnapshot empty_;
   std::unordered_map<std::string, size_t> node_index_;  // lookups only, never iterated
+  std::unordered_map<int64_t, size_t> index_of_;        // request job id -> job index
   std::optional<PriorityPass> priority_;                // multifactor priority, when enabled
-  std::vector<size_t> ended_;                           // jobs ended since the last accrual
-  std::vector<sched::JobRequest> pending_;              // in priority order (FCFS: submit)
+  std::vector<PriorityPass::Run> ended_;                // runs ended since the last accrual
+  std::vector<sched::JobRequest> pending_;              // in priority order (FCFS: job id)
   std::vector<size_t> pending_index_;                   // job index of each pending_ entry
-  std::vector<int64_t> running_pos_;            // job index -> position in snapshot_.running
-  std::vector<size_t> running_index_;           // position in snapshot_.running -> job index
-  using EndEvent = std::pair<int64_t, size_t>;  // (end time, job index); ties by index
+  std::vector<size_t> waiting_;                         // job indexes waiting for dependencies
+  std::vector<Phase> phase_;                            // by job index
+  std::vector<int64_t> eligible_s_;  // by job index: when it last joined the queue
+  bool throttled_ = false;           // some array has a throttle
+  // Times a pass is due although no job starts or ends (the controller's periodic pass
+  // would come then): reservation starts and ends, --switches waits and PreemptExemptTime
+  // running out.
+  std::set<int64_t> wakes_;
+  std::set<int64_t> preemptors_;  // job ids the last pass chose victims for
+  bool settled_ = false;          // a job failed or was cancelled since the last pass
+  std::unordered_map<int64_t, int64_t> array_running_;     // array job id -> running tasks
+  std::unordered_map<size_t, int64_t> running_end_limit_;  // job index -> start + limit
+  std::vector<int64_t> running_pos_;   // job index -> position in snapshot_.running
+  std::vector<size_t> running_index_;  // position in snapshot_.running -> job index
   std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
   SimResult result_;
 };
@@ -224,13 +455,13 @@ class Replay {
 
 Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
                              sched::Scheduler* scheduler, ManualClock* clock,
-                             const SimPriority& priority) {
+                             const SimPriority& priority, PreemptMode preempt_mode) {
   for (size_t i = 1; i < jobs.size(); ++i) {
     if (jobs[i].submit_s < jobs[i - 1].submit_s) {
       return InvalidArgument("simulator jobs must be in submit order");
     }
   }
-  return Replay(cluster, jobs, scheduler, clock, priority).Run();
+  return Replay(cluster, jobs, scheduler, clock, priority, preempt_mode).Run();
 }
 
 }  // namespace sluice::sim

@@ -12,14 +12,29 @@
 // rejected; jobs still pending when no event is left never start (start_s = -1).
 // With `priority` enabled, usage is accrued at every event time and pending jobs are
 // prioritized and reordered before each scheduler call (sim/priority_pass.h).
+// The cluster's other scheduling inputs go to the scheduler as the controller gives them:
+// advance reservations (their windows relative, like trace times, and so is a request's
+// submit_time, which --switches waits count from), switches, association/
+// QOS limits (cluster.limits: the scopes of every job; the replay keeps `running`) and
+// preemption (cluster.preempt). Jobs with dependencies (SimJob.after_ok / after_any) join
+// the queue when those are met (reason Dependency until then; never when an afterok job
+// fails); array throttles admit tasks through sched::ArrayThrottle, as the controller does.
+// Preemption victims stop at once (no grace time): `preempt_mode` kRequeue puts them back
+// in the queue, anything else cancels them (a victim's QOS rule's own mode wins); the
+// scheduler is then asked again at the same time, so the preemptor starts in their place.
+// Besides job submits and ends, the replay also passes when a reservation starts or ends,
+// a --switches wait runs out and a running job's PreemptExemptTime is over, as the
+// controller's periodic pass would.
 // Errors: a scheduler that breaks its contract (wrong number or order of decisions, an
 // allocation on an unknown node or on resources already in use) -> Internal status.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/preempt_mode.h"
 #include "common/status.h"
 #include "sched/scheduler.h"
 #include "sim/priority_pass.h"
@@ -28,9 +43,11 @@
 namespace sluice::sim {
 
 struct JobOutcome {
-  int64_t start_s = -1;  // relative to the trace start; -1 = never started
-  int64_t end_s = -1;
+  int64_t start_s = -1;   // relative to the trace start; -1 = never started (last start
+  int64_t end_s = -1;     // and end when it was requeued)
   bool rejected = false;  // can never run on this cluster
+  int preempted = 0;      // times it was a preemption victim
+  std::string reason;     // the last pending reason (empty if it never waited)
 };
 
 struct SimStats {
@@ -45,6 +62,7 @@ struct SimResult {
 
 Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
                              sched::Scheduler* scheduler, ManualClock* clock,
-                             const SimPriority& priority = {});
+                             const SimPriority& priority = {},
+                             PreemptMode preempt_mode = PreemptMode::kCancel);
 
 }  // namespace sluice::sim

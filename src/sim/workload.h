@@ -50,6 +50,12 @@ struct SimJob {
   int64_t cpus = 0;  // CPUs it holds while running (all nodes)
   int64_t gpus = 0;  // GPUs it holds while running (all nodes)
   PriorityTraits traits;
+  // Arrays and dependencies (scenario files; traces leave them empty). A job with
+  // dependencies joins the queue when they are met, and that is its eligible time.
+  int64_t array_job_id = 0;       // request job id of its array's first task (0 = none)
+  int64_t array_throttle = 0;     // at most this many of the array's tasks run (0 = any)
+  std::vector<size_t> after_ok;   // job indexes that must complete first (afterok)
+  std::vector<size_t> after_any;  // job indexes that must end first, however (afterany)
 };
 
 struct Workload {

@@ -233,23 +233,20 @@ bool Controller::DependencyGate(JobInfo* job) {
   return false;
 }
 
-bool Controller::ThrottleGate(JobInfo* job, std::map<int64_t, int>* slots) {
-  if (job->array_job_id() == 0 || job->array_throttle() <= 0) return true;
-  auto it = slots->find(job->array_job_id());
-  if (it == slots->end()) {
+bool Controller::ThrottleGate(JobInfo* job, sched::ArrayThrottle* throttle) {
+  const bool admitted = throttle->Admit(job->array_job_id(), job->array_throttle(), [&] {
     int running = 0;
     for (int64_t id : ArrayTaskIds(job->array_job_id())) {
       running += HoldsResources(*jobs_.Find(id)) ? 1 : 0;
     }
-    it = slots->emplace(job->array_job_id(), job->array_throttle() - running).first;
+    return running;
+  });
+  if (!admitted) {
+    SetReason(job, sched::kReasonArrayTaskLimit);
+  } else if (job->reason() == sched::kReasonArrayTaskLimit) {
+    SetReason(job, "None");
   }
-  if (it->second <= 0) {
-    SetReason(job, "JobArrayTaskLimit");
-    return false;
-  }
-  --it->second;
-  if (job->reason() == "JobArrayTaskLimit") SetReason(job, "None");
-  return true;
+  return admitted;
 }
 
 }  // namespace sluice::ctld

@@ -16,40 +16,12 @@ sched::TresLimit Tres(const std::string& s) {
   return t.ok() ? *t : sched::TresLimit{};
 }
 
-bool HasAny(const sched::LimitScope& s) {
-  return s.max_jobs >= 0 || s.grp_jobs >= 0 || s.max_wall_s >= 0 || s.grp_tres.Any() ||
-         s.max_tres_per_job.Any() || s.max_tres_per_user.Any() || s.grp_tres_mins.Any();
-}
-
-class ScopeBuilder {
- public:
-  explicit ScopeBuilder(sched::LimitsInput* in) : in_(in) {}
-  // Index of the scope `key` (built by `make` the first time); -1 when it limits nothing.
-  template <typename Make>
-  int Get(const std::string& key, Make make) {
-    auto it = index_.find(key);
-    if (it != index_.end()) return it->second;
-    sched::LimitScope s = make();
-    int i = -1;
-    if (HasAny(s)) {
-      i = static_cast<int>(in_->scopes.size());
-      in_->scopes.push_back(s);
-    }
-    index_[key] = i;
-    return i;
-  }
-
- private:
-  sched::LimitsInput* in_;
-  std::map<std::string, int> index_;
-};
-
 }  // namespace
 
 void Controller::AddLimits(sched::ClusterSnapshot* snap,
                            const std::vector<sched::JobRequest>& pending) const {
   sched::LimitsInput& in = snap->limits;
-  ScopeBuilder scopes(&in);
+  sched::LimitScopeIndex scopes(&in);
   // Decayed usage minutes per account subtree (GrpTRESMins).
   std::map<std::string, std::pair<double, double>> subtree_min;
   for (const auto& [k, u] : usage_.rows()) {

@@ -41,6 +41,7 @@
 #include "ctld/runtime/agent_link.h"
 #include "log/log.h"
 #include "node.pb.h"
+#include "sched/array_throttle.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
 #include "sched/usage_ledger.h"
@@ -261,8 +262,8 @@ class Controller {
   int EvaluateTerm(const JobInfo& job, const DependencyTerm& term) const;
   DepResult EvaluateDependency(JobInfo* job);
   void SetReason(JobInfo* job, const char* reason);
-  bool DependencyGate(JobInfo* job);                               // may be passed to the scheduler
-  bool ThrottleGate(JobInfo* job, std::map<int64_t, int>* slots);  // array %N limit
+  bool DependencyGate(JobInfo* job);  // may be passed to the scheduler
+  bool ThrottleGate(JobInfo* job, sched::ArrayThrottle* throttle);  // array %N limit
 
   Config config_;
   const Clock* clock_;

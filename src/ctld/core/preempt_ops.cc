@@ -21,6 +21,7 @@
 #include "common/signal_spec.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
+#include "sched/preempt.h"
 
 namespace sluice::ctld {
 
@@ -99,11 +100,12 @@ void Controller::FillPreemptInputs(sched::ClusterSnapshot* snap,
       q.qos = JobQos(*j);
     }
   }
-  // Preemptors of the last pass come first: the resources their victims release are
-  // theirs (a requeued victim of higher priority must not take them back).
-  std::stable_partition(pending->begin(), pending->end(), [this](const sched::JobRequest& q) {
-    return preemptors_.count(q.job_id) > 0;
-  });
+  std::vector<sched::JobRequest> ordered;  // the last pass's preemptors first
+  ordered.reserve(pending->size());
+  for (size_t i : sched::PreemptorsFirst(*pending, preemptors_)) {
+    ordered.push_back(std::move((*pending)[i]));
+  }
+  *pending = std::move(ordered);
 }
 
 void Controller::ApplyPreemptions(const sched::Plan& plan) {

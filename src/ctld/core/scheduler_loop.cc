@@ -72,7 +72,7 @@ bool Controller::SchedulePass() {
   UpdatePriorities();
   resvs_.Roll(Now());
   std::vector<sched::JobRequest> pending;
-  std::map<int64_t, int> array_slots;  // array job id -> tasks it may still start
+  sched::ArrayThrottle throttle;
   for (auto& [id, job] : jobs_.jobs()) {
     if (job.state() != JOB_PENDING || job.priority() == 0) continue;
     const sched::JobRequest* req = jobs_.Request(id);
@@ -90,7 +90,7 @@ bool Controller::SchedulePass() {
       job.set_planned_start(job.spec().begin_time());
       continue;
     }
-    if (!DependencyGate(&job) || !ThrottleGate(&job, &array_slots)) continue;
+    if (!DependencyGate(&job) || !ThrottleGate(&job, &throttle)) continue;
     pending.push_back(*req);
   }
   if (pending.empty()) return false;
