@@ -151,13 +151,9 @@ std::vector<JobInfo> CompressPendingTasks(const std::vector<JobInfo>& jobs) {
       continue;
     }
     if (it->second.empty()) continue;  // already emitted
-    std::vector<int64_t> ids = it->second;
-    std::sort(ids.begin(), ids.end());
     JobInfo rec = j;
-    if (ids.size() > 1) {
-      std::string s = FormatTaskIds(ids);
-      if (j.array_throttle() > 0) s += "%" + std::to_string(j.array_throttle());
-      rec.set_array_task_str("[" + s + "]");
+    if (it->second.size() > 1) {
+      rec.set_array_task_str(PendingTasksString(it->second, j.array_throttle()));
     }
     it->second.clear();
     out.push_back(std::move(rec));

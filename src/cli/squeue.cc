@@ -256,6 +256,7 @@ int Fail(CliEnv& env, const Status& st) {
 // filtered out must still come back, or squeue would take it for an invalid id.
 GetJobsRequest Query(const SqueueOptions& s, uint32_t my_uid) {
   GetJobsRequest req;
+  req.set_compress_pending_tasks(!s.array && !s.json);  // as CompressPendingTasks below
   AddSelectors(s.jobs, &req);
   if (!s.jobs.empty()) return req;
   const google::protobuf::EnumDescriptor* states = JobState_descriptor();

@@ -195,6 +195,12 @@ TEST_F(SqueueTest, SendsItsFiltersToTheController) {
   EXPECT_EQ(std::vector<int>(q.states().begin(), q.states().end()),
             (std::vector<int>{JOB_PENDING, JOB_RUNNING}));
   EXPECT_FALSE(q.with_script_env());
+  EXPECT_TRUE(q.compress_pending_tasks());  // the controller compresses pending tasks
+  // -r and --json show every task: the controller must send them all.
+  EXPECT_EQ(Run({"-r", "-h"}), 0);
+  EXPECT_FALSE(t.api.job_queries.back().compress_pending_tasks());
+  EXPECT_EQ(Run({"--json"}), 0);
+  EXPECT_FALSE(t.api.job_queries.back().compress_pending_tasks());
 }
 
 TEST_F(SqueueTest, SendsTheDefaultStatesStartAndMe) {

@@ -124,6 +124,13 @@ std::string FormatTaskIds(const std::vector<int64_t>& ids) {
   return out;
 }
 
+std::string PendingTasksString(std::vector<int64_t> ids, int64_t throttle) {
+  std::sort(ids.begin(), ids.end());
+  std::string s = "[" + FormatTaskIds(ids);
+  if (throttle > 0) s += "%" + std::to_string(throttle);
+  return s + "]";
+}
+
 int64_t UniformStep(const std::vector<int64_t>& ids) {
   if (ids.size() < 2) return 1;
   int64_t step = ids[1] - ids[0];

@@ -54,6 +54,10 @@ Expected<ArraySpec> ParseArraySpec(std::string_view spec,
 // Ascending ids -> "0-3", "1,3,5-7" (consecutive runs only, as Slurm prints them).
 std::string FormatTaskIds(const std::vector<int64_t>& sorted_ids);
 
+// The task list squeue and scontrol show for an array's pending tasks in one record:
+// "[2-7%2]" (ids in any order; the throttle when set).
+std::string PendingTasksString(std::vector<int64_t> ids, int64_t throttle);
+
 // The step when ids are evenly spaced (1 for one id), else 0.
 int64_t UniformStep(const std::vector<int64_t>& sorted_ids);
 

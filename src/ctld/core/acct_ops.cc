@@ -23,14 +23,21 @@ void Controller::AcctAfterCommit() {
 
 AcctJobsReply Controller::AcctLive(const AcctJobsRequest& req) const {
   AcctJobsReply reply;
-  auto named = [&](int64_t id) {
-    return std::find(req.job_ids().begin(), req.job_ids().end(), id) != req.job_ids().end();
-  };
-  for (const auto& [id, job] : jobs_.jobs()) {
-    if (req.job_ids_size() > 0 && !named(id) && !named(job.array_job_id())) continue;
-    if (req.end() > 0 && job.submit_time() > req.end()) continue;
-    if (req.start() > 0 && job.end_time() > 0 && job.end_time() < req.start()) continue;
+  auto add = [&](const JobInfo& job) {
+    if (req.end() > 0 && job.submit_time() > req.end()) return;
+    if (req.start() > 0 && job.end_time() > 0 && job.end_time() < req.start()) return;
     acct_.AddLive(job, &reply);
+  };
+  if (req.job_ids_size() == 0) {
+    for (const auto& [id, job] : jobs_.jobs()) add(job);
+    return reply;
+  }
+  // The jobs named and the tasks of the arrays named, in id order, without walking the rest.
+  std::vector<int64_t> ids = ExpandJobIds({req.job_ids().begin(), req.job_ids().end()}, false);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (int64_t id : ids) {
+    if (const JobInfo* job = jobs_.Find(id)) add(*job);
   }
   return reply;
 }

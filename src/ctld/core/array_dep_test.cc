@@ -174,6 +174,55 @@ TEST_F(ArrayDepTest, ArrayTaskSelectorsSendOnlyTheTasksTheyName) {
   EXPECT_EQ(ctl_->GetJobs(unknown)->jobs_size(), 0);
 }
 
+TEST_F(ArrayDepTest, PendingTasksOfAnArrayCanComeAsOneRecord) {
+  const int64_t a = Submit("0-5%2");  // tasks 0-5 = jobs a..a+5
+  const int64_t plain = Submit("");
+  Pass();  // tasks 0 and 1 run (throttle 2); the plain job runs too
+  GetJobsRequest q;
+  q.set_compress_pending_tasks(true);
+  auto reply = ctl_->GetJobs(q);
+  ASSERT_TRUE(reply.ok());
+  std::vector<std::pair<int64_t, std::string>> got;
+  for (const JobInfo& j : reply->jobs()) got.push_back({j.job_id(), j.array_task_str()});
+  EXPECT_EQ(got, (std::vector<std::pair<int64_t, std::string>>{
+                     {a, ""}, {a + 1, ""}, {a + 2, "[2-5%2]"}, {plain, ""}}));
+  // The filters choose the tasks first; a single pending task stays a plain record.
+  q.add_array_tasks()->set_array_job_id(a);
+  q.mutable_array_tasks(0)->add_task_ids(4);
+  q.mutable_array_tasks(0)->add_task_ids(5);
+  reply = ctl_->GetJobs(q);
+  ASSERT_TRUE(reply.ok());
+  ASSERT_EQ(reply->jobs_size(), 1);
+  EXPECT_EQ(reply->jobs(0).job_id(), a + 4);
+  EXPECT_EQ(reply->jobs(0).array_task_str(), "[4-5%2]");
+  q.mutable_array_tasks(0)->clear_task_ids();
+  q.mutable_array_tasks(0)->add_task_ids(3);
+  reply = ctl_->GetJobs(q);
+  ASSERT_EQ(reply->jobs_size(), 1);
+  EXPECT_EQ(reply->jobs(0).array_task_str(), "");
+  // Without the flag every task is a record of its own.
+  GetJobsRequest all;
+  EXPECT_EQ(ctl_->GetJobs(all)->jobs_size(), 7);
+}
+
+TEST_F(ArrayDepTest, LiveAccountingByIdNamesJobsAndWholeArrays) {
+  const int64_t plain = Submit("");
+  const int64_t a = Submit("0-2");  // jobs a..a+2
+  const int64_t other = Submit("");
+  auto ids = [&](std::vector<int64_t> named) {
+    AcctJobsRequest q;
+    for (int64_t id : named) q.add_job_ids(id);
+    std::vector<int64_t> out;
+    const AcctJobsReply reply = ctl_->AcctLive(q);
+    for (const AcctJob& j : reply.jobs()) out.push_back(j.job_id());
+    return out;
+  };
+  EXPECT_EQ(ids({other, a}), (std::vector<int64_t>{a, a + 1, a + 2, other}));
+  EXPECT_EQ(ids({a + 1, a + 1}), (std::vector<int64_t>{a + 1}));  // a task by its own id, once
+  EXPECT_EQ(ids({999}), (std::vector<int64_t>{}));
+  EXPECT_EQ(ids({}), (std::vector<int64_t>{plain, a, a + 1, a + 2, other}));
+}
+
 TEST_F(ArrayDepTest, BadArraysAreRejected) {
   auto r = TrySubmit("0-1001", "");
   ASSERT_FALSE(r.ok());

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "common/array_spec.h"
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "ctld/components/job_query.h"
@@ -124,8 +125,19 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
   GetJobsReply reply;
   reply.set_now(Now());
   Status failed;
+  struct Compressed {
+    int record = 0;              // its record in the reply (the first pending task's)
+    std::vector<int64_t> tasks;  // the pending task ids it stands for
+  };
+  std::unordered_map<int64_t, Compressed> compressed;  // by array job id
   auto add = [&](const JobInfo& job) {
     if (!MatchesJobQuery(job, req)) return;
+    if (req.compress_pending_tasks() && job.array_job_id() != 0 && job.state() == JOB_PENDING) {
+      auto [it, first] = compressed.try_emplace(job.array_job_id());
+      it->second.tasks.push_back(job.array_task_id());
+      if (!first) return;
+      it->second.record = reply.jobs_size();
+    }
     JobInfo* out = reply.add_jobs();
     *out = job;
     if (!req.with_script_env()) return;
@@ -167,6 +179,12 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
     for (const auto& [id, job] : jobs_.jobs()) add(job);
   }
   if (!failed.ok()) return failed;
+  for (auto& [array, c] : compressed) {
+    JobInfo* rec = reply.mutable_jobs(c.record);
+    if (c.tasks.size() > 1) {
+      rec->set_array_task_str(PendingTasksString(std::move(c.tasks), rec->array_throttle()));
+    }
+  }
   return reply;
 }
 
