@@ -163,7 +163,7 @@ Status AddTraits(const Args& args, std::string_view name, size_t line, const Dec
 Expected<std::vector<std::string>> PerTask(const Args& args, std::string_view key, size_t count,
                                            std::string_view name, size_t line) {
   std::vector<std::string> values = Names(args.Text(key));
-  if (values.size() == 1) values.resize(count, values[0]);
+  if (values.size() == 1) values = std::vector<std::string>(count, values[0]);
   if (!values.empty() && values.size() != count) {
     return LineError(name, line,
                      fmt::format("{}= has {} values for {} tasks", key, values.size(), count));
