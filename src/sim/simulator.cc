@@ -52,7 +52,6 @@ class Replay {
       r.start += epoch_;
       r.end += epoch_;
     }
-    snapshot_.limits.running.clear();
     result_.jobs.resize(jobs.size());
     running_pos_.assign(jobs.size(), -1);
     eligible_s_.assign(jobs.size(), 0);
@@ -213,12 +212,7 @@ class Replay {
       }
     }
     const std::vector<sched::JobRequest>& offered = throttled_ ? admitted : pending_;
-    if (!snapshot_.limits.empty()) {
-      for (auto& r : snapshot_.limits.running) {
-        const size_t index = index_of_.at(r.job_id);
-        r.remaining_s = std::max<int64_t>(0, running_end_limit_[index] - now);
-      }
-    }
+    if (!snapshot_.limits.empty()) GatherLimitRuns(now);
     ++result_.stats.passes;
     result_.stats.max_pending =
         std::max<int64_t>(result_.stats.max_pending, static_cast<int64_t>(offered.size()));
@@ -272,6 +266,18 @@ class Replay {
       }
     }
     return preempted || (settled_ && !waiting_.empty());
+  }
+
+  // What the running jobs hold in the limit scopes and how long they may still run (as the
+  // controller gathers it before each pass).
+  void GatherLimitRuns(int64_t now) {
+    auto& runs = snapshot_.limits.running;
+    runs.clear();
+    for (size_t pos = 0; pos < snapshot_.running.size(); ++pos) {
+      const sched::RunningJob& r = snapshot_.running[pos];
+      const int64_t left = r.end_time > 0 ? std::max<int64_t>(0, r.end_time - (epoch_ + now)) : 0;
+      runs.push_back({r.job_id, sched::TresOf(jobs_[running_index_[pos]].request), left});
+    }
   }
 
   // Submit (= job index) order: FCFS without the priority pass.
@@ -339,11 +345,6 @@ class Replay {
     if (snapshot_.preempt.type != PreemptType::kNone && snapshot_.preempt.exempt_s > 0) {
       wakes_.insert(now + snapshot_.preempt.exempt_s);  // it may be a victim from then on
     }
-    if (!snapshot_.limits.empty()) {
-      snapshot_.limits.running.push_back(
-          {request.job_id, sched::TresOf(request), request.time_limit_s});
-      running_end_limit_[index] = request.time_limit_s > 0 ? now + request.time_limit_s : 0;
-    }
     if (job.array_job_id != 0) ++array_running_[job.array_job_id];
     result_.jobs[index].start_s = now;
     result_.jobs[index].end_s = now + job.run_s;
@@ -410,11 +411,6 @@ class Replay {
     running_index_.pop_back();
     running_pos_[index] = -1;
     phase_[index] = phase;
-    auto& limit_runs = snapshot_.limits.running;
-    const int64_t job_id = jobs_[index].request.job_id;
-    limit_runs.erase(std::remove_if(limit_runs.begin(), limit_runs.end(),
-                                    [&](const auto& r) { return r.job_id == job_id; }),
-                     limit_runs.end());
     if (jobs_[index].array_job_id != 0) --array_running_[jobs_[index].array_job_id];
     if (priority_) ended_.push_back({index, result_.jobs[index].start_s, now});
     return Status::Ok();
@@ -443,8 +439,7 @@ class Replay {
   std::set<int64_t> wakes_;
   std::set<int64_t> preemptors_;  // job ids the last pass chose victims for
   bool settled_ = false;          // a job failed or was cancelled since the last pass
-  std::unordered_map<int64_t, int64_t> array_running_;     // array job id -> running tasks
-  std::unordered_map<size_t, int64_t> running_end_limit_;  // job index -> start + limit
+  std::unordered_map<int64_t, int64_t> array_running_;  // array job id -> running tasks
   std::vector<int64_t> running_pos_;   // job index -> position in snapshot_.running
   std::vector<size_t> running_index_;  // position in snapshot_.running -> job index
   std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
