@@ -89,6 +89,25 @@ TEST(ArrayViewTest, SqueueCompressesPendingTasks) {
   EXPECT_EQ(t.out.str(), "48_[2-7%2]|2-7%2\n");
 }
 
+TEST(ArrayViewTest, SqueueShowsWhatTheControllerCompressed) {
+  TestCli t;
+  SetArray(&t.api);
+  // What a controller answering compress_pending_tasks sends: the running tasks and one
+  // record for the pending ones. squeue prints it as it printed its own compression.
+  GetJobsReply compressed;
+  compressed.set_now(t.api.jobs.now());
+  for (int i = 0; i < 3; ++i) *compressed.add_jobs() = t.api.jobs.jobs(i);
+  compressed.mutable_jobs(2)->set_array_task_str("[2-7%2]");
+  t.api.jobs = compressed;
+  EXPECT_EQ(RunSqueue({"-j", "48"}, t.env), 0);
+  EXPECT_EQ(
+      t.out.str(),
+      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+      "        48_[2-7%2]       gpu   arrthr     root PD       0:00      1 (JobArrayTaskLimit)\n"
+      "              48_0       gpu   arrthr     root  R       0:01      1 node01\n"
+      "              48_1       gpu   arrthr     root  R       0:01      1 node01\n");
+}
+
 TEST(ArrayViewTest, ScontrolShowsArrayFields) {
   TestCli t;
   SetArray(&t.api);

@@ -256,7 +256,9 @@ int Fail(CliEnv& env, const Status& st) {
 // filtered out must still come back, or squeue would take it for an invalid id.
 GetJobsRequest Query(const SqueueOptions& s, uint32_t my_uid) {
   GetJobsRequest req;
-  req.set_compress_pending_tasks(!s.array && !s.json);  // as CompressPendingTasks below
+  // The controller compresses pending tasks; CompressPendingTasks below still does it for
+  // a controller that predates the flag (and leaves compressed records as they are).
+  req.set_compress_pending_tasks(!s.array && !s.json);
   AddSelectors(s.jobs, &req);
   if (!s.jobs.empty()) return req;
   const google::protobuf::EnumDescriptor* states = JobState_descriptor();
