@@ -30,6 +30,13 @@ void SetArray(FakeApi* api) {
   }
 }
 
+// `squeue -j 48` of SetArray's array: its pending tasks in one line.
+constexpr char kArray48Listing[] =
+    "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+    "        48_[2-7%2]       gpu   arrthr     root PD       0:00      1 (JobArrayTaskLimit)\n"
+    "              48_0       gpu   arrthr     root  R       0:01      1 node01\n"
+    "              48_1       gpu   arrthr     root  R       0:01      1 node01\n";
+
 TEST(JobSelectorTest, ParsesTasksRangesAndLists) {
   auto s = ParseJobSelectors("12,44_3,44_[1-3],50_[1,4] 7");
   ASSERT_TRUE(s.ok());
@@ -75,12 +82,7 @@ TEST(ArrayViewTest, SqueueCompressesPendingTasks) {
   TestCli t;
   SetArray(&t.api);
   EXPECT_EQ(RunSqueue({"-j", "48"}, t.env), 0);
-  EXPECT_EQ(
-      t.out.str(),
-      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
-      "        48_[2-7%2]       gpu   arrthr     root PD       0:00      1 (JobArrayTaskLimit)\n"
-      "              48_0       gpu   arrthr     root  R       0:01      1 node01\n"
-      "              48_1       gpu   arrthr     root  R       0:01      1 node01\n");
+  EXPECT_EQ(t.out.str(), kArray48Listing);
   t.out.str("");
   EXPECT_EQ(RunSqueue({"-r", "-h", "-j", "48_[3-4],48_7", "-o", "%i %A %F %K %T"}, t.env), 0);
   EXPECT_EQ(t.out.str(), "48_3 51 48 3 PENDING\n48_4 52 48 4 PENDING\n48_7 55 48 7 PENDING\n");
@@ -100,12 +102,7 @@ TEST(ArrayViewTest, SqueueShowsWhatTheControllerCompressed) {
   compressed.mutable_jobs(2)->set_array_task_str("[2-7%2]");
   t.api.jobs = compressed;
   EXPECT_EQ(RunSqueue({"-j", "48"}, t.env), 0);
-  EXPECT_EQ(
-      t.out.str(),
-      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
-      "        48_[2-7%2]       gpu   arrthr     root PD       0:00      1 (JobArrayTaskLimit)\n"
-      "              48_0       gpu   arrthr     root  R       0:01      1 node01\n"
-      "              48_1       gpu   arrthr     root  R       0:01      1 node01\n");
+  EXPECT_EQ(t.out.str(), kArray48Listing);
 }
 
 TEST(ArrayViewTest, ScontrolShowsArrayFields) {
