@@ -1,14 +1,14 @@
 // Job query benchmarks (Google Benchmark): Controller::GetJobs in-process, then the reply
 // serialized as the RPC would send it, with 100,000 pending jobs (1,000 users x 100 jobs,
 // each with a ~1.4 KB environment and a small batch script) on 4 nodes, no running job.
-// Rows: every job, `squeue -j ID`, `squeue -u USER`, `squeue -t R`, and the old reply
-// (every job whole, script and environment included) that every squeue got before the
-// controller did the filtering. The controller keeps its state in a SqliteStateStore in
-// a temporary directory, as the daemon does (scripts and environments live there, not in
-// the job records); `ctld_KB_per_job` is the growth of the process's resident memory per
-// pending job while the queue was submitted and committed (job records, the scheduler's
-// requests, indexes, and SQLite's page cache, which is bounded).
-// Results and the command to reproduce: bench/RESULTS.md.
+// Rows: every job (whole, and only the fields squeue's default format asks for), `squeue -j ID`,
+// `squeue -u USER`, `squeue -t R`, and the old reply (every job whole, script and environment
+// included) that every squeue got before the controller did the filtering. The controller keeps its
+// state in a SqliteStateStore in a temporary directory, as the daemon does (scripts and
+// environments live there, not in the job records); `ctld_KB_per_job` is the growth of the
+// process's resident memory per pending job while the queue was submitted and committed (job
+// records, the scheduler's requests, indexes, and SQLite's page cache, which is bounded). Results
+// and the command to reproduce: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/squeue_format.h"
 #include "common/clock.h"
 #include "ctld/core/controller.h"
 #include "ctld/testing/test_fakes.h"
@@ -142,6 +143,15 @@ void BM_AllJobsWithScriptEnv(benchmark::State& state) {  // the old reply to eve
 
 void BM_AllJobs(benchmark::State& state) { Query(state, GetJobsRequest()); }
 
+// What squeue's default format asks for (GetJobsRequest.fields).
+void BM_AllJobsSqueueFields(benchmark::State& state) {
+  GetJobsRequest req;
+  std::vector<FormatField> fields = *ParsePercentFormat(kSqueueDefaultFormat);
+  if (!ValidateSqueueFields(&fields).ok()) std::abort();
+  for (const std::string& p : SqueueFieldPaths(fields)) req.mutable_fields()->add_paths(p);
+  Query(state, req);
+}
+
 void BM_OneJobId(benchmark::State& state) {
   GetJobsRequest req;
   req.add_job_ids(kJobs / 2);
@@ -162,6 +172,7 @@ void BM_StatesRunning(benchmark::State& state) {
 
 BENCHMARK(BM_AllJobsWithScriptEnv)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllJobs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AllJobsSqueueFields)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneJobId)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OneUser)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_StatesRunning)->Unit(benchmark::kMicrosecond);

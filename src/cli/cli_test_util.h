@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/cli_env.h"
+#include "rpc/field_copier.h"
 
 namespace sluice {
 
@@ -37,17 +38,27 @@ class FakeApi : public ClientApiInterface {
     if (!submit_status.ok()) return submit_status;
     return submit_reply;
   }
+  // As the controller: the records carry only the fields asked for (GetJobsRequest.fields),
+  // so every command test also checks that its command asks for what it prints.
   Expected<GetJobsReply> GetJobs(const GetJobsRequest& r) override {
     job_queries.push_back(r);
     if (!fail.ok()) return fail;
-    return jobs;
+    Expected<FieldCopier> copier =
+        FieldCopier::Build(JobInfo::descriptor(), r.fields(), {"job_id", "uid"});
+    if (!copier.ok()) return copier.status();
+    GetJobsReply out = jobs;
+    out.clear_jobs();
+    for (const JobInfo& j : jobs.jobs()) copier->Copy(j, out.add_jobs());
+    return out;
   }
   Expected<CancelReply> CancelJobs(const CancelRequest& r) override {
     cancels.push_back(r);
     if (!fail.ok()) return fail;
     return cancel_reply;
   }
-  Expected<GetNodesReply> GetNodes(const GetNodesRequest&) override {
+  std::vector<GetNodesRequest> node_queries;
+  Expected<GetNodesReply> GetNodes(const GetNodesRequest& r) override {
+    node_queries.push_back(r);
     if (!fail.ok()) return fail;
     return nodes;
   }

@@ -162,6 +162,11 @@ bool StateMatches(const NodeInfo& n, const std::set<std::string>& states) {
 
 bool NodeWanted(const NodeInfo& n, const SinfoOptions& s) {
   if (!s.nodes.empty() && !s.nodes.count(n.name())) return false;
+  if (!s.partitions.empty() &&
+      std::none_of(n.partitions().begin(), n.partitions().end(),
+                   [&](const std::string& p) { return s.partitions.count(p) > 0; })) {
+    return false;
+  }
   if (s.dead && n.responding() && n.state() != NODE_DOWN) return false;
   if (s.responding && !n.responding()) return false;
   if (s.reasons && n.reason().empty() && !n.drain() && n.state() != NODE_DOWN) return false;
@@ -195,12 +200,20 @@ bool HasPartitionField(const std::vector<FormatField>& fields) {
   return false;
 }
 
+// The controller sends only the nodes of the partitions asked (-p); the other filters
+// are applied here.
+GetNodesRequest NodeQuery(const SinfoOptions& s) {
+  GetNodesRequest req;
+  for (const std::string& p : s.partitions) req.add_partitions(p);
+  return req;
+}
+
 int Show(const SinfoOptions& s, const std::vector<FormatField>& fields, CliEnv& env) {
   Expected<ClientApiInterface*> api = env.connect();
   Expected<GetPartitionsReply> parts =
       api.ok() ? (*api)->GetPartitions({}) : Expected<GetPartitionsReply>(api.status());
   Expected<GetNodesReply> nodes =
-      parts.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(parts.status());
+      parts.ok() ? (*api)->GetNodes(NodeQuery(s)) : Expected<GetNodesReply>(parts.status());
   if (!nodes.ok()) {
     *env.err << "slurm_load_partitions: " << nodes.status().message() << "\n";
     return 1;
@@ -224,23 +237,18 @@ int Show(const SinfoOptions& s, const std::vector<FormatField>& fields, CliEnv& 
   return 0;
 }
 
-// --json: every wanted node once (in a wanted partition), as Slurm's sinfo --json.
+// --json: every wanted node once, as Slurm's sinfo --json.
 int ShowJson(const SinfoOptions& s, CliEnv& env) {
   Expected<ClientApiInterface*> api = env.connect();
   Expected<GetNodesReply> nodes =
-      api.ok() ? (*api)->GetNodes({}) : Expected<GetNodesReply>(api.status());
+      api.ok() ? (*api)->GetNodes(NodeQuery(s)) : Expected<GetNodesReply>(api.status());
   if (!nodes.ok()) {
     *env.err << "slurm_load_node: " << nodes.status().message() << "\n";
     return 1;
   }
   std::vector<NodeInfo> wanted;
-  for (const NodeInfo& n : nodes->nodes()) {
-    bool in_partition =
-        s.partitions.empty() ||
-        std::any_of(n.partitions().begin(), n.partitions().end(),
-                    [&](const std::string& p) { return s.partitions.count(p) > 0; });
-    if (in_partition && NodeWanted(n, s)) wanted.push_back(n);
-  }
+  for (const NodeInfo& n : nodes->nodes())
+    if (NodeWanted(n, s)) wanted.push_back(n);
   *env.out << FormatSinfoJson(wanted, env.user_name);
   return 0;
 }

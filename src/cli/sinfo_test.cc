@@ -137,6 +137,25 @@ TEST_F(SinfoTest, StateAndPartitionFilters) {
   EXPECT_EQ(t.err.str(), "sinfo: error: Invalid node state specified: bogus\n");
 }
 
+TEST_F(SinfoTest, PartitionFilterIsSentAndAppliesWithoutPartitionFields) {
+  PartitionInfo* debug = t.api.partitions.add_partitions();
+  debug->set_name("debug");
+  debug->add_nodes("node04");
+  Node(3)->add_partitions("debug");
+  EXPECT_EQ(Run({"-h", "-p", "debug", "-o", "%N %t"}), 0);  // no partition field
+  EXPECT_EQ(t.out.str(), "node04 idle\n");
+  ASSERT_EQ(t.api.node_queries.size(), 1u);
+  ASSERT_EQ(t.api.node_queries[0].partitions_size(), 1);
+  EXPECT_EQ(t.api.node_queries[0].partitions(0), "debug");
+  t.out.str("");
+  EXPECT_EQ(Run({"-h", "-N", "-p", "debug", "-o", "%N %P"}), 0);
+  EXPECT_EQ(t.out.str(), "node04 debug\n");
+  t.out.str("");
+  EXPECT_EQ(Run({"-h", "-o", "%N"}), 0);  // no -p: no filter sent
+  EXPECT_EQ(t.out.str(), "node[01-04]\n");
+  EXPECT_TRUE(t.api.node_queries.back().partitions().empty());
+}
+
 TEST_F(SinfoTest, MultiplePartitionsInConfigOrder) {
   PartitionInfo* debug = t.api.partitions.add_partitions();
   debug->set_name("debug");

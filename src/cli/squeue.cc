@@ -251,14 +251,28 @@ int Fail(CliEnv& env, const Status& st) {
   return 1;
 }
 
+// What the output needs, and what Matches reads for the filters given.
+void AddFieldPaths(const SqueueOptions& s, const std::vector<FormatField>& fields,
+                   google::protobuf::FieldMask* mask) {
+  for (const std::string& p : SqueueFieldPaths(fields)) mask->add_paths(p);
+  if (!s.names.empty()) mask->add_paths("spec.name");
+  if (!s.accounts.empty()) mask->add_paths("spec.account");
+  if (!s.qos.empty()) mask->add_paths("spec.qos");
+  if (!s.nodes.empty()) mask->add_paths("alloc");
+}
+
 // The query: -j ids, else the filters the controller applies (so it sends only those
 // jobs; Matches still checks each one here). With -j no filter is sent: a job named but
 // filtered out must still come back, or squeue would take it for an invalid id.
-GetJobsRequest Query(const SqueueOptions& s, uint32_t my_uid) {
+// Only the fields printed (and those squeue reads itself) are asked for; --json prints
+// every field.
+GetJobsRequest Query(const SqueueOptions& s, const std::vector<FormatField>& fields,
+                     uint32_t my_uid) {
   GetJobsRequest req;
   // The controller compresses pending tasks; CompressPendingTasks below still does it for
   // a controller that predates the flag (and leaves compressed records as they are).
   req.set_compress_pending_tasks(!s.array && !s.json);
+  if (!s.json) AddFieldPaths(s, fields, req.mutable_fields());
   AddSelectors(s.jobs, &req);
   if (!s.jobs.empty()) return req;
   const google::protobuf::EnumDescriptor* states = JobState_descriptor();
@@ -283,7 +297,7 @@ GetJobsRequest Query(const SqueueOptions& s, uint32_t my_uid) {
 
 int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv& env) {
   Expected<ClientApiInterface*> api = env.connect();
-  GetJobsRequest req = Query(s, env.uid);
+  GetJobsRequest req = Query(s, fields, env.uid);
   Expected<GetJobsReply> rep =
       api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
   bool single_missing = rep.ok() && s.jobs.size() == 1 &&

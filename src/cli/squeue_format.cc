@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "cli/array_view.h"
 #include "cli/job_states.h"
 #include "cli/job_view.h"
 #include "common/slurm_format.h"
+#include "common/text_util.h"
 
 namespace sluice {
 namespace {
@@ -23,67 +25,70 @@ struct FieldName {
   const char* key;   // letter, or the -O name for -O-only fields
   const char* name;  // -O name (lower case)
   const char* header;
+  const char* paths;  // the JobInfo fields its value reads (GetJobsRequest.fields)
 };
 
 constexpr FieldName kFields[] = {
-    {"a", "account", "ACCOUNT"},
-    {"A", "jobid", "JOBID"},
-    {"b", "tres-per-node", "TRES_PER_NODE"},
-    {"B", "batchhost", "EXEC_HOST"},
-    {"c", "mincpus", "MIN_CPUS"},
-    {"C", "numcpus", "CPUS"},
-    {"d", "mintmpdisk", "MIN_TMP_DISK"},
-    {"D", "numnodes", "NODES"},
-    {"e", "endtime", "END_TIME"},
-    {"E", "dependency", "DEPENDENCY"},
-    {"f", "feature", "FEATURES"},
-    {"F", "arrayjobid", "ARRAY_JOB_ID"},
-    {"g", "groupname", "GROUP"},
-    {"G", "groupid", "GROUP"},
-    {"h", "oversubscribe", "OVER_SUBSCRIBE"},
-    {"i", "jobarrayid", "JOBID"},
-    {"j", "name", "NAME"},
-    {"k", "comment", "COMMENT"},
-    {"K", "arraytaskid", "ARRAY_TASK_ID"},
-    {"l", "timelimit", "TIME_LIMIT"},
-    {"L", "timeleft", "TIME_LEFT"},
-    {"m", "minmemory", "MIN_MEMORY"},
-    {"M", "timeused", "TIME"},
-    {"n", "reqnodes", "REQ_NODES"},
-    {"N", "nodelist", "NODELIST"},
-    {"o", "command", "COMMAND"},
-    {"O", "contiguous", "CONTIGUOUS"},
-    {"p", "priority", "PRIORITY"},
-    {"P", "partition", "PARTITION"},
-    {"q", "qos", "QOS"},
-    {"Q", "prioritylong", "PRIORITY"},
-    {"r", "reason", "REASON"},
-    {"R", "reasonlist", "NODELIST(REASON)"},
-    {"S", "starttime", "START_TIME"},
-    {"t", "statecompact", "ST"},
-    {"T", "state", "STATE"},
-    {"u", "username", "USER"},
-    {"U", "userid", "UID"},
-    {"v", "reservation", "RESERVATION"},
-    {"V", "submittime", "SUBMIT_TIME"},
-    {"w", "wckey", "WCKEY"},
-    {"W", "licenses", "LICENSES"},
-    {"x", "excnodes", "EXC_NODES"},
-    {"X", "corespec", "CORE_SPEC"},
-    {"y", "nice", "NICE"},
-    {"Y", "schednodes", "SCHEDNODES"},
-    {"z", "sct", "S:C:T"},
-    {"Z", "workdir", "WORK_DIR"},
-    {"tres-alloc", "tres-alloc", "TRES_ALLOC"},
-    {"stdout", "stdout", "STDOUT"},
-    {"stderr", "stderr", "STDERR"},
-    {"stdin", "stdin", "STDIN"},
-    {"exitcode", "exitcode", "EXIT_CODE"},
-    {"restartcnt", "restartcnt", "RESTARTCNT"},
-    {"cpus-per-task", "cpus-per-task", "CPUS_PER_TASK"},
-    {"A", "id", "JOBID"},
-    {"u", "user", "USER"},
-    {"j", "jobname", "NAME"},
+    {"a", "account", "ACCOUNT", "spec.account"},
+    {"A", "jobid", "JOBID", "job_id"},
+    {"b", "tres-per-node", "TRES_PER_NODE", "spec.gres_per_node gpus_per_node gpu_type"},
+    {"B", "batchhost", "EXEC_HOST", "alloc"},
+    {"c", "mincpus", "MIN_CPUS", "spec.cpus_per_task"},
+    {"C", "numcpus", "CPUS", "num_cpus"},
+    {"d", "mintmpdisk", "MIN_TMP_DISK", ""},
+    {"D", "numnodes", "NODES", "num_nodes"},
+    {"e", "endtime", "END_TIME", "end_time start_time time_limit_min state planned_start"},
+    {"E", "dependency", "DEPENDENCY", "dependency dependency_any"},
+    {"f", "feature", "FEATURES", "spec.constraint"},
+    {"F", "arrayjobid", "ARRAY_JOB_ID", "array_job_id job_id"},
+    {"g", "groupname", "GROUP", "group gid"},
+    {"G", "groupid", "GROUP", "gid"},
+    {"h", "oversubscribe", "OVER_SUBSCRIBE", "spec.exclusive"},
+    {"i", "jobarrayid", "JOBID",
+     "job_id het_job_id het_job_offset array_job_id array_task_id array_task_str"},
+    {"j", "name", "NAME", "spec.name"},
+    {"k", "comment", "COMMENT", "spec.comment"},
+    {"K", "arraytaskid", "ARRAY_TASK_ID", "array_job_id array_task_id array_task_str"},
+    {"l", "timelimit", "TIME_LIMIT", "time_limit_min"},
+    {"L", "timeleft", "TIME_LEFT", "time_limit_min start_time end_time state"},
+    {"m", "minmemory", "MIN_MEMORY", "spec.mem_per_cpu_mb mem_per_node_mb"},
+    {"M", "timeused", "TIME", "start_time end_time state"},
+    {"n", "reqnodes", "REQ_NODES", "spec.nodelist"},
+    {"N", "nodelist", "NODELIST", "alloc"},
+    {"o", "command", "COMMAND", "spec.command"},
+    {"O", "contiguous", "CONTIGUOUS", ""},
+    {"p", "priority", "PRIORITY", "priority"},
+    {"P", "partition", "PARTITION", "spec.partition"},
+    {"q", "qos", "QOS", "spec.qos"},
+    {"Q", "prioritylong", "PRIORITY", "priority"},
+    {"r", "reason", "REASON", "reason"},
+    {"R", "reasonlist", "NODELIST(REASON)", "state reason alloc"},
+    {"S", "starttime", "START_TIME", "state planned_start start_time"},
+    {"t", "statecompact", "ST", "state stopped"},
+    {"T", "state", "STATE", "state stopped"},
+    {"u", "username", "USER", "user uid"},
+    {"U", "userid", "UID", "uid"},
+    {"v", "reservation", "RESERVATION", ""},
+    {"V", "submittime", "SUBMIT_TIME", "submit_time"},
+    {"w", "wckey", "WCKEY", ""},
+    {"W", "licenses", "LICENSES", ""},
+    {"x", "excnodes", "EXC_NODES", "spec.exclude"},
+    {"X", "corespec", "CORE_SPEC", ""},
+    {"y", "nice", "NICE", ""},
+    {"Y", "schednodes", "SCHEDNODES", ""},
+    {"z", "sct", "S:C:T", ""},
+    {"Z", "workdir", "WORK_DIR", "spec.work_dir"},
+    {"tres-alloc", "tres-alloc", "TRES_ALLOC",
+     "num_cpus num_nodes alloc mem_per_node_mb spec.mem_per_cpu_mb gpus_per_node spec.gpus_total"},
+    {"stdout", "stdout", "STDOUT", "stdout_path"},
+    {"stderr", "stderr", "STDERR", "stderr_path"},
+    {"stdin", "stdin", "STDIN", "spec.stdin_path"},
+    {"exitcode", "exitcode", "EXIT_CODE", "exit_code term_signal"},
+    {"restartcnt", "restartcnt", "RESTARTCNT", "restarts"},
+    {"cpus-per-task", "cpus-per-task", "CPUS_PER_TASK", "spec.cpus_per_task"},
+    {"A", "id", "JOBID", "job_id"},
+    {"u", "user", "USER", "user uid"},
+    {"j", "jobname", "NAME", "spec.name"},
 };
 
 const FieldName* Find(const std::string& key) {
@@ -250,6 +255,24 @@ Status ValidateSqueueFields(std::vector<FormatField>* fields) {
     }
   }
   return Status::Ok();
+}
+
+std::vector<std::string> SqueueFieldPaths(const std::vector<FormatField>& fields) {
+  // The sorts, the array compression and the job selectors read these.
+  std::set<std::string> paths = {"job_id",         "uid",
+                                 "state",          "stopped",
+                                 "priority",       "spec.partition",
+                                 "planned_start",  "start_time",
+                                 "array_job_id",   "array_task_id",
+                                 "array_task_str", "array_throttle",
+                                 "het_job_id",     "het_job_offset"};
+  for (const FormatField& f : fields) {
+    const FieldName* n = f.key.empty() ? nullptr : Find(f.key);
+    if (!n) continue;
+    for (std::string_view p : Split(n->paths, ' '))
+      if (!p.empty()) paths.emplace(p);
+  }
+  return {paths.begin(), paths.end()};
 }
 
 std::string SqueueHeader(const std::string& key) {

@@ -23,6 +23,11 @@ inline constexpr char kSqueueStartFormat[] = "%.18i %.9P %.8j %.8u %.2t %.19S %.
 // Resolves -O names to their letter keys; error "Invalid job format specification: x".
 Status ValidateSqueueFields(std::vector<FormatField>* fields);
 
+// The JobInfo fields (GetJobsRequest.fields paths) squeue needs to print `fields`
+// (validated: letter keys): what their values read, and what the sorts, the array
+// compression and the job selectors read; each once, sorted.
+std::vector<std::string> SqueueFieldPaths(const std::vector<FormatField>& fields);
+
 std::string SqueueHeader(const std::string& key);
 std::string SqueueValue(const std::string& key, const JobInfo& job, int64_t now);
 

@@ -205,6 +205,37 @@ TEST_F(ArrayDepTest, PendingTasksOfAnArrayCanComeAsOneRecord) {
   EXPECT_EQ(ctl_->GetJobs(all)->jobs_size(), 7);
 }
 
+TEST_F(ArrayDepTest, RecordsCarryOnlyTheFieldsAsked) {
+  const int64_t a = Submit("0-3%2", "", "sweep");
+  GetJobsRequest q;
+  q.set_compress_pending_tasks(true);
+  q.mutable_fields()->add_paths("spec.name");
+  q.mutable_fields()->add_paths("array_task_str");
+  auto reply = ctl_->GetJobs(q);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_EQ(reply->jobs_size(), 1);
+  JobInfo want;  // job_id and uid always (PrivateData filters on uid)
+  want.set_job_id(a);
+  want.set_uid(kAlice);
+  want.mutable_spec()->set_name("sweep");
+  want.set_array_task_str("[0-3%2]");  // the throttle comes from the job, not the record
+  EXPECT_EQ(reply->jobs(0).DebugString(), want.DebugString());
+  // Without a mask, the whole record (less script and environment).
+  GetJobsRequest all;
+  all.add_job_ids(a);
+  reply = ctl_->GetJobs(all);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->jobs(0).spec().partition(), "gpu");
+  EXPECT_EQ(reply->jobs(0).state(), JOB_PENDING);
+  // A path that names no field is refused, by name.
+  q.mutable_fields()->add_paths("spec.bogus");
+  reply = ctl_->GetJobs(q);
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(reply.status().message(),
+            "Invalid field mask path 'spec.bogus': JobSpec has no field 'bogus'");
+}
+
 TEST_F(ArrayDepTest, LiveAccountingByIdNamesJobsAndWholeArrays) {
   const int64_t plain = Submit("");
   const int64_t a = Submit("0-2");  // jobs a..a+2

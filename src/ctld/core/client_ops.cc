@@ -13,6 +13,7 @@
 #include "ctld/components/step_layout.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
+#include "rpc/field_copier.h"
 
 namespace sluice::ctld {
 namespace {
@@ -124,9 +125,13 @@ std::string Controller::TestOnlyMessage(const JobInfo& job) {
 Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
   GetJobsReply reply;
   reply.set_now(Now());
+  // job_id and uid whatever the mask: HidePrivate (PrivateData) filters the reply by uid.
+  ASSIGN_OR_RETURN(const FieldCopier copier,
+                   FieldCopier::Build(JobInfo::descriptor(), req.fields(), {"job_id", "uid"}));
   Status failed;
   struct Compressed {
     int record = 0;              // its record in the reply (the first pending task's)
+    int throttle = 0;            // the array's %N
     std::vector<int64_t> tasks;  // the pending task ids it stands for
   };
   std::unordered_map<int64_t, Compressed> compressed;  // by array job id
@@ -137,9 +142,10 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
       it->second.tasks.push_back(job.array_task_id());
       if (!first) return;
       it->second.record = reply.jobs_size();
+      it->second.throttle = job.array_throttle();
     }
     JobInfo* out = reply.add_jobs();
-    *out = job;
+    copier.Copy(job, out);
     if (!req.with_script_env()) return;
     Expected<JobScript> s = scripts_.Get(job);
     if (!s.ok()) {
@@ -182,7 +188,7 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
   for (auto& [array, c] : compressed) {
     JobInfo* rec = reply.mutable_jobs(c.record);
     if (c.tasks.size() > 1) {
-      rec->set_array_task_str(PendingTasksString(std::move(c.tasks), rec->array_throttle()));
+      rec->set_array_task_str(PendingTasksString(std::move(c.tasks), c.throttle));
     }
   }
   return reply;
@@ -287,14 +293,22 @@ CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
 Expected<GetNodesReply> Controller::GetNodes(const GetNodesRequest& req) const {
   GetNodesReply reply;
   reply.set_now(Now());
+  auto wanted = [&](const NodeRuntime& n) {  // in any partition asked (sinfo -p)
+    if (req.partitions().empty()) return true;
+    for (const std::string& p : n.partitions)
+      if (std::find(req.partitions().begin(), req.partitions().end(), p) != req.partitions().end())
+        return true;
+    return false;
+  };
   if (req.names().empty()) {
-    for (const auto& n : nodes_.nodes()) *reply.add_nodes() = nodes_.ToInfo(n, Now());
+    for (const auto& n : nodes_.nodes())
+      if (wanted(n)) *reply.add_nodes() = nodes_.ToInfo(n, Now());
     return reply;
   }
   for (const auto& name : req.names()) {
     const NodeRuntime* n = nodes_.Find(name);
     if (!n) return NotFound(fmt::format("Node {} not found", name));
-    *reply.add_nodes() = nodes_.ToInfo(*n, Now());
+    if (wanted(*n)) *reply.add_nodes() = nodes_.ToInfo(*n, Now());
   }
   return reply;
 }

@@ -491,6 +491,27 @@ TEST_F(ControllerTest, UpdateNodeRules) {
   EXPECT_FALSE(ctl_->GetNodes({})->nodes(0).drain());
 }
 
+TEST_F(ControllerTest, GetNodesSendsOnlyTheNodesOfThePartitionsAsked) {
+  auto count = [&](std::vector<std::string> names, std::vector<std::string> partitions) {
+    GetNodesRequest q;
+    for (const std::string& n : names) q.add_names(n);
+    for (const std::string& p : partitions) q.add_partitions(p);
+    auto reply = ctl_->GetNodes(q);
+    EXPECT_TRUE(reply.ok()) << reply.status().message();
+    return reply.ok() ? reply->nodes_size() : -1;
+  };
+  EXPECT_EQ(count({}, {}), 2);
+  EXPECT_EQ(count({}, {"gpu"}), 2);
+  EXPECT_EQ(count({}, {"nosuch"}), 0);
+  EXPECT_EQ(count({}, {"nosuch", "closed"}), 2);  // any of them
+  EXPECT_EQ(count({"node01"}, {"gpu"}), 1);
+  EXPECT_EQ(count({"node01"}, {"nosuch"}), 0);  // the node exists: not an error
+  GetNodesRequest unknown;
+  unknown.add_names("node09");
+  unknown.add_partitions("gpu");
+  EXPECT_EQ(ctl_->GetNodes(unknown).status().message(), "Node node09 not found");
+}
+
 TEST_F(ControllerTest, DownPartitionQueuesButDoesNotStart) {
   RegisterAll();
   auto r = Req();
