@@ -54,6 +54,15 @@ const JobInfo* JobTable::Find(int64_t id) const {
   return it == jobs_.end() ? nullptr : &it->second;
 }
 
+std::vector<JobInfo*> JobTable::Running() {
+  std::vector<JobInfo*> out;
+  for (int64_t id : not_pending_) {
+    JobInfo* j = Find(id);
+    if (j && j->state() == JOB_RUNNING) out.push_back(j);
+  }
+  return out;
+}
+
 JobInfo* JobTable::Insert(JobInfo job) {
   int64_t id = job.job_id();
   if (const JobInfo* old = Find(id)) Unindex(*old);

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ctld/components/ctld_stats.h"
 #include "sched/types.h"
@@ -48,6 +49,9 @@ class JobTable {
   // Indexes (ascending job ids). A job's uid and user name never change once inserted.
   // Every job whose state is not PENDING.
   const std::set<int64_t>& NotPending() const { return not_pending_; }
+  // The jobs in state RUNNING, from that index: a list, so that their states may change
+  // while it is walked (Tick's checks).
+  std::vector<JobInfo*> Running();
   // The jobs of `uid`.
   const std::set<int64_t>& OfUid(uint32_t uid) const;
   // The uids of the jobs whose user name is `name` (one, unless names were reused).

@@ -33,6 +33,7 @@
 #include "ctld/components/job_scripts.h"
 #include "ctld/components/job_table.h"
 #include "ctld/components/node_table.h"
+#include "ctld/components/preemption.h"
 #include "ctld/components/reservation_book.h"
 #include "ctld/components/reservation_spec.h"
 #include "ctld/components/step_launch.h"
@@ -410,19 +411,13 @@ class Controller {
   void SyncQosPreemptRules();
 
  private:
-  PreemptMode VictimMode(const JobInfo& job) const;  // kCluster resolved; kOff = never
-  int64_t VictimGrace(const JobInfo& job) const;
-  // Snapshot/request inputs of sched/preempt.h (settings, tiers, QOS, who is leaving).
-  void FillPreemptInputs(sched::ClusterSnapshot* snap,
-                         std::vector<sched::JobRequest>* pending) const;
   void ApplyPreemptions(const sched::Plan& plan);
   void StartPreempt(JobInfo* job, int64_t preemptor);  // signal now, kill after grace
   void KillPreempted(JobInfo* job);
   void CheckPreemptGrace();  // from Tick
   // From ApplyEndReport: a victim's end (requeue or PREEMPTED); false = not a victim's.
   bool EndPreempted(JobInfo* job);
-  sched::PreemptRules qos_preempt_rules_;
-  std::set<int64_t> preemptors_;  // pending jobs the last pass planned preemptions for
+  Preemption preemption_{&config_, [this](const JobInfo& j) { return JobQos(j); }};
 
  public:
   // ---- accounting (acct_ops.cc) ----

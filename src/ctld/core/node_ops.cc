@@ -262,24 +262,26 @@ void Controller::CheckLiveness() {
 
 void Controller::CheckTimeLimits() {
   int64_t now = Now();
-  for (auto& [id, job] : jobs_.jobs()) {
-    if (job.state() != JOB_RUNNING || job.completing() || job.time_limit_min() <= 0) continue;
-    if (job.het_job_offset() > 0) continue;  // ends with its heterogeneous job's first component
-    int64_t deadline = job.start_time() + job.time_limit_min() * 60;
-    if (!job.spec().interactive()) deadline += config_.kill_wait_s + options_.timeout_grace_s;
+  for (JobInfo* job : jobs_.Running()) {
+    const int64_t id = job->job_id();
+    if (job->state() != JOB_RUNNING || job->completing() || job->time_limit_min() <= 0) continue;
+    if (job->het_job_offset() > 0) continue;  // ends with its heterogeneous job's first component
+    int64_t deadline = job->start_time() + job->time_limit_min() * 60;
+    if (!job->spec().interactive()) deadline += config_.kill_wait_s + options_.timeout_grace_s;
     if (now <= deadline || backstop_sent_.count(id)) continue;
     backstop_sent_.insert(id);
-    if (!job.spec().interactive()) {
+    if (!job->spec().interactive()) {
       log_->warn("job far past its time limit, cancelling job_id={}", id);
     }
-    StartCancel(&job, JOB_TIMEOUT);
+    StartCancel(job, JOB_TIMEOUT);
   }
 }
 
 void Controller::PurgeOldJobs() {
   int64_t now = Now();
   std::vector<int64_t> old;
-  for (const auto& [id, job] : jobs_.jobs()) {
+  for (int64_t id : jobs_.NotPending()) {  // finished jobs are not pending
+    const JobInfo& job = *jobs_.Find(id);
     if (!IsTerminal(job.state()) || job.completing() || dirty_jobs_.count(id)) continue;
     if (job.end_time() + options_.min_job_age_s <= now) old.push_back(id);
   }

@@ -19,99 +19,22 @@
 #include <algorithm>
 
 #include "common/signal_spec.h"
+#include "ctld/components/preemption.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
-#include "sched/preempt.h"
 
 namespace sluice::ctld {
 
 void Controller::SetQosPreemptRules(sched::PreemptRules rules) {
-  qos_preempt_rules_ = std::move(rules);
+  preemption_.SetQosRules(std::move(rules));
   WantSchedule();
 }
 
-void Controller::SyncQosPreemptRules() {
-  sched::PreemptRules rules;
-  for (const auto& [name, q] : assoc_db_.qos()) {
-    sched::PreemptRule& r = rules[name];
-    r.preempts.insert(q.preempt().begin(), q.preempt().end());
-    r.grace_s = q.grace_time_s();
-    switch (q.preempt_mode()) {
-      case QOS_PREEMPT_OFF:
-        r.mode = PreemptMode::kOff;
-        break;
-      case QOS_PREEMPT_CANCEL:
-        r.mode = PreemptMode::kCancel;
-        break;
-      case QOS_PREEMPT_REQUEUE:
-        r.mode = PreemptMode::kRequeue;
-        break;
-      default:
-        r.mode = PreemptMode::kCluster;
-        break;
-    }
-  }
-  SetQosPreemptRules(std::move(rules));
-}
-
-PreemptMode Controller::VictimMode(const JobInfo& job) const {
-  PreemptMode mode = PreemptMode::kCluster;
-  if (config_.preempt_type == PreemptType::kQos) {
-    auto it = qos_preempt_rules_.find(JobQos(job));
-    if (it != qos_preempt_rules_.end()) mode = it->second.mode;
-  } else if (const PartitionConfig* p = LookupPartition(config_, job.spec().partition())) {
-    mode = p->preempt_mode;
-  }
-  return mode == PreemptMode::kCluster ? config_.preempt_mode : mode;
-}
-
-int64_t Controller::VictimGrace(const JobInfo& job) const {
-  if (config_.preempt_type == PreemptType::kQos) {
-    auto it = qos_preempt_rules_.find(JobQos(job));
-    return it == qos_preempt_rules_.end() ? 0 : it->second.grace_s;
-  }
-  const PartitionConfig* p = LookupPartition(config_, job.spec().partition());
-  return p ? p->grace_time_s : 0;
-}
-
-void Controller::FillPreemptInputs(sched::ClusterSnapshot* snap,
-                                   std::vector<sched::JobRequest>* pending) const {
-  snap->preempt.type = config_.preempt_type;
-  if (config_.preempt_type == PreemptType::kNone) return;
-  snap->preempt.rules = qos_preempt_rules_;
-  snap->preempt.exempt_s = config_.preempt_exempt_time_s;
-  auto tier = [this](const JobInfo& j) {
-    const PartitionConfig* p = LookupPartition(config_, j.spec().partition());
-    return p ? p->priority_tier : 0;
-  };
-  for (sched::RunningJob& r : snap->running) {
-    const JobInfo* j = jobs_.Find(r.job_id);
-    if (!j) continue;
-    r.priority = j->priority();
-    r.start_time = j->start_time();
-    r.priority_tier = tier(*j);
-    r.qos = JobQos(*j);
-    r.preempt_off = VictimMode(*j) == PreemptMode::kOff;
-    r.being_preempted = j->preempt_time() > 0 || j->completing() || j->state() != JOB_RUNNING;
-  }
-  for (sched::JobRequest& q : *pending) {
-    if (const JobInfo* j = jobs_.Find(q.job_id)) {
-      q.priority_tier = tier(*j);
-      q.qos = JobQos(*j);
-    }
-  }
-  std::vector<sched::JobRequest> ordered;  // the last pass's preemptors first
-  ordered.reserve(pending->size());
-  for (size_t i : sched::PreemptorsFirst(*pending, preemptors_)) {
-    ordered.push_back(std::move((*pending)[i]));
-  }
-  *pending = std::move(ordered);
-}
+void Controller::SyncQosPreemptRules() { SetQosPreemptRules(QosPreemptRules(assoc_db_.qos())); }
 
 void Controller::ApplyPreemptions(const sched::Plan& plan) {
-  preemptors_.clear();
+  preemption_.PassPlanned(plan);
   for (const sched::Preemption& p : plan.preemptions) {
-    preemptors_.insert(p.preemptor);
     for (int64_t id : p.victims) {
       JobInfo* victim = jobs_.Find(id);
       if (!victim || victim->state() != JOB_RUNNING || victim->completing() ||
@@ -124,12 +47,12 @@ void Controller::ApplyPreemptions(const sched::Plan& plan) {
 }
 
 void Controller::StartPreempt(JobInfo* job, int64_t preemptor) {
-  PreemptMode mode = VictimMode(*job);
+  PreemptMode mode = preemption_.VictimMode(*job);
   if (mode == PreemptMode::kOff) return;
   if (mode == PreemptMode::kRequeue && (!RequeueAllowed(*job) || job->spec().interactive())) {
     mode = PreemptMode::kCancel;  // not requeueable: cancelled instead
   }
-  const int64_t grace = VictimGrace(*job);
+  const int64_t grace = preemption_.VictimGrace(*job);
   log_->info("job preempted job_id={} by_job_id={} mode={} grace_s={}", job->job_id(), preemptor,
              PreemptModeName(mode), grace);
   job->set_preempt_time(Now());
@@ -166,10 +89,9 @@ void Controller::KillPreempted(JobInfo* job) {
 
 void Controller::CheckPreemptGrace() {
   const int64_t now = Now();
-  for (auto& [id, job] : jobs_.jobs()) {
-    if (job.state() == JOB_RUNNING && !job.completing() && job.preempt_kill_time() > 0 &&
-        now >= job.preempt_kill_time()) {
-      KillPreempted(&job);
+  for (JobInfo* job : jobs_.Running()) {
+    if (!job->completing() && job->preempt_kill_time() > 0 && now >= job->preempt_kill_time()) {
+      KillPreempted(job);
     }
   }
 }

@@ -84,7 +84,8 @@ void Controller::AccrueUsage() {
   auto weights = ParseTresBillingWeights(config_.priority.tres_billing_weights);
   if (!weights.ok()) weights = TresBillingWeights{};  // validated at config load
   std::vector<sched::UsageCharge> charges;
-  for (const auto& [id, job] : jobs_.jobs()) {
+  for (int64_t id : jobs_.NotPending()) {  // a pending job has not started: no charge
+    const JobInfo& job = *jobs_.Find(id);
     if (job.start_time() <= 0 || job.alloc_size() == 0) continue;
     const QosInfo* qos = assoc_db_.Qos(JobQos(job));
     const TresAlloc alloc = AllocOf(job);

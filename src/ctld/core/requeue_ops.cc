@@ -66,18 +66,18 @@ void Controller::DeliverSignal(const JobInfo& job, int sig, bool batch_only, boo
 
 void Controller::CheckWarnSignals() {
   int64_t now = Now();
-  for (auto& [id, job] : jobs_.jobs()) {
-    if (job.state() != JOB_RUNNING || job.completing() || job.warn_signal_sent() ||
-        job.spec().signal().empty() || job.time_limit_min() <= 0) {
+  for (JobInfo* job : jobs_.Running()) {
+    if (job->completing() || job->warn_signal_sent() || job->spec().signal().empty() ||
+        job->time_limit_min() <= 0) {
       continue;
     }
-    Expected<SignalSpec> spec = ParseSignalSpec(job.spec().signal());
+    Expected<SignalSpec> spec = ParseSignalSpec(job->spec().signal());
     if (!spec.ok()) continue;
-    int64_t at = job.start_time() + job.time_limit_min() * 60 - spec->seconds;
+    int64_t at = job->start_time() + job->time_limit_min() * 60 - spec->seconds;
     if (now < at) continue;
-    job.set_warn_signal_sent(true);
-    DeliverSignal(job, spec->signal, spec->batch_only, false);
-    MarkJob(id);
+    job->set_warn_signal_sent(true);
+    DeliverSignal(*job, spec->signal, spec->batch_only, false);
+    MarkJob(job->job_id());
   }
 }
 

@@ -111,7 +111,7 @@ bool Controller::SchedulePass() {
   }
   resvs_.AddTo(&snap);
   if (enforce_.limits) AddLimits(&snap, pending);
-  FillPreemptInputs(&snap, &pending);  // preempt_ops.cc
+  preemption_.FillInputs(jobs_, &snap, &pending);
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   ApplyPreemptions(plan);
   stats_.passes.Record(RealClock::MonotonicUs() - pass_start_us,
