@@ -119,6 +119,12 @@ struct AcctWindow {
   std::set<int64_t> job_ids;
   int64_t start = 0;
   int64_t end = 0;
+  // Empty = no filter. A job passes with its uid in `uids`, and when any of its attempts
+  // has an account in `accounts` and any a state in `states`: every attempt of it is
+  // returned, so that the caller's choice of attempts is as without the filters.
+  std::set<uint32_t> uids;
+  std::set<std::string> accounts;
+  std::set<int> states;
 };
 
 }  // namespace sluice::acct

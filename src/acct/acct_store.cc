@@ -1,6 +1,7 @@
 #include "acct/acct_store.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <utility>
 
@@ -193,6 +194,8 @@ Status AcctStore::CreateSchema() {
   RETURN_IF_ERROR(Exec("CREATE INDEX IF NOT EXISTS acct_jobs_end ON acct_jobs (end_time)", {}));
   RETURN_IF_ERROR(
       Exec("CREATE INDEX IF NOT EXISTS acct_jobs_submit ON acct_jobs (submit_time)", {}));
+  RETURN_IF_ERROR(  // sacct's default: the caller's own jobs
+      Exec("CREATE INDEX IF NOT EXISTS acct_jobs_uid ON acct_jobs (uid, end_time)", {}));
   return CreateNodeEventSchema();
 }
 
@@ -242,11 +245,26 @@ Expected<AcctData> AcctStore::Query(const AcctWindow& w) {
   }
   if (w.end > 0) where += fmt::format(" AND submit_time <= {}", w.end);
   if (w.start > 0) where += fmt::format(" AND (end_time = 0 OR end_time >= {})", w.start);
+  if (!w.uids.empty()) where += fmt::format(" AND uid IN ({})", fmt::join(w.uids, ", "));
+  Row params;  // the accounts, bound as $1..$N
+  if (!w.accounts.empty()) {
+    std::string marks;
+    for (const std::string& a : w.accounts) {
+      params.emplace_back(a);
+      marks += fmt::format("{}${}", marks.empty() ? "" : ", ", params.size());
+    }
+    where += fmt::format(
+        " AND job_id IN (SELECT job_id FROM acct_jobs AS a WHERE a.account IN ({}))", marks);
+  }
+  if (!w.states.empty()) {
+    where += fmt::format(" AND job_id IN (SELECT job_id FROM acct_jobs AS s WHERE s.state IN ({}))",
+                         fmt::join(w.states, ", "));
+  }
   AcctData out;
   ASSIGN_OR_RETURN(auto jrows,
                    Select(fmt::format("SELECT {} FROM acct_jobs WHERE {} ORDER BY job_id, attempt",
                                       Names(kJobCols), where),
-                          Kinds(kJobCols)));
+                          Kinds(kJobCols), params));
   if (jrows.empty()) return out;
   std::string ids;
   for (const auto& r : jrows) {

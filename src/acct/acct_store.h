@@ -43,8 +43,10 @@ class AcctStore {
   using Row = std::vector<Value>;
   // Backend primitives. Exec runs `sql` with $1..$N bound to `params` (in order).
   virtual Status Exec(const std::string& sql, const Row& params) = 0;
-  // Runs a SELECT whose columns have the kinds in `kinds` ('i' integer, 't' text).
-  virtual Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds) = 0;
+  // Runs a SELECT whose columns have the kinds in `kinds` ('i' integer, 't' text), with
+  // $1..$N bound to `params`.
+  virtual Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds,
+                                            const Row& params = {}) = 0;
   // Whether `table` (which exists) has `column`: how CreateSchema migrates older databases.
   virtual Expected<bool> HasColumn(const std::string& table, const std::string& column) = 0;
   // Creates the tables, adding columns an older database lacks.

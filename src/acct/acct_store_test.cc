@@ -226,6 +226,34 @@ TEST_P(AcctStoreTest, WindowAndIdSelection) {
   ASSERT_EQ(d->jobs.size(), 2u);
 }
 
+TEST_P(AcctStoreTest, UserAccountAndStateFiltersReturnEveryAttemptOfAJob) {
+  AcctJobRecord mine = Job(1, 0), other = Job(2, 0), requeued = Job(3, 0), rerun = Job(3, 1);
+  other.uid = 1001;
+  other.account = "chem's";  // a quote, bound as a parameter
+  requeued.state = kStateRequeued;
+  rerun.account = "bio";  // the account changed between attempts
+  ASSERT_TRUE(store_->Apply({mine, other, requeued, rerun}).ok());
+  auto ids = [&](const AcctWindow& w) {
+    std::vector<std::pair<int64_t, int>> out;
+    auto d = store_->Query(w);
+    EXPECT_TRUE(d.ok()) << d.status().message();
+    if (d.ok()) {
+      for (const AcctJobRecord& j : d->jobs) out.push_back({j.job_id, j.attempt});
+    }
+    return out;
+  };
+  using V = std::vector<std::pair<int64_t, int>>;
+  EXPECT_EQ(ids({.uids = {1000}}), (V{{1, 0}, {3, 0}, {3, 1}}));
+  EXPECT_EQ(ids({.uids = {1001, 7}}), (V{{2, 0}}));
+  EXPECT_EQ(ids({.accounts = {"chem's"}}), (V{{2, 0}}));
+  EXPECT_EQ(ids({.accounts = {"bio"}}), (V{{3, 0}, {3, 1}}));  // any attempt: all of them
+  EXPECT_EQ(ids({.accounts = {"nosuch"}}), V{});
+  EXPECT_EQ(ids({.states = {kStateRequeued}}), (V{{3, 0}, {3, 1}}));
+  EXPECT_EQ(ids({.uids = {1000}, .accounts = {"physics"}, .states = {2}}),
+            (V{{1, 0}, {3, 0}, {3, 1}}));
+  EXPECT_EQ(ids({.job_ids = {2, 3}, .uids = {1000}}), (V{{3, 0}, {3, 1}}));
+}
+
 TEST_P(AcctStoreTest, SurvivesReopen) {
   ASSERT_TRUE(store_->Apply({Job(4, 0)}).ok());
   store_.reset();

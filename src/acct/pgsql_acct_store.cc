@@ -28,10 +28,11 @@ class PgsqlAcctStore final : public AcctStore {
     }
   }
 
-  Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds) override {
+  Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds,
+                                    const Row& params = {}) override {
     try {
       pqxx::nontransaction tx(*conn_);
-      pqxx::result res = tx.exec(sql);
+      pqxx::result res = tx.exec(Bind(tx, sql, params));
       std::vector<Row> rows;
       for (const auto& r : res) {
         Row row;

@@ -49,9 +49,10 @@ class SqliteAcctStore final : public AcctStore {
     return Status::Ok();
   }
 
-  Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds) override {
+  Expected<std::vector<Row>> Select(const std::string& sql, const std::string& kinds,
+                                    const Row& params = {}) override {
     sqlite3_stmt* st = nullptr;
-    RETURN_IF_ERROR(Prepare(sql, {}, &st));
+    RETURN_IF_ERROR(Prepare(sql, params, &st));
     std::vector<Row> rows;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -312,10 +312,16 @@ int RunSacct(const std::vector<std::string>& args, CliEnv& env) {
   }
   bool only_me = o.users.empty() && !o.all && env.uid != 0;
 
+  // The controller applies the filters too (each job with all its attempts: which to
+  // print is still chosen here).
   AcctJobsRequest req;
   for (const JobSel& s : o.jobs) req.add_job_ids(s.id);
   req.set_start(start);
   req.set_end(end);
+  if (only_me) req.add_uids(env.uid);
+  for (uint32_t uid : uids) req.add_uids(uid);
+  for (const std::string& a : o.accounts) req.add_accounts(a);
+  for (int st : o.states) req.add_states(st);
   Expected<ClientApiInterface*> api = env.connect();
   if (!api.ok()) return Fail(env, api.status().message());
   Expected<AcctJobsReply> reply = (*api)->AcctJobs(req);

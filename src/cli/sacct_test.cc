@@ -170,6 +170,27 @@ TEST_F(SacctTest, FiltersUserAccountState) {
   EXPECT_EQ(t.out.str(), "1\n2\n");
 }
 
+TEST_F(SacctTest, SendsItsFiltersToTheController) {
+  EXPECT_EQ(Run({"-u", "alice,1001", "-A", "physics", "-s", "CD,RQ"}), 0);
+  ASSERT_EQ(t.api.acct_requests.size(), 1u);
+  const AcctJobsRequest& q = t.api.acct_requests[0];
+  EXPECT_EQ(std::vector<uint32_t>(q.uids().begin(), q.uids().end()),
+            (std::vector<uint32_t>{1000, 1001}));
+  EXPECT_EQ(std::vector<std::string>(q.accounts().begin(), q.accounts().end()),
+            (std::vector<std::string>{"physics"}));
+  EXPECT_EQ(std::vector<int>(q.states().begin(), q.states().end()),
+            (std::vector<int>{JOB_COMPLETED, acct::kStateRequeued}));
+  EXPECT_EQ(Run({}), 0);  // root, no -u: everyone
+  EXPECT_TRUE(t.api.acct_requests[1].uids().empty());
+  t.env.uid = 1000;  // a normal user without -a: only their own jobs are asked for
+  EXPECT_EQ(Run({}), 0);
+  EXPECT_EQ(std::vector<uint32_t>(t.api.acct_requests[2].uids().begin(),
+                                  t.api.acct_requests[2].uids().end()),
+            (std::vector<uint32_t>{1000}));
+  EXPECT_EQ(Run({"-a"}), 0);
+  EXPECT_TRUE(t.api.acct_requests[3].uids().empty());
+}
+
 TEST_F(SacctTest, DefaultWindowIsToday) {
   EXPECT_EQ(Run({}), 0);
   ASSERT_EQ(t.api.acct_requests.size(), 1u);

@@ -115,14 +115,14 @@ class RandomFill {
 // Every key squeue accepts, by letter and by -O name.
 std::vector<std::string> AllKeys() {
   std::vector<std::string> keys;
-  for (const char* k : {"a", "A", "b", "B", "c", "C", "d", "D", "e", "E", "f", "F", "g", "G", "h",
-                        "i", "j", "k", "K", "l", "L", "m", "M", "n", "N", "o", "O", "p", "P", "q",
-                        "Q", "r", "R", "S", "t", "T", "u", "U", "v", "V", "w", "W", "x", "X", "y",
-                        "Y", "z", "Z"}) {
+  for (const char* k :
+       {"a", "A", "b", "B", "c", "C", "d", "D", "e", "E", "f", "F", "g", "G", "h", "i",
+        "j", "k", "K", "l", "L", "m", "M", "n", "N", "o", "O", "p", "P", "q", "Q", "r",
+        "R", "S", "t", "T", "u", "U", "v", "V", "w", "W", "x", "X", "y", "Y", "z", "Z"}) {
     keys.push_back(k);
   }
-  for (const char* k : {"tres-alloc", "stdout", "stderr", "stdin", "exitcode", "restartcnt",
-                        "cpus-per-task"}) {
+  for (const char* k :
+       {"tres-alloc", "stdout", "stderr", "stdin", "exitcode", "restartcnt", "cpus-per-task"}) {
     keys.push_back(k);
   }
   return keys;
@@ -155,11 +155,26 @@ TEST(SqueueFieldsTest, TheDefaultFormatAsksForFewFields) {
   ASSERT_TRUE(fields.ok());
   ASSERT_TRUE(ValidateSqueueFields(&*fields).ok());
   std::vector<std::string> paths = SqueueFieldPaths(*fields);
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       "alloc", "array_job_id", "array_task_id", "array_task_str",
-                       "array_throttle", "end_time", "het_job_id", "het_job_offset", "job_id",
-                       "num_nodes", "planned_start", "priority", "reason", "spec.name",
-                       "spec.partition", "start_time", "state", "stopped", "uid", "user"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{"alloc",
+                                             "array_job_id",
+                                             "array_task_id",
+                                             "array_task_str",
+                                             "array_throttle",
+                                             "end_time",
+                                             "het_job_id",
+                                             "het_job_offset",
+                                             "job_id",
+                                             "num_nodes",
+                                             "planned_start",
+                                             "priority",
+                                             "reason",
+                                             "spec.name",
+                                             "spec.partition",
+                                             "start_time",
+                                             "state",
+                                             "stopped",
+                                             "uid",
+                                             "user"}));
 }
 
 }  // namespace

@@ -30,8 +30,8 @@ Status FieldCopier::Add(const Descriptor* type, const std::string& path) {
     const std::string name(rest.substr(0, dot));
     const FieldDescriptor* f = type->FindFieldByName(name);
     if (!f) {
-      return InvalidArgument(
-          fmt::format("Invalid field mask path '{}': {} has no field '{}'", path, type->name(), name));
+      return InvalidArgument(fmt::format("Invalid field mask path '{}': {} has no field '{}'", path,
+                                         type->name(), name));
     }
     const bool last = dot == std::string_view::npos;
     if (!last && (f->is_repeated() || f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE)) {

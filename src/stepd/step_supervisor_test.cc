@@ -101,7 +101,10 @@ class StepSrunLossTest : public ::testing::Test {
 
 TEST_F(StepSrunLossTest, TaskTrappingSigtermFinishesItsHandler) {
   pid_t stepd = StartStep(
-      "trap 'sleep 0.5; echo handled > term.txt; exit 0' TERM; echo $$ > ready; sleep 100 & wait",
+      // term.txt appears whole (mv), so that it is never read between its creation and
+      // the write.
+      "trap 'sleep 0.5; echo handled > term.tmp; mv term.tmp term.txt; exit 0' TERM; "
+      "echo $$ > ready; sleep 100 & wait",
       5);
   ASSERT_TRUE(WaitForFile(work() + "/ready", 10'000));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

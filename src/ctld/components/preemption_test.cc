@@ -52,7 +52,8 @@ TEST(PreemptionTest, QosTypeTakesModeAndGraceFromTheQosObjects) {
   qos["normal"];  // no PreemptMode: the cluster's
   Preemption p(&c, QosOf);
   p.SetQosRules(QosPreemptRules(qos));
-  EXPECT_EQ(p.VictimMode(Job(1, "high", "scavenger")), PreemptMode::kCancel);  // not the partition's OFF
+  EXPECT_EQ(p.VictimMode(Job(1, "high", "scavenger")),
+            PreemptMode::kCancel);  // not the partition's OFF
   EXPECT_EQ(p.VictimGrace(Job(1, "high", "scavenger")), 15);
   EXPECT_EQ(p.VictimMode(Job(2, "low")), PreemptMode::kRequeue);
   EXPECT_EQ(p.VictimGrace(Job(2, "low")), 0);  // not the partition's 60

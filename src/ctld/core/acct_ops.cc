@@ -23,11 +23,28 @@ void Controller::AcctAfterCommit() {
 
 AcctJobsReply Controller::AcctLive(const AcctJobsRequest& req) const {
   AcctJobsReply reply;
+  // The uid filter only: accounts and states are chosen over all attempts of a job, which
+  // the stored history has (the merge with it keeps every live record).
   auto add = [&](const JobInfo& job) {
     if (req.end() > 0 && job.submit_time() > req.end()) return;
     if (req.start() > 0 && job.end_time() > 0 && job.end_time() < req.start()) return;
+    if (!req.uids().empty() &&
+        std::find(req.uids().begin(), req.uids().end(), job.uid()) == req.uids().end()) {
+      return;
+    }
     acct_.AddLive(job, &reply);
   };
+  if (req.job_ids_size() == 0 && !req.uids().empty()) {  // from the index of each uid's jobs
+    std::vector<int64_t> ids;
+    for (uint32_t uid : req.uids()) {
+      const std::set<int64_t>& of = jobs_.OfUid(uid);
+      ids.insert(ids.end(), of.begin(), of.end());
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (int64_t id : ids) add(*jobs_.Find(id));
+    return reply;
+  }
   if (req.job_ids_size() == 0) {
     for (const auto& [id, job] : jobs_.jobs()) add(job);
     return reply;

@@ -252,6 +252,26 @@ TEST_F(ArrayDepTest, LiveAccountingByIdNamesJobsAndWholeArrays) {
   EXPECT_EQ(ids({a + 1, a + 1}), (std::vector<int64_t>{a + 1}));  // a task by its own id, once
   EXPECT_EQ(ids({999}), (std::vector<int64_t>{}));
   EXPECT_EQ(ids({}), (std::vector<int64_t>{plain, a, a + 1, a + 2, other}));
+  // By uid (sacct's default for a user), from the index of each user's jobs.
+  SubmitRequest r;
+  r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+  r.mutable_spec()->set_work_dir("/tmp");
+  auto bobs = ctl_->Submit({kAlice + 1, kAlice + 1}, r);
+  ASSERT_TRUE(bobs.ok()) << bobs.status().message();
+  auto by_uid = [&](std::vector<uint32_t> uids, std::vector<int64_t> named) {
+    AcctJobsRequest q;
+    for (uint32_t u : uids) q.add_uids(u);
+    for (int64_t id : named) q.add_job_ids(id);
+    std::vector<int64_t> out;
+    const AcctJobsReply reply = ctl_->AcctLive(q);
+    for (const AcctJob& j : reply.jobs()) out.push_back(j.job_id());
+    return out;
+  };
+  EXPECT_EQ(by_uid({kAlice + 1}, {}), (std::vector<int64_t>{bobs->job_id()}));
+  EXPECT_EQ(by_uid({kAlice, kAlice + 1}, {}),
+            (std::vector<int64_t>{plain, a, a + 1, a + 2, other, bobs->job_id()}));
+  EXPECT_EQ(by_uid({kAlice + 1}, {plain, bobs->job_id()}), (std::vector<int64_t>{bobs->job_id()}));
+  EXPECT_EQ(by_uid({4242}, {}), (std::vector<int64_t>{}));
 }
 
 TEST_F(ArrayDepTest, BadArraysAreRejected) {

@@ -27,6 +27,9 @@ grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsReq
   window.job_ids.insert(req->job_ids().begin(), req->job_ids().end());
   window.start = req->start();
   window.end = req->end();
+  window.uids.insert(req->uids().begin(), req->uids().end());
+  window.accounts.insert(req->accounts().begin(), req->accounts().end());
+  window.states.insert(req->states().begin(), req->states().end());
   // History first, then the live view: a job that ends in between shows its end.
   auto stored = acct_->Query(window);
   if (!stored.ok()) return ToGrpc(stored.status());
