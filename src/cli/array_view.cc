@@ -135,30 +135,27 @@ std::string HetJobIdSet(const JobInfo& job) {
   return set;
 }
 
-std::vector<JobInfo> CompressPendingTasks(const std::vector<JobInfo>& jobs) {
+void CompressPendingTasks(std::vector<JobInfo*>* jobs) {
   std::map<int64_t, std::vector<int64_t>> pending;  // array id -> pending task ids
-  for (const JobInfo& j : jobs) {
-    if (j.array_job_id() != 0 && j.state() == JOB_PENDING) {
-      pending[j.array_job_id()].push_back(j.array_task_id());
+  for (const JobInfo* j : *jobs) {
+    if (j->array_job_id() != 0 && j->state() == JOB_PENDING) {
+      pending[j->array_job_id()].push_back(j->array_task_id());
     }
   }
-  std::vector<JobInfo> out;
-  for (const JobInfo& j : jobs) {
-    auto it = j.array_job_id() != 0 && j.state() == JOB_PENDING ? pending.find(j.array_job_id())
-                                                                : pending.end();
-    if (it == pending.end()) {
-      out.push_back(j);
-      continue;
+  size_t out = 0;
+  for (JobInfo* j : *jobs) {
+    auto it = j->array_job_id() != 0 && j->state() == JOB_PENDING ? pending.find(j->array_job_id())
+                                                                  : pending.end();
+    if (it != pending.end()) {
+      if (it->second.empty()) continue;  // already stood for by an earlier record
+      if (it->second.size() > 1) {
+        j->set_array_task_str(PendingTasksString(it->second, j->array_throttle()));
+      }
+      it->second.clear();
     }
-    if (it->second.empty()) continue;  // already emitted
-    JobInfo rec = j;
-    if (it->second.size() > 1) {
-      rec.set_array_task_str(PendingTasksString(it->second, j.array_throttle()));
-    }
-    it->second.clear();
-    out.push_back(std::move(rec));
+    (*jobs)[out++] = j;
   }
-  return out;
+  jobs->resize(out);
 }
 
 std::string DependencyString(const JobInfo& job) {

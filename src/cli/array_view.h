@@ -44,7 +44,10 @@ ResolvedIds ResolveSelectors(const std::vector<JobSelector>& sels, ClientApiInte
 std::string DisplayJobId(const JobInfo& job);
 // A heterogeneous job's component ids, "10-12" ("" for other jobs).
 std::string HetJobIdSet(const JobInfo& job);
-std::vector<JobInfo> CompressPendingTasks(const std::vector<JobInfo>& jobs);
+// In place: the first pending task of each array stands for all its pending tasks
+// (array_task_str "[2-7%2]" when there are several), the others are removed. Records the
+// controller already compressed are left as they are.
+void CompressPendingTasks(std::vector<JobInfo*>* jobs);
 std::string DependencyString(const JobInfo& job);
 
 }  // namespace sluice

@@ -101,18 +101,21 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
   if (!rep.ok()) return Error(c, "slurm_load_jobs error: " + rep.status().message());
   int64_t now = rep->now() > 0 ? rep->now() : c.env.clock->Now();
   int shown = 0;
-  std::vector<JobInfo> jobs;
-  for (const JobInfo& j : rep->jobs()) {
-    if (sels.empty() || AnySelectorMatches(sels, j)) jobs.push_back(j);
+  std::vector<JobInfo*> jobs;
+  for (JobInfo& j : *rep->mutable_jobs()) {
+    if (sels.empty() || AnySelectorMatches(sels, j)) jobs.push_back(&j);
   }
   if (c.json) {
     if (jobs.empty() && !sels.empty())
       return Error(c, "slurm_load_jobs error: Invalid job id specified");
-    *c.env.out << FormatSqueueJson(jobs, LoadOwnConfig(c.env).cluster_name);
+    std::vector<JobInfo> all;
+    for (const JobInfo* j : jobs) all.push_back(*j);
+    *c.env.out << FormatSqueueJson(all, LoadOwnConfig(c.env).cluster_name);
     return 0;
   }
-  for (const JobInfo& j : CompressPendingTasks(jobs)) {
-    Print(c, FormatJobRecord(j, now));
+  CompressPendingTasks(&jobs);
+  for (const JobInfo* j : jobs) {
+    Print(c, FormatJobRecord(*j, now));
     ++shown;
   }
   if (shown == 0 && !sels.empty())

@@ -310,18 +310,21 @@ int Show(const SqueueOptions& s, const std::vector<FormatField>& fields, CliEnv&
     return 1;
   }
   int64_t now = rep->now() > 0 ? rep->now() : env.clock->Now();
-  std::vector<JobInfo> jobs;
+  std::vector<JobInfo*> jobs;  // into the reply: sorted and printed without copies
   jobs.reserve(rep->jobs_size());
-  for (JobInfo& j : *rep->mutable_jobs()) {  // moved, not copied: the reply is not used again
-    if (Matches(j, s, env.uid)) jobs.push_back(std::move(j));
+  for (JobInfo& j : *rep->mutable_jobs()) {
+    if (Matches(j, s, env.uid)) jobs.push_back(&j);
   }
   if (s.json) {  // one entry per job (array tasks too), in id order
-    std::sort(jobs.begin(), jobs.end(),
+    std::vector<JobInfo> all;
+    all.reserve(jobs.size());
+    for (JobInfo* j : jobs) all.push_back(std::move(*j));
+    std::sort(all.begin(), all.end(),
               [](const JobInfo& a, const JobInfo& b) { return a.job_id() < b.job_id(); });
-    *env.out << FormatSqueueJson(jobs, LoadOwnConfig(env).cluster_name);
+    *env.out << FormatSqueueJson(all, LoadOwnConfig(env).cluster_name);
     return 0;
   }
-  if (!s.array) jobs = CompressPendingTasks(jobs);
+  if (!s.array) CompressPendingTasks(&jobs);
   s.start ? SortJobsByStart(&jobs) : SortJobsDefault(&jobs);
   if (s.long_format) *env.out << LongDateLine(now) << "\n";
   *env.out << SqueueFormat(fields, jobs, now, s.header);

@@ -293,34 +293,34 @@ std::string SqueueValue(const std::string& key, const JobInfo& job, int64_t now)
   return ValueB(key[0], job, now);
 }
 
-void SortJobsDefault(std::vector<JobInfo>* jobs) {
-  std::stable_sort(jobs->begin(), jobs->end(), [](const JobInfo& a, const JobInfo& b) {
-    if (a.spec().partition() != b.spec().partition())
-      return a.spec().partition() < b.spec().partition();
-    if (a.state() != b.state()) return a.state() < b.state();
-    return a.priority() > b.priority();
+void SortJobsDefault(std::vector<JobInfo*>* jobs) {
+  std::stable_sort(jobs->begin(), jobs->end(), [](const JobInfo* a, const JobInfo* b) {
+    if (const int c = a->spec().partition().compare(b->spec().partition()); c != 0) return c < 0;
+    if (a->state() != b->state()) return a->state() < b->state();
+    return a->priority() > b->priority();
   });
 }
 
-void SortJobsByStart(std::vector<JobInfo>* jobs) {
-  auto key = [](const JobInfo& j) {
-    int64_t t = JobStartOrPlanned(j);
+void SortJobsByStart(std::vector<JobInfo*>* jobs) {
+  auto key = [](const JobInfo* j) {
+    int64_t t = JobStartOrPlanned(*j);
     return t > 0 ? t : INT64_MAX;
   };
-  std::stable_sort(jobs->begin(), jobs->end(), [&](const JobInfo& a, const JobInfo& b) {
+  std::stable_sort(jobs->begin(), jobs->end(), [&](const JobInfo* a, const JobInfo* b) {
     if (key(a) != key(b)) return key(a) < key(b);
-    return a.job_id() < b.job_id();
+    return a->job_id() < b->job_id();
   });
 }
 
-std::string SqueueFormat(const std::vector<FormatField>& fields, const std::vector<JobInfo>& jobs,
+std::string SqueueFormat(const std::vector<FormatField>& fields, const std::vector<JobInfo*>& jobs,
                          int64_t now, bool header) {
   std::string out;
   if (header)
     out += RenderLine(fields, [](const FormatField& f) { return SqueueHeader(f.key); }) + "\n";
-  for (const JobInfo& j : jobs)
-    out +=
-        RenderLine(fields, [&](const FormatField& f) { return SqueueValue(f.key, j, now); }) + "\n";
+  for (const JobInfo* j : jobs) {
+    out += RenderLine(fields, [&](const FormatField& f) { return SqueueValue(f.key, *j, now); });
+    out += '\n';
+  }
   return out;
 }
 

@@ -33,11 +33,11 @@ std::string SqueueValue(const std::string& key, const JobInfo& job, int64_t now)
 
 // Slurm's default order: partition, then state (pending first), then priority
 // (highest first); ties keep the controller's order.
-void SortJobsDefault(std::vector<JobInfo>* jobs);
+void SortJobsDefault(std::vector<JobInfo*>* jobs);
 // --start: by expected start time (unknown last), then job id.
-void SortJobsByStart(std::vector<JobInfo>* jobs);
+void SortJobsByStart(std::vector<JobInfo*>* jobs);
 
-std::string SqueueFormat(const std::vector<FormatField>& fields, const std::vector<JobInfo>& jobs,
+std::string SqueueFormat(const std::vector<FormatField>& fields, const std::vector<JobInfo*>& jobs,
                          int64_t now, bool header);
 
 }  // namespace sluice
