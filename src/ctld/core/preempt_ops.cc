@@ -89,8 +89,9 @@ void Controller::KillPreempted(JobInfo* job) {
 
 void Controller::CheckPreemptGrace() {
   const int64_t now = Now();
-  for (JobInfo* job : jobs_.Running()) {
-    if (!job->completing() && job->preempt_kill_time() > 0 && now >= job->preempt_kill_time()) {
+  for (JobInfo* job : jobs_.Running()) {  // an earlier kill may have ended a het sibling
+    if (job->state() == JOB_RUNNING && !job->completing() && job->preempt_kill_time() > 0 &&
+        now >= job->preempt_kill_time()) {
       KillPreempted(job);
     }
   }

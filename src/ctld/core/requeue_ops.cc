@@ -67,8 +67,8 @@ void Controller::DeliverSignal(const JobInfo& job, int sig, bool batch_only, boo
 void Controller::CheckWarnSignals() {
   int64_t now = Now();
   for (JobInfo* job : jobs_.Running()) {
-    if (job->completing() || job->warn_signal_sent() || job->spec().signal().empty() ||
-        job->time_limit_min() <= 0) {
+    if (job->state() != JOB_RUNNING || job->completing() || job->warn_signal_sent() ||
+        job->spec().signal().empty() || job->time_limit_min() <= 0) {
       continue;
     }
     Expected<SignalSpec> spec = ParseSignalSpec(job->spec().signal());
