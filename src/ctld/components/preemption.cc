@@ -53,11 +53,6 @@ int64_t Preemption::VictimGrace(const JobInfo& job) const {
   return p ? p->grace_time_s : 0;
 }
 
-int Preemption::PriorityTier(const JobInfo& job) const {
-  const PartitionConfig* p = LookupPartition(*config_, job.spec().partition());
-  return p ? p->priority_tier : 0;
-}
-
 void Preemption::FillInputs(const JobTable& jobs, sched::ClusterSnapshot* snap,
                             std::vector<sched::JobRequest>* pending) const {
   snap->preempt.type = config_->preempt_type;
@@ -69,14 +64,14 @@ void Preemption::FillInputs(const JobTable& jobs, sched::ClusterSnapshot* snap,
     if (!j) continue;
     r.priority = j->priority();
     r.start_time = j->start_time();
-    r.priority_tier = PriorityTier(*j);
+    r.priority_tier = PartitionPriorityTier(*config_, j->spec().partition());
     r.qos = qos_of_(*j);
     r.preempt_off = VictimMode(*j) == PreemptMode::kOff;
     r.being_preempted = j->preempt_time() > 0 || j->completing() || j->state() != JOB_RUNNING;
   }
   for (sched::JobRequest& q : *pending) {
     if (const JobInfo* j = jobs.Find(q.job_id)) {
-      q.priority_tier = PriorityTier(*j);
+      q.priority_tier = PartitionPriorityTier(*config_, j->spec().partition());
       q.qos = qos_of_(*j);
     }
   }

@@ -51,7 +51,6 @@ class Preemption {
   const std::set<int64_t>& preemptors() const { return preemptors_; }
 
  private:
-  int PriorityTier(const JobInfo& job) const;
   const sched::PreemptRule* QosRule(const JobInfo& job) const;
 
   const Config* config_;

@@ -175,6 +175,11 @@ Status CheckFits(const Config& config, const PartitionConfig& part, const Shape&
 
 }  // namespace
 
+int PartitionPriorityTier(const Config& config, const std::string& partition) {
+  const PartitionConfig* p = LookupPartition(config, partition);
+  return p ? p->priority_tier : 0;
+}
+
 const NodeConfig* LookupNode(const Config& config, const std::string& name) {
   for (const auto& n : config.nodes) {
     if (n.name == name) return &n;

@@ -42,6 +42,8 @@ inline constexpr char kMsgInvalidQos[] = "Invalid qos specification";
 inline constexpr char kMsgCpusPerGpu[] = "--cpus-per-gpu is incompatible with --cpus-per-task";
 
 const PartitionConfig* LookupPartition(const Config& config, const std::string& name);
+// The partition's PriorityTier; 0 for a partition not configured.
+int PartitionPriorityTier(const Config& config, const std::string& partition);
 const NodeConfig* LookupNode(const Config& config, const std::string& name);
 const PartitionConfig* LookupDefaultPartition(const Config& config);
 

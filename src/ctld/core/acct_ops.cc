@@ -34,23 +34,21 @@ AcctJobsReply Controller::AcctLive(const AcctJobsRequest& req) const {
     }
     acct_.AddLive(job, &reply);
   };
-  if (req.job_ids_size() == 0 && !req.uids().empty()) {  // from the index of each uid's jobs
-    std::vector<int64_t> ids;
+  if (req.job_ids_size() == 0 && req.uids().empty()) {
+    for (const auto& [id, job] : jobs_.jobs()) add(job);
+    return reply;
+  }
+  // The jobs named and the tasks of the arrays named, or the jobs of the uids named (from
+  // the index of each uid's jobs), in id order, without walking the rest.
+  std::vector<int64_t> ids;
+  if (req.job_ids_size() > 0) {
+    ids = ExpandJobIds({req.job_ids().begin(), req.job_ids().end()}, false);
+  } else {
     for (uint32_t uid : req.uids()) {
       const std::set<int64_t>& of = jobs_.OfUid(uid);
       ids.insert(ids.end(), of.begin(), of.end());
     }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    for (int64_t id : ids) add(*jobs_.Find(id));
-    return reply;
   }
-  if (req.job_ids_size() == 0) {
-    for (const auto& [id, job] : jobs_.jobs()) add(job);
-    return reply;
-  }
-  // The jobs named and the tasks of the arrays named, in id order, without walking the rest.
-  std::vector<int64_t> ids = ExpandJobIds({req.job_ids().begin(), req.job_ids().end()}, false);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   for (int64_t id : ids) {

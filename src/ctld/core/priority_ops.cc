@@ -142,8 +142,7 @@ void Controller::OrderPending(std::vector<sched::JobRequest>* pending) const {
   tiers.reserve(pending->size());
   for (const auto& r : *pending) {
     const JobInfo* j = jobs_.Find(r.job_id);
-    const PartitionConfig* p = j ? LookupPartition(config_, j->spec().partition()) : nullptr;
-    tiers.push_back(p ? p->priority_tier : 0);
+    tiers.push_back(j ? PartitionPriorityTier(config_, j->spec().partition()) : 0);
   }
   std::vector<sched::JobRequest> out;
   out.reserve(pending->size());
