@@ -36,7 +36,7 @@ Expected<std::vector<std::string>> ExpandNodes(const Config& config, const std::
 
 Status CheckTimeLimit(const PartitionConfig& part, JobInfo* job) {
   int64_t req = job->spec().time_limit_min();
-  if (req < -1) return InvalidArgument(kMsgBadTimeLimit);
+  if (req < -1 || req > kMaxTimeLimitMin) return InvalidArgument(kMsgBadTimeLimit);
   int64_t limit = req;
   if (req == 0) limit = part.default_time_min > 0 ? part.default_time_min : part.max_time_min;
   if (part.max_time_min >= 0 && (limit < 0 || limit > part.max_time_min)) {

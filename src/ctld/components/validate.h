@@ -31,6 +31,9 @@ inline constexpr char kMsgInvalidPartition[] = "Invalid partition name specified
 inline constexpr char kMsgNoPartition[] = "No partition specified or system default partition";
 inline constexpr char kMsgBadTimeLimit[] =
     "Requested time limit is invalid (missing or exceeds some limit)";
+// The longest time limit, in minutes: Slurm counts minutes in 32 bits (0xffffffff is
+// INFINITE), and so no "start + limit * 60" below can overflow.
+inline constexpr int64_t kMaxTimeLimitMin = 0xfffffffe;
 inline constexpr char kMsgNodeConfig[] = "Requested node configuration is not available";
 inline constexpr char kMsgMemory[] = "Memory specification can not be satisfied";
 inline constexpr char kMsgBadNodeName[] = "Invalid node name specified";

@@ -54,6 +54,15 @@ TEST(Validate, HugeCountsAreRejectedWithoutOverflow) {
               s->set_cpus_per_gpu(INT_MAX);
             }),
             kMsgNodeConfig);
+  // A partition without MaxTime takes any limit up to Slurm's 32-bit minute count; the
+  // fuzzer's 4.4e18 minutes overflowed the seconds in the scheduler request.
+  ASSERT_LT(c.partitions[0].max_time_min, 0);
+  EXPECT_EQ(reject([](JobSpec* s) { s->set_time_limit_min(kMaxTimeLimitMin + 1); }),
+            kMsgBadTimeLimit);
+  EXPECT_EQ(reject([](JobSpec* s) { s->set_time_limit_min(INT64_MAX); }), kMsgBadTimeLimit);
+  JobInfo longest = Job([](JobSpec* s) { s->set_time_limit_min(kMaxTimeLimitMin); });
+  ASSERT_TRUE(NormalizeJob(c, &longest).ok());
+  EXPECT_EQ(BuildRequest(c, longest)->time_limit_s, kMaxTimeLimitMin * 60);
 }
 
 TEST(Validate, OrdinaryRequestStillNormalises) {

@@ -437,7 +437,8 @@ Status Controller::UpdateTimeLimit(const Caller& c, JobInfo* job, int64_t minute
   if (IsTerminal(job->state()) || Ending(*job)) {
     return FailedPrecondition(kMsgAlreadyDone);
   }
-  if (minutes == 0 || minutes < -1) return InvalidArgument(kMsgBadTimeLimit);
+  if (minutes == 0 || minutes < -1 || minutes > kMaxTimeLimitMin)
+    return InvalidArgument(kMsgBadTimeLimit);
   int64_t old = job->time_limit_min();
   bool increase = (minutes == -1 && old != -1) || (old != -1 && minutes > old);
   if (!IsAdmin(c) && increase) return PermissionDenied(kMsgAccessDenied);

@@ -353,6 +353,8 @@ TEST_F(ControllerTest, TimeLimitUpdates) {
   u.set_set_time_limit(true);
   u.set_time_limit_min(120);
   EXPECT_EQ(ctl_->UpdateJob({kAlice, kAlice}, u).message(), kMsgAccessDenied);
+  u.set_time_limit_min(kMaxTimeLimitMin + 1);
+  EXPECT_EQ(ctl_->UpdateJob({0, 0}, u).message(), kMsgBadTimeLimit);
   u.set_time_limit_min(5);
   ASSERT_TRUE(ctl_->UpdateJob({kAlice, kAlice}, u).ok());
   ASSERT_TRUE(ctl_->Commit().ok());
