@@ -152,6 +152,10 @@ const GlobalKey kGlobalKeys[] = {
      [](auto v, auto* c) {
        return ParseIntValue("MinJobAge", v, 0, kMaxSeconds, &c->config->min_job_age_s);
      }},
+    {"MetricsPort",  // Sluice: the controller's HTTP port for Prometheus (0 = none)
+     [](auto v, auto* c) {
+       return ParseIntValue("MetricsPort", v, 0, 65535, &c->config->metrics_port);
+     }},
     {"MaxArraySize",
      [](auto v, auto* c) {
        return ParseIntValue("MaxArraySize", v, 0, 4000001, &c->config->max_array_size);

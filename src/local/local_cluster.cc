@@ -64,6 +64,12 @@ std::string LocalCluster::CtldAddress() const {
   return config->ctld_host + ":" + std::to_string(config->ctld_port);
 }
 
+std::string LocalCluster::MetricsUrl() const {
+  auto config = LoadConfigFile(conf_path_);
+  if (!config.ok() || config->metrics_port == 0) return "";
+  return "http://" + config->ctld_host + ":" + std::to_string(config->metrics_port) + "/metrics";
+}
+
 std::string LocalCluster::PidFile(const std::string& who) const {
   return opts_.state_dir + "/run/" + who + ".pid";
 }
@@ -81,6 +87,7 @@ Status LocalCluster::WriteConfig() {
     return Internal("no free TCP port");
   };
   ASSIGN_OR_RETURN(int ctld_port, unique_port());
+  ASSIGN_OR_RETURN(int metrics_port, unique_port());
   std::optional<IsolatedNet> net;
   if (opts_.isolated) {
     std::vector<std::string> names;
@@ -93,6 +100,7 @@ Status LocalCluster::WriteConfig() {
     << "SlurmctldHost=" << (net ? HostName() + "(" + net->HostAddr() + ")" : "localhost(127.0.0.1)")
     << "\n"
     << "SlurmctldPort=" << ctld_port << "\n"
+    << "MetricsPort=" << metrics_port << "\n"
     << "StateSaveLocation=" << opts_.state_dir << "/state\n"
     << "SlurmdSpoolDir=" << opts_.state_dir << "/spool/%n\n"
     << "SlurmdTimeout=" << opts_.slurmd_timeout_s << "\n"

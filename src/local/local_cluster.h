@@ -65,6 +65,8 @@ class LocalCluster {
   std::string BinPath(const std::string& name) const;
   // host:port of the controller's client API (read from the written config).
   std::string CtldAddress() const;
+  // The controller's Prometheus endpoint (MetricsPort=), "" when it has none.
+  std::string MetricsUrl() const;
   // Environment entries that point the commands at this cluster.
   std::vector<std::string> Env() const { return {"SLUICE_CONF=" + conf_path_}; }
 

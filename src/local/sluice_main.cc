@@ -26,6 +26,8 @@ int Up(sluice::LocalClusterOptions opts) {
   std::fprintf(stderr, "sluice: %d nodes up, %d GPUs each%s; state in %s\n", opts.nodes,
                opts.gpus_per_node, cluster.isolated() ? ", each in namespaces of its own" : "",
                cluster.state_dir().c_str());
+  if (const std::string url = cluster.MetricsUrl(); !url.empty())
+    std::fprintf(stderr, "sluice: metrics at %s\n", url.c_str());
   std::printf("export SLUICE_CONF=%s\n", cluster.conf_path().c_str());
   return 0;
 }

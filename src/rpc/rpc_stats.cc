@@ -11,16 +11,32 @@ void RpcStats::Record(const std::string& method, int64_t duration_us) {
   Method& m = methods_[name];
   ++m.count;
   m.total_us += duration_us;
+  m.seconds.Observe(duration_us / 1e6);
 }
 
 std::map<std::string, RpcStats::Method> RpcStats::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, Method> out;
+  for (const auto& [name, m] : methods_) {
+    auto it = at_reset_.find(name);
+    const int64_t count = m.count - (it == at_reset_.end() ? 0 : it->second.first);
+    if (count == 0) continue;
+    Method& o = out[name];
+    o.count = count;
+    o.total_us = m.total_us - (it == at_reset_.end() ? 0 : it->second.second);
+  }
+  return out;
+}
+
+std::map<std::string, RpcStats::Method> RpcStats::Lifetime() const {
   std::lock_guard<std::mutex> lock(mu_);
   return methods_;
 }
 
 void RpcStats::Reset() {
   std::lock_guard<std::mutex> lock(mu_);
-  methods_.clear();
+  at_reset_.clear();
+  for (const auto& [name, m] : methods_) at_reset_[name] = {m.count, m.total_us};
 }
 
 namespace {

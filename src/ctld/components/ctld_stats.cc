@@ -42,14 +42,21 @@ void PassStats::Record(int64_t duration_us, int64_t depth, int64_t backfilled_no
   backfilled += backfilled_now;
 }
 
+void CtldStats::Reset(int64_t now) {
+  since = now;
+  passes = PassStats{};
+  jobs_at_reset_ = jobs;
+}
+
 void CtldStats::Fill(GetStatsReply* out) const {
+  const JobCounters& z = jobs_at_reset_;
   out->set_data_since(since);
-  out->set_jobs_submitted(jobs.submitted);
-  out->set_jobs_started(jobs.started);
-  out->set_jobs_completed(jobs.completed);
-  out->set_jobs_cancelled(jobs.cancelled);
-  out->set_jobs_failed(jobs.failed);
-  out->set_jobs_requeued(jobs.requeued);
+  out->set_jobs_submitted(jobs.submitted - z.submitted);
+  out->set_jobs_started(jobs.started - z.started);
+  out->set_jobs_completed(jobs.completed - z.completed);
+  out->set_jobs_cancelled(jobs.cancelled - z.cancelled);
+  out->set_jobs_failed(jobs.failed - z.failed);
+  out->set_jobs_requeued(jobs.requeued - z.requeued);
   out->set_sched_cycles(passes.cycles);
   out->set_sched_last_us(passes.last_us);
   out->set_sched_max_us(passes.max_us);

@@ -1,8 +1,12 @@
-// What `sdiag` reports about the controller since its start or the last `sdiag -r`:
-// job transitions and scheduling passes. Plain counters, owned by the owner thread.
+// What the controller counts about itself: job transitions and scheduling passes for
+// `sdiag` (since its start or the last `sdiag -r`), and the process metrics /metrics
+// serves (since its start, never reset: pass and commit histograms, node failures,
+// preemptions). Plain values, owned by the owner thread.
 #pragma once
 
 #include <cstdint>
+
+#include "common/histogram.h"
 
 #include "client.pb.h"
 #include "types.pb.h"
@@ -34,13 +38,29 @@ struct PassStats {
   void Record(int64_t duration_us, int64_t depth, int64_t backfilled_now);
 };
 
+// Since the controller started (Prometheus counters and histograms: never reset).
+struct ProcessMetrics {
+  Histogram pass_seconds{Histogram::Exponential(0.0005, 2, 14)};  // 0.5 ms .. 4 s
+  int64_t pass_jobs_considered = 0;
+  int64_t pass_backfilled = 0;
+  Histogram commit_seconds{Histogram::Exponential(0.0001, 2, 14)};  // 0.1 ms .. 0.8 s
+  Histogram commit_records{Histogram::Exponential(1, 4, 8)};        // 1 .. 16384 rows
+  int64_t node_failures = 0;  // a node stopped answering, or its agent lost its jobs
+  int64_t preemptions = 0;    // jobs preempted (signalled to make room)
+};
+
 struct CtldStats {
   int64_t since = 0;  // unix seconds: start, or the last reset
-  JobCounters jobs;
-  PassStats passes;
+  JobCounters jobs;   // since the start
+  PassStats passes;   // since the last reset
+  ProcessMetrics process;
 
-  void Reset(int64_t now) { *this = CtldStats{now, {}, {}}; }
+  // sdiag -r: the job counters it reports start again from zero (jobs keeps counting).
+  void Reset(int64_t now);
   void Fill(GetStatsReply* out) const;
+
+ private:
+  JobCounters jobs_at_reset_;
 };
 
 }  // namespace sluice::ctld

@@ -27,6 +27,7 @@ struct PrivateData {
   bool users = false;
   bool accounts = false;
   bool reservations = false;
+  bool Any() const { return jobs || usage || users || accounts || reservations; }
 };
 
 Expected<PrivateData> ParsePrivateData(std::string_view value);

@@ -10,6 +10,7 @@
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "ctld/components/job_query.h"
+#include "ctld/components/private_data.h"
 #include "ctld/components/step_layout.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
@@ -102,6 +103,18 @@ Expected<GetStatsReply> Controller::GetStats(const Caller& caller, bool reset) {
   reply.set_acct_queue_size(acct_.QueueSize());
   if (reset) stats_.Reset(Now());
   return reply;
+}
+
+std::string Controller::Metrics(const Caller& caller, MetricsArea area,
+                                std::map<std::string, RpcStats::Method> rpcs) const {
+  MetricsSources in{&config_,
+                    &jobs_,
+                    &nodes_,
+                    &stats_,
+                    std::move(rpcs),
+                    clock_->NowMs(),
+                    IsAdmin(caller) || !PrivateDataOf(config_).Any()};
+  return RenderMetrics(in, area);
 }
 
 std::string Controller::TestOnlyMessage(const JobInfo& job) {

@@ -93,8 +93,11 @@ Status Controller::Commit(bool send_outbox) {
   if (next_id_dirty_) batch.SetNextJobId(next_job_id_);
   if (store_ && !batch.empty()) {
     if (options_.fault_hook) options_.fault_hook("commit");
+    const int64_t start_us = RealClock::MonotonicUs();
     Status st = store_->Write(batch);
     if (!st.ok()) return st;
+    stats_.process.commit_seconds.Observe((RealClock::MonotonicUs() - start_us) / 1e6);
+    stats_.process.commit_records.Observe(static_cast<double>(batch.size()));
     if (options_.fault_hook) options_.fault_hook("committed");
   }
   scripts_.Committed();

@@ -29,6 +29,7 @@
 #include "common/status.h"
 #include "ctld/components/acct_feed.h"
 #include "ctld/components/assoc_db.h"
+#include "ctld/components/cluster_metrics.h"
 #include "ctld/components/ctld_stats.h"
 #include "ctld/components/job_scripts.h"
 #include "ctld/components/job_table.h"
@@ -121,6 +122,10 @@ class Controller {
   // sdiag: job transitions and scheduling passes since the start or the last reset, and
   // the queues now. `reset` (admins only) zeroes the counters after they were read.
   Expected<GetStatsReply> GetStats(const Caller& caller, bool reset);
+  // /metrics (cluster_metrics.h): the per-user and per-account series only for an admin
+  // when PrivateData is set. `rpcs`: the RPC statistics (RpcStats::Lifetime()).
+  std::string Metrics(const Caller& caller, MetricsArea area,
+                      std::map<std::string, RpcStats::Method> rpcs) const;
 
   // ---- node API (node_ops.cc); `node` is the authenticated sender ----
   Expected<RegisterNodeReply> RegisterNode(const RegisterNodeRequest& req);

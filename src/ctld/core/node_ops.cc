@@ -239,6 +239,7 @@ void Controller::SetNodeDown(NodeRuntime* n, bool admin, const std::string& reas
   } else {
     log_->warn("node not responding, set DOWN node={}", n->cfg.name);
     n->responding = false;
+    ++stats_.process.node_failures;
   }
   FailJobsOn(n);
   WantSchedule();

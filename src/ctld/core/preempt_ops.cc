@@ -55,6 +55,7 @@ void Controller::StartPreempt(JobInfo* job, int64_t preemptor) {
   const int64_t grace = preemption_.VictimGrace(*job);
   log_->info("job preempted job_id={} by_job_id={} mode={} grace_s={}", job->job_id(), preemptor,
              PreemptModeName(mode), grace);
+  ++stats_.process.preemptions;
   job->set_preempt_time(Now());
   job->set_preempted_by(preemptor);
   job->set_preempt_mode(static_cast<int>(mode));

@@ -114,8 +114,12 @@ bool Controller::SchedulePass() {
   preemption_.FillInputs(jobs_, &snap, &pending);
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   ApplyPreemptions(plan);
-  stats_.passes.Record(RealClock::MonotonicUs() - pass_start_us,
-                       static_cast<int64_t>(pending.size()), CountBackfilled(pending, plan));
+  const int64_t pass_us = RealClock::MonotonicUs() - pass_start_us;
+  const int64_t backfilled = CountBackfilled(pending, plan);
+  stats_.passes.Record(pass_us, static_cast<int64_t>(pending.size()), backfilled);
+  stats_.process.pass_seconds.Observe(pass_us / 1e6);
+  stats_.process.pass_jobs_considered += static_cast<int64_t>(pending.size());
+  stats_.process.pass_backfilled += backfilled;
   for (const auto& d : plan.decisions) {
     JobInfo* job = jobs_.Find(d.job_id);
     if (!job || job->state() != JOB_PENDING) continue;
