@@ -2,7 +2,7 @@
 // serialized as the RPC would send it, with 100,000 pending jobs (1,000 users x 100 jobs,
 // each with a ~1.4 KB environment and a small batch script) on 4 nodes, no running job.
 // Rows: every job (whole, and only the fields squeue's default format asks for), `squeue -j ID`,
-// `squeue -u USER`, `squeue -t R`, and the old reply (every job whole, script and environment
+// `squeue -u USER`, `squeue -t R`, a /metrics scrape, and the old reply (every job whole, script and environment
 // included) that every squeue got before the controller did the filtering. The controller keeps its
 // state in a SqliteStateStore in a temporary directory, as the daemon does (scripts and
 // environments live there, not in the job records); `ctld_KB_per_job` is the growth of the
@@ -170,12 +170,26 @@ void BM_StatesRunning(benchmark::State& state) {
   Query(state, req);
 }
 
+// One Prometheus scrape of /metrics (every area; 1,000 users' series), rendered as the
+// owner thread does it.
+void BM_MetricsScrape(benchmark::State& state) {
+  Queue& q = TheQueue();
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text = q.ctl->Metrics({0, 0}, MetricsArea::kAll, {});
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["text_KB"] = static_cast<double>(bytes) / 1e3;
+}
+
 BENCHMARK(BM_AllJobsWithScriptEnv)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllJobs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllJobsSqueueFields)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneJobId)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OneUser)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_StatesRunning)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MetricsScrape)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sluice::ctld

@@ -359,7 +359,7 @@ TEST_F(AgentTest, AdoptsRunningJobsAfterRestartAndKillsStale) {
   ASSERT_EQ(reg.jobs_size(), 2);
   EXPECT_EQ(reg.jobs(0).state(), JOB_RUNNING);
   EXPECT_FALSE(reg.jobs(0).finished());
-  ASSERT_TRUE(WaitFinished(21, 5000));
+  ASSERT_TRUE(WaitFinished(21, 20000));
   SignalJobRequest s;
   s.set_job_id(20);
   s.set_kind(SIGNAL_CANCEL);
