@@ -1,6 +1,5 @@
 #include "ctld/components/cluster_metrics.h"
 
-#include <algorithm>
 #include <array>
 #include <tuple>
 
@@ -29,8 +28,6 @@ void Scalar(MetricsText* m, std::string_view name, std::string_view type, std::s
 std::string StateOf(const JobInfo& j) {
   return j.completing() && j.state() != JOB_COMPLETING ? "COMPLETING" : JobStateName(j.state());
 }
-
-int Count(const std::vector<bool>& v) { return static_cast<int>(std::count(v.begin(), v.end(), true)); }
 
 // What a node's free resources are, for the partition series: every resource of a
 // node is allocated (held by a job), or else idle, drained or down.
@@ -79,7 +76,8 @@ void WriteJobs(const MetricsSources& in, MetricsText* m) {
       {"sluice_jobs_requeued_total", "Requeues (node loss, preemption, scontrol requeue)",
        c.requeued},
   }};
-  for (const auto& [name, help, v] : totals) Scalar(m, name, "counter", help, static_cast<double>(v));
+  for (const auto& [name, help, v] : totals)
+    Scalar(m, name, "counter", help, static_cast<double>(v));
 }
 
 void WriteNodes(const MetricsSources& in, MetricsText* m) {
@@ -117,7 +115,7 @@ void WritePartitions(const MetricsSources& in, MetricsText* m) {
       const bool busy = !n->jobs.empty();
       nodes[{p.name, "total"}] += 1;
       nodes[{p.name, busy && free_state != "down" ? "allocated" : free_state}] += 1;
-      const int used = n->exclusive_jobs > 0 ? n->cfg.cpus : Count(n->cpu_used);
+      const int used = n->AllocatedCpus();
       cpus[{p.name, "total"}] += n->cfg.cpus;
       cpus[{p.name, "allocated"}] += used;
       cpus[{p.name, free_state}] += n->cfg.cpus - used;

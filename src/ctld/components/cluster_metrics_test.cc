@@ -84,8 +84,11 @@ TEST_F(ClusterMetricsTest, GaugesAreExactAtTheScrape) {
   EXPECT_EQ(Value(m, "sluice_partition_cpus{partition=\"batch\",state=\"total\"}"), 8);
   EXPECT_EQ(Value(m, "sluice_partition_cpus{partition=\"batch\",state=\"allocated\"}"), 5);
   EXPECT_EQ(Value(m, "sluice_partition_cpus{partition=\"batch\",state=\"idle\"}"), 3);
-  EXPECT_EQ(Value(m, "sluice_partition_gpus{partition=\"batch\",gpu_type=\"h100\",state=\"allocated\"}"), 3);
-  EXPECT_EQ(Value(m, "sluice_partition_gpus{partition=\"batch\",gpu_type=\"h100\",state=\"idle\"}"), 1);
+  EXPECT_EQ(
+      Value(m, "sluice_partition_gpus{partition=\"batch\",gpu_type=\"h100\",state=\"allocated\"}"),
+      3);
+  EXPECT_EQ(Value(m, "sluice_partition_gpus{partition=\"batch\",gpu_type=\"h100\",state=\"idle\"}"),
+            1);
   EXPECT_EQ(Value(m, "sluice_user_gpus_allocated{user=\"u1000\"}"), 3);
   EXPECT_EQ(Value(m, "sluice_sched_pass_duration_seconds_count"), 1);
   EXPECT_EQ(Value(m, "sluice_sched_jobs_considered_total"), 2);
@@ -100,7 +103,9 @@ TEST_F(ClusterMetricsTest, GaugesAreExactAtTheScrape) {
   const std::string d = Scrape(0, MetricsArea::kPartitions);
   EXPECT_EQ(Value(d, "sluice_partition_cpus{partition=\"batch\",state=\"drained\"}"), 3);
   EXPECT_EQ(Value(d, "sluice_partition_cpus{partition=\"batch\",state=\"idle\"}"), 0);
-  EXPECT_EQ(Value(d, "sluice_partition_gpus{partition=\"batch\",gpu_type=\"h100\",state=\"drained\"}"), 1);
+  EXPECT_EQ(
+      Value(d, "sluice_partition_gpus{partition=\"batch\",gpu_type=\"h100\",state=\"drained\"}"),
+      1);
   EXPECT_EQ(d.find("sluice_jobs"), std::string::npos);  // one area only
 }
 

@@ -45,7 +45,7 @@ struct ProcessMetrics {
   int64_t pass_backfilled = 0;
   Histogram commit_seconds{Histogram::Exponential(0.0001, 2, 14)};  // 0.1 ms .. 0.8 s
   Histogram commit_records{Histogram::Exponential(1, 4, 8)};        // 1 .. 16384 rows
-  int64_t node_failures = 0;  // a node stopped answering, or its agent lost its jobs
+  int64_t node_failures = 0;  // nodes set DOWN because they stopped answering
   int64_t preemptions = 0;    // jobs preempted (signalled to make room)
 };
 

@@ -148,8 +148,7 @@ sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {
 NodeInfo NodeTable::ToInfo(const NodeRuntime& n, int64_t now) const {
   NodeInfo info;
   info.set_name(n.cfg.name);
-  int used_cpus = static_cast<int>(std::count(n.cpu_used.begin(), n.cpu_used.end(), true));
-  int used_gpus = static_cast<int>(std::count(n.gpu_used.begin(), n.gpu_used.end(), true));
+  const int used_cpus = n.AllocatedCpus();
   NodeState st = NODE_IDLE;
   if (n.Down()) {
     st = NODE_DOWN;
@@ -182,9 +181,9 @@ NodeInfo NodeTable::ToInfo(const NodeRuntime& n, int64_t now) const {
   }
   for (const auto& f : n.cfg.features) info.add_features(f);
   for (const auto& p : n.partitions) info.add_partitions(p);
-  info.set_alloc_cpus(n.exclusive_jobs > 0 ? n.cfg.cpus : used_cpus);
+  info.set_alloc_cpus(used_cpus);
   info.set_alloc_mem_mb(n.mem_used_mb);
-  info.set_alloc_gpus(used_gpus);
+  info.set_alloc_gpus(n.AllocatedGpus());
   info.set_boot_time(n.boot_time);
   info.set_last_heartbeat(n.last_heartbeat_ms / 1000);
   info.set_responding(n.registered && n.responding);

@@ -5,6 +5,7 @@
 // Owner-thread only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -40,6 +41,15 @@ struct NodeRuntime {
   int64_t session = 0;                   // of the agent's last registration (RegisterNodeReply)
   std::vector<SignalJobRequest> unsent;  // kills/cancels to send again once it answers
 
+  // CPUs held by jobs (all of them while an exclusive job runs) and GPUs held.
+  int AllocatedCpus() const {
+    return exclusive_jobs > 0
+               ? cfg.cpus
+               : static_cast<int>(std::count(cpu_used.begin(), cpu_used.end(), true));
+  }
+  int AllocatedGpus() const {
+    return static_cast<int>(std::count(gpu_used.begin(), gpu_used.end(), true));
+  }
   // Usable by the scheduler for new jobs.
   bool Available() const { return registered && responding && !admin.down && !admin.drain; }
   bool Down() const { return admin.down || !responding; }

@@ -358,7 +358,6 @@ class Controller {
   // Node health and Prolog/Epilog results (health_ops.cc).
   // Acts once per NodeHealth.seq: drain on failure, lift its own drain on a pass.
   void ApplyHealth(NodeRuntime* n, const NodeHealth& health);
-  int AllocatedCpus(const NodeRuntime& n) const;
   // Drains `node` by the system (uid 0) unless it is already drained or down.
   void SystemDrain(NodeRuntime* n, const std::string& reason);
   // Prolog/Epilog failures of the batch host in an end report: drains it; a failed

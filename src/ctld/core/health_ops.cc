@@ -2,16 +2,9 @@
 // Prolog/Epilog failures reported with a batch job's end.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "ctld/core/controller.h"
 
 namespace sluice::ctld {
-
-int Controller::AllocatedCpus(const NodeRuntime& n) const {
-  int used = static_cast<int>(std::count(n.cpu_used.begin(), n.cpu_used.end(), true));
-  return n.exclusive_jobs > 0 ? std::max(used, n.cfg.cpus) : used;
-}
 
 void Controller::SystemDrain(NodeRuntime* n, const std::string& reason) {
   if (n->admin.drain || n->admin.down) return;  // keep the earlier (e.g. admin's) reason

@@ -55,7 +55,7 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   RestoreSteps(*n, req);
   ResendSignals(n);
   if (req.has_health()) ApplyHealth(n, req.health());
-  reply.set_alloc_cpus(AllocatedCpus(*n));
+  reply.set_alloc_cpus(n->AllocatedCpus());
   WantSchedule();
   return reply;
 }
@@ -114,7 +114,7 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
     }
   }
   if (req.has_health()) ApplyHealth(n, req.health());
-  reply.set_alloc_cpus(AllocatedCpus(*n));
+  reply.set_alloc_cpus(n->AllocatedCpus());
   return reply;
 }
 

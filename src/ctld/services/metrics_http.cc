@@ -65,7 +65,8 @@ Status MetricsHttp::Start(const std::string& host, int port) {
   server_->Post(".*", not_allowed);
   server_->Put(".*", not_allowed);
   server_->Delete(".*", not_allowed);
-  port_ = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
+  port_ =
+      port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
   if (port_ <= 0) {
     port_ = 0;
     return Unavailable("MetricsPort: cannot listen on " + host + ":" + std::to_string(port));
