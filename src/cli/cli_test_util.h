@@ -130,6 +130,21 @@ class FakeApi : public ClientApiInterface {
     if (!fail.ok()) return fail;
     return acct;
   }
+  // scontrol token / setdebug.
+  std::vector<IssueTokenRequest> token_requests;
+  Expected<IssueTokenReply> IssueToken(const IssueTokenRequest& req) override {
+    token_requests.push_back(req);
+    if (!fail.ok()) return fail;
+    IssueTokenReply r;
+    r.set_token("eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJhbGljZSJ9.c2ln");
+    return r;
+  }
+  std::vector<SetDebugRequest> debug_requests;
+  Expected<SetDebugReply> SetDebug(const SetDebugRequest& req) override {
+    debug_requests.push_back(req);
+    if (!fail.ok()) return fail;
+    return SetDebugReply();
+  }
 };
 
 struct TestCli {

@@ -21,16 +21,15 @@
 extern char** environ;
 
 namespace sluice {
-namespace {
 
-std::string UserName(uint32_t uid) {
+std::string PasswdUserName(uint32_t uid) {
   struct passwd pw, *res = nullptr;
   char buf[4096];
   if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res) return pw.pw_name;
   return std::to_string(uid);
 }
 
-Expected<uint32_t> UserId(const std::string& name) {
+Expected<uint32_t> PasswdUserId(const std::string& name) {
   uint32_t uid = 0;
   auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), uid);
   if (ec == std::errc() && p == name.data() + name.size()) return uid;
@@ -39,8 +38,6 @@ Expected<uint32_t> UserId(const std::string& name) {
   if (getpwnam_r(name.c_str(), &pw, buf, sizeof(buf), &res) == 0 && res) return pw.pw_uid;
   return NotFound("Invalid user: " + name);
 }
-
-}  // namespace
 
 int RunInProcess(int argc, char** argv, CommandFn fn) {
   std::ios::sync_with_stdio(true);
@@ -77,8 +74,8 @@ int RunInProcess(int argc, char** argv, CommandFn fn) {
     return static_cast<ClientApiInterface*>(relay.get());
   };
   env.sleep_ms = [](int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
-  env.user_name = UserName;
-  env.user_id = UserId;
+  env.user_name = PasswdUserName;
+  env.user_id = PasswdUserId;
   std::vector<std::string> args(argv + 1, argv + argc);
   int rc = fn(args, env);
   std::cout.flush();

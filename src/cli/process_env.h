@@ -12,6 +12,10 @@
 
 namespace sluice {
 
+// getpwuid (the uid as digits when it has no name) and getpwnam (digits are a uid).
+std::string PasswdUserName(uint32_t uid);
+Expected<uint32_t> PasswdUserId(const std::string& name);
+
 using CommandFn = int (*)(const std::vector<std::string>& args, CliEnv& env);
 [[noreturn]] int RunInProcess(int argc, char** argv, CommandFn fn);
 

@@ -13,6 +13,7 @@
 #include "cli/opt_parser.h"
 #include "cli/own_config.h"
 #include "cli/query_json.h"
+#include "cli/scontrol_admin.h"
 #include "cli/scontrol_resv.h"
 #include "cli/scontrol_show.h"
 #include "common/hostlist.h"
@@ -285,6 +286,8 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (Is(cmd, "requeuehold", 8)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE_HOLD, rest);
   if (Is(cmd, "requeue", 3)) return RunScontrolJobAction(c, JOB_ACTION_REQUEUE, rest);
   if (Is(cmd, "ping", 2)) return ShowConfig(c, true);
+  if (Is(cmd, "token", 3)) return ScontrolToken(env, rest);
+  if (Is(cmd, "setdebug", 2)) return ScontrolSetDebug(env, rest);
   if (Is(cmd, "reconfigure", 3))
     return Error(c,
                  "scontrol: error: reconfigure is not provided by Sluice: restart sluicectld to "

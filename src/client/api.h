@@ -62,6 +62,13 @@ class ClientApiInterface {
   virtual Expected<StepUsageReply> StepUsage(const StepUsageRequest&) {
     return Internal("StepUsage is not supported");
   }
+  // scontrol token / setdebug.
+  virtual Expected<IssueTokenReply> IssueToken(const IssueTokenRequest&) {
+    return Internal("IssueToken is not supported");
+  }
+  virtual Expected<SetDebugReply> SetDebug(const SetDebugRequest&) {
+    return Internal("SetDebug is not supported");
+  }
 };
 
 }  // namespace sluice

@@ -60,6 +60,7 @@ Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_));
   if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
+  if (!user_name_.empty()) ctx.AddMetadata(kUserMetadataKey, user_name_);
   Rep rep;
   grpc::Status st = ((*stub_).*method)(&ctx, req, &rep);
   if (!st.ok()) return StatusFromGrpc(st);
@@ -128,6 +129,12 @@ Expected<GetStatsReply> ClusterClient::GetStats(const GetStatsRequest& req) {
 
 Expected<StepUsageReply> ClusterClient::StepUsage(const StepUsageRequest& req) {
   return Call<StepUsageRequest, StepUsageReply>(&ClientApi::Stub::StepUsage, req);
+}
+Expected<IssueTokenReply> ClusterClient::IssueToken(const IssueTokenRequest& req) {
+  return Call<IssueTokenRequest, IssueTokenReply>(&ClientApi::Stub::IssueToken, req);
+}
+Expected<SetDebugReply> ClusterClient::SetDebug(const SetDebugRequest& req) {
+  return Call<SetDebugRequest, SetDebugReply>(&ClientApi::Stub::SetDebug, req);
 }
 
 Expected<SacctmgrReply> ClusterClient::Sacctmgr(const SacctmgrRequest& req) {

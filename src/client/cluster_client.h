@@ -60,6 +60,11 @@ class ClusterClient : public ClientApiInterface {
   Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest& req) override;
   Expected<GetStatsReply> GetStats(const GetStatsRequest& req) override;
   Expected<StepUsageReply> StepUsage(const StepUsageRequest& req) override;
+  Expected<IssueTokenReply> IssueToken(const IssueTokenRequest& req) override;
+  Expected<SetDebugReply> SetDebug(const SetDebugRequest& req) override;
+  // Acts for `user` (metadata "x-sluice-user"): a REST proxy passing on
+  // X-SLURM-USER-NAME; the controller decides whether the token may (token_verifier.h).
+  void set_user_name(std::string user) { user_name_ = std::move(user); }
 
  private:
   template <typename Req, typename Rep, typename Method>
@@ -67,6 +72,7 @@ class ClusterClient : public ClientApiInterface {
 
   std::unique_ptr<ClientApi::Stub> stub_;
   std::string token_;
+  std::string user_name_;
   int deadline_ms_;
 };
 

@@ -45,7 +45,9 @@ Expected<Connection> ConnectToController(const ConnectOptions& options) {
   if (!config.ok()) return config.status();
   std::string target = ChannelTarget(config->ctld_host, config->ctld_port);
   Connection conn;
-  if (AuthTypeIsMunge(AuthTypeFor(*config))) {
+  if (const char* jwt = std::getenv("SLURM_JWT"); jwt && *jwt) {
+    conn.client = ClusterClient::Create(target, jwt, options.deadline_ms);
+  } else if (AuthTypeIsMunge(AuthTypeFor(*config))) {
     conn.client = ClusterClient::Create(target, "", options.deadline_ms);
     RETURN_IF_ERROR(AuthenticateWithMunge(*config, conn.client.get()));
   } else {

@@ -9,7 +9,8 @@
 // (AuthInfo=socket=PATH, else libmunge's default) and trades it for a token with the
 // AuthMunge rpc (rpc/munge_auth.h), so it works on hosts without the ident socket;
 // MUNGE errors keep their text ("Munge encode failed: ...", "Invalid MUNGE credential: ...").
-// Otherwise it uses the ident socket.
+// With SLURM_JWT in the environment (a token from `scontrol token`, AuthAltTypes=auth/jwt)
+// the command sends that token, as Slurm's commands do. Otherwise it uses the ident socket.
 // Errors: config problems keep the config parser's message ("sluice.conf:12: ...");
 // an unreachable ident socket is reported like an unreachable controller
 // ("Unable to contact slurm controller (connect failure)").

@@ -195,6 +195,7 @@ struct Config {
   int heartbeat_interval_s = 0;  // 0 = derive: see HeartbeatIntervalS()
   int min_job_age_s = 300;
   int metrics_port = 0;       // MetricsPort: /metrics over HTTP on the controller's host; 0 = off
+  int rest_port = 0;          // RestPort: sluicerestd's default listening port; 0 = none
   int max_array_size = 1001;  // MaxArraySize: task ids 0..N-1 (0 = no arrays; at most 4000001)
   bool job_requeue = true;
   int64_t def_mem_per_cpu_mb = 0;  // 0 = whole-node memory is not reserved by default

@@ -156,6 +156,8 @@ const GlobalKey kGlobalKeys[] = {
      [](auto v, auto* c) {
        return ParseIntValue("MetricsPort", v, 0, 65535, &c->config->metrics_port);
      }},
+    {"RestPort",  // Sluice: where sluicerestd listens on the controller's host (0 = none)
+     [](auto v, auto* c) { return ParseIntValue("RestPort", v, 0, 65535, &c->config->rest_port); }},
     {"MaxArraySize",
      [](auto v, auto* c) {
        return ParseIntValue("MaxArraySize", v, 0, 4000001, &c->config->max_array_size);
@@ -188,7 +190,8 @@ const GlobalKey kGlobalKeys[] = {
      }},
     // Accepted for slurm.conf compatibility, no effect.
     {"AuthType", Ignore},
-    {"AuthAltTypes", Ignore},
+    {"AuthAltTypes", Ignore},       // auth/jwt: read by the controller (ctld/services/jwt.h)
+    {"AuthAltParameters", Ignore},  // jwt_key=FILE,...: the same
     {"CredType", Ignore},
     {"SlurmUser", Ignore},
     {"SlurmdUser", Ignore},

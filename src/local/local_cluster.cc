@@ -43,6 +43,26 @@ std::string SelfDir() {
   return ec ? "." : p.parent_path().string();
 }
 
+namespace {
+
+// 32 random bytes, mode 0600, as Slurm's jwt.html makes the key (kept when it exists).
+Status WriteJwtKey(const std::string& path) {
+  if (fs::exists(path)) return Status::Ok();
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << RandomBytes(32);
+    if (!f) return Internal("cannot write " + tmp);
+  }
+  fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write);
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return Internal("cannot write " + path + ": " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
 LocalCluster::LocalCluster(LocalClusterOptions opts) : opts_(std::move(opts)) {
   opts_.state_dir = fs::absolute(opts_.state_dir).lexically_normal().string();
   if (opts_.bin_dir.empty()) opts_.bin_dir = SelfDir();
@@ -70,6 +90,14 @@ std::string LocalCluster::MetricsUrl() const {
   return "http://" + config->ctld_host + ":" + std::to_string(config->metrics_port) + "/metrics";
 }
 
+std::string LocalCluster::RestUrl() const {
+  auto config = LoadConfigFile(conf_path_);
+  if (!config.ok() || config->rest_port == 0) return "";
+  return "http://" + config->ctld_host + ":" + std::to_string(config->rest_port);
+}
+
+std::string LocalCluster::JwtKeyPath() const { return opts_.state_dir + "/state/jwt_hs256.key"; }
+
 std::string LocalCluster::PidFile(const std::string& who) const {
   return opts_.state_dir + "/run/" + who + ".pid";
 }
@@ -88,6 +116,8 @@ Status LocalCluster::WriteConfig() {
   };
   ASSIGN_OR_RETURN(int ctld_port, unique_port());
   ASSIGN_OR_RETURN(int metrics_port, unique_port());
+  ASSIGN_OR_RETURN(int rest_port, unique_port());
+  RETURN_IF_ERROR(WriteJwtKey(JwtKeyPath()));
   std::optional<IsolatedNet> net;
   if (opts_.isolated) {
     std::vector<std::string> names;
@@ -101,6 +131,9 @@ Status LocalCluster::WriteConfig() {
     << "\n"
     << "SlurmctldPort=" << ctld_port << "\n"
     << "MetricsPort=" << metrics_port << "\n"
+    << "RestPort=" << rest_port << "\n"
+    << "AuthAltTypes=auth/jwt\n"
+    << "AuthAltParameters=jwt_key=" << JwtKeyPath() << "\n"
     << "StateSaveLocation=" << opts_.state_dir << "/state\n"
     << "SlurmdSpoolDir=" << opts_.state_dir << "/spool/%n\n"
     << "SlurmdTimeout=" << opts_.slurmd_timeout_s << "\n"
@@ -144,6 +177,10 @@ Status LocalCluster::StartDaemon(const std::string& who, const std::vector<std::
 
 Status LocalCluster::StartController() {
   return StartDaemon("sluicectld", {BinPath(opts_.ctld_bin), "-f", conf_path_});
+}
+
+Status LocalCluster::StartRestd() {
+  return StartDaemon("sluicerestd", {BinPath("sluicerestd"), "-f", conf_path_});
 }
 
 Status LocalCluster::StartAgent(int i) { return StartAgentOf(NodeName(i), opts_.agent_bin); }
@@ -198,6 +235,7 @@ Status LocalCluster::Up(int timeout_ms) {
   if (!fs::exists(key))
     return Unavailable("controller did not start; see " + opts_.state_dir + "/log/sluicectld.log");
   for (int i = 0; i < opts_.nodes; ++i) RETURN_IF_ERROR(StartAgent(i));
+  RETURN_IF_ERROR(StartRestd());
   return WaitNodesIdle(static_cast<int>(deadline - RealClock::MonotonicMs()));
 }
 
@@ -251,6 +289,8 @@ Status LocalCluster::StartMissing(int timeout_ms) {
     if (AgentRunning(n.name)) continue;
     RETURN_IF_ERROR(StartAgentOf(n.name, "sluiced"));
   }
+  if (config.rest_port > 0 && !ProcessAlive(ReadPid(PidFile("sluicerestd"))))
+    RETURN_IF_ERROR(StartRestd());
   return WaitNodesIdle(static_cast<int>(deadline - RealClock::MonotonicMs()));
 }
 

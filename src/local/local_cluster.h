@@ -67,6 +67,11 @@ class LocalCluster {
   std::string CtldAddress() const;
   // The controller's Prometheus endpoint (MetricsPort=), "" when it has none.
   std::string MetricsUrl() const;
+  // sluicerestd's base URL (RestPort=), "" when it has none; the JWT key it takes tokens of
+  // (AuthAltParameters=jwt_key=, in the state dir).
+  std::string RestUrl() const;
+  std::string JwtKeyPath() const;
+  Status StartRestd();
   // Environment entries that point the commands at this cluster.
   std::vector<std::string> Env() const { return {"SLUICE_CONF=" + conf_path_}; }
 

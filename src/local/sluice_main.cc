@@ -28,6 +28,11 @@ int Up(sluice::LocalClusterOptions opts) {
                cluster.state_dir().c_str());
   if (const std::string url = cluster.MetricsUrl(); !url.empty())
     std::fprintf(stderr, "sluice: metrics at %s\n", url.c_str());
+  if (const std::string url = cluster.RestUrl(); !url.empty())
+    std::fprintf(stderr,
+                 "sluice: REST API at %s/slurm/v0.0.38/ (a token: scontrol token; "
+                 "document: %s/openapi.json)\n",
+                 url.c_str(), url.c_str());
   std::printf("export SLUICE_CONF=%s\n", cluster.conf_path().c_str());
   return 0;
 }

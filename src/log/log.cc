@@ -4,7 +4,9 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <sstream>
 #include <utility>
 
@@ -55,7 +57,8 @@ std::vector<std::string> Capture::lines() const {
 }
 
 Expected<Level> ParseLevel(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, Level>, 11> kLevels{{
+  // In Slurm's order: a number 0-9 is an index into it (scontrol setdebug 5 = debug).
+  static constexpr std::array<std::pair<std::string_view, Level>, 10> kLevels{{
       {"quiet", Level::off},
       {"fatal", Level::critical},
       {"error", Level::err},
@@ -66,12 +69,16 @@ Expected<Level> ParseLevel(std::string_view name) {
       {"debug3", Level::trace},
       {"debug4", Level::trace},
       {"debug5", Level::trace},
-      {"", Level::info},
   }};
+  if (name.empty()) return Level::info;
+  if (name.size() == 1 && name[0] >= '0' && name[0] <= '9') return kLevels[name[0] - '0'].second;
   for (const auto& [n, level] : kLevels) {
-    if (n == name) return level;
+    if (n.size() == name.size() && std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        }))
+      return level;
   }
-  return InvalidArgument("Invalid debug level: " + std::string(name));
+  return InvalidArgument("invalid debug level: " + std::string(name));
 }
 
 }  // namespace sluice::log

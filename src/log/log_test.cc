@@ -14,7 +14,19 @@ TEST(Log, SlurmLevelNames) {
   EXPECT_EQ(*ParseLevel(""), Level::info);
   auto bad = ParseLevel("loud");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "Invalid debug level: loud");
+  EXPECT_EQ(bad.status().message(), "invalid debug level: loud");
+}
+
+TEST(Log, SetdebugAcceptsSlurmsNumbersAndAnyCase) {
+  EXPECT_EQ(*ParseLevel("0"), Level::off);
+  EXPECT_EQ(*ParseLevel("3"), Level::info);
+  EXPECT_EQ(*ParseLevel("5"), Level::debug);
+  EXPECT_EQ(*ParseLevel("9"), Level::trace);
+  EXPECT_EQ(*ParseLevel("DEBUG2"), Level::trace);
+  EXPECT_EQ(*ParseLevel("Error"), Level::err);
+  EXPECT_FALSE(ParseLevel("10").ok());
+  EXPECT_FALSE(ParseLevel("-1").ok());
+  EXPECT_FALSE(ParseLevel("debug6").ok());
 }
 
 TEST(Log, CaptureKeepsTheLinesAtOrAboveItsLevel) {

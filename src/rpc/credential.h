@@ -20,6 +20,8 @@
 namespace sluice {
 
 inline constexpr char kCredMetadataKey[] = "x-sluice-cred";
+// The user a proxy (sluicerestd) acts for: X-SLURM-USER-NAME (ctld/services/token_verifier.h).
+inline constexpr char kUserMetadataKey[] = "x-sluice-user";
 // Tokens whose expiry lies further ahead than this are rejected (a forged or
 // misconfigured far-future token must not live forever).
 inline constexpr int64_t kMaxCredentialTtlMs = 24LL * 3600 * 1000;

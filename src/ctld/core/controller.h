@@ -167,6 +167,9 @@ class Controller {
 
   const log::Logger& logger() const { return log_; }
 
+  // root, SlurmUser (the controller's uid) or AdminLevel=Administrator (assoc_ops.cc).
+  bool IsAdmin(const Caller& c) const;
+
   // ---- read access for tests ----
   const JobTable& jobs() const { return jobs_; }
   const NodeTable& nodes() const { return nodes_; }
@@ -176,8 +179,6 @@ class Controller {
 
  private:
   friend class ControllerTestPeer;
-  // root, SlurmUser (the controller's uid) or AdminLevel=Administrator (assoc_ops.cc).
-  bool IsAdmin(const Caller& c) const;
   int64_t Now() const { return clock_->Now(); }
   void MarkJob(int64_t id) { dirty_jobs_.insert(id); }
   void MarkNode(const std::string& name) { dirty_nodes_.insert(name); }

@@ -16,6 +16,7 @@
 #include "ctld/runtime/agent_link.h"
 #include "ctld/runtime/owner_loop.h"
 #include "ctld/services/client_service.h"
+#include "ctld/services/jwt.h"
 #include "ctld/services/metrics_http.h"
 #include "ctld/services/node_service.h"
 #include "rpc/credential.h"
@@ -66,6 +67,21 @@ Status SetUpMunge(const Config& config, ClientService* service, const log::Logge
   if (!who.ok()) return Unavailable("AuthType=auth/munge: " + who.status().message());
   service->EnableMunge(socket, 10 * 60 * 1000);
   log->info("accepting MUNGE credentials munged_socket={}", socket.empty() ? "default" : socket);
+  return Status::Ok();
+}
+
+// AuthAltTypes=auth/jwt: load the key and let the client service take and issue JWTs.
+Status SetUpJwt(const Config& config, ClientService* service, const log::Logger& log) {
+  auto jwt = ParseAuthAlt(RawValue(config, "AuthAltTypes"), RawValue(config, "AuthAltParameters"));
+  if (!jwt.ok()) return jwt.status();
+  if (!jwt->enabled) return Status::Ok();
+  const std::string path =
+      jwt->key_path.empty() ? config.state_save_location + "/jwt_hs256.key" : jwt->key_path;
+  auto key = LoadJwtKey(path);
+  if (!key.ok())
+    return Status(key.status().code(), "AuthAltTypes=auth/jwt: " + key.status().message());
+  service->EnableJwt(std::move(*key), jwt->max_lifespan_s, jwt->creation_disabled);
+  log->info("accepting JWTs jwt_key={}", path);
   return Status::Ok();
 }
 
@@ -153,6 +169,10 @@ int RunDaemon(const DaemonOptions& options) {
     loop.Stop();
     return Fail(st.message());
   }
+  if (Status st = SetUpJwt(cfg, &client_service, log); !st.ok()) {
+    loop.Stop();
+    return Fail(st.message());
+  }
   NodeService node_service(*key, &clock, &loop);
   client_service.SetAccounting(acct_writer.get());
   RpcStats rpc_stats;
@@ -172,7 +192,7 @@ int RunDaemon(const DaemonOptions& options) {
     loop.Stop();
     return Fail("cannot listen on " + listen);
   }
-  MetricsHttp metrics(*key, &clock, &loop, &rpc_stats);
+  MetricsHttp metrics(&client_service.verifier(), &loop, &rpc_stats);
   if (cfg.metrics_port > 0) {
     if (Status st = metrics.Start(cfg.ctld_host, cfg.metrics_port); !st.ok()) {
       server->Shutdown();

@@ -1,6 +1,7 @@
 #include "ctld/services/client_service.h"
 
 #include "ctld/services/grpc_status.h"
+#include "ctld/services/jwt.h"
 #include "ctld/services/launch_step_call.h"
 #include "ctld/services/step_usage_call.h"
 #include "rpc/credential.h"
@@ -69,9 +70,15 @@ Expected<Caller> ClientService::Authenticate(grpc::ServerContextBase* ctx) const
   auto it = md.find(kCredMetadataKey);
   if (it == md.end()) return Unauthenticated(kMsgBadCredential);
   std::string_view token(it->second.data(), it->second.size());
-  auto cred = VerifyCredential(key_, token, clock_->NowMs());
-  if (!cred.ok()) return Unauthenticated(kMsgBadCredential);
-  return Caller{cred->uid, cred->gid};
+  std::string_view user;
+  if (auto u = md.find(kUserMetadataKey); u != md.end())
+    user = {u->second.data(), u->second.size()};
+  Expected<Caller> caller = verifier_.Verify(token, user);
+  if (caller.ok()) return caller;
+  LogRefused(ctx, "authentication", caller.status().message());
+  // A JWT's holder is told why (expired, wrong user); a bad Sluice credential is not.
+  if (verifier_.jwt_enabled() && LooksLikeJwt(token)) return caller.status();
+  return Unauthenticated(kMsgBadCredential);
 }
 
 // Oversize requests are refused before they reach the owner thread (request_limits.h).
@@ -347,6 +354,60 @@ grpc::Status ClientService::StepUsage(grpc::ServerContext* ctx, const StepUsageR
   Expected<StepUsageReply> r = answer.get();
   if (!r.ok()) return ToGrpc(r.status());
   *reply = std::move(r).value();
+  return grpc::Status::OK;
+}
+
+// Slurm's default and the longest a caller may ask for when no limit is configured.
+constexpr int64_t kDefaultTokenLifespanS = 1800;
+constexpr int64_t kMaxTokenLifespanS = 365LL * 24 * 3600;
+
+grpc::Status ClientService::IssueToken(grpc::ServerContext* ctx, const IssueTokenRequest* req,
+                                       IssueTokenReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "IssueToken");
+  if (!verifier_.jwt_enabled())
+    return ToGrpc(FailedPrecondition("auth/jwt is not enabled (AuthAltTypes=auth/jwt)"));
+  const bool privileged = caller.uid == 0 || caller.uid == getuid();
+  if (token_creation_disabled_ && !privileged)
+    return ToGrpc(PermissionDenied("Access/permission denied (token creation is disabled)"));
+  Expected<std::string> own = UserNameOf(caller.uid);
+  std::string user = req->username().empty() ? (own.ok() ? *own : "") : req->username();
+  if (user.empty()) return ToGrpc(InvalidArgument(own.status().message()));
+  if (!privileged && (!own.ok() || user != *own)) {
+    LogRefused(ctx, "IssueToken", "uid " + std::to_string(caller.uid) + " asked for " + user);
+    return ToGrpc(PermissionDenied("Access/permission denied"));
+  }
+  if (!LookUpUser(user).ok()) return ToGrpc(InvalidArgument("Invalid user: " + user));
+  int64_t lifespan = req->lifespan_s() == 0 ? kDefaultTokenLifespanS : req->lifespan_s();
+  const int64_t limit = max_token_lifespan_s_ > 0 ? max_token_lifespan_s_ : kMaxTokenLifespanS;
+  if (req->lifespan_s() == 0) lifespan = std::min(lifespan, limit);
+  if (lifespan < 0 || lifespan > limit)
+    return ToGrpc(InvalidArgument("Invalid lifespan " + std::to_string(req->lifespan_s()) +
+                                  ": must be 1.." + std::to_string(limit) + " seconds"));
+  const int64_t now_s = clock_->NowMs() / 1000;
+  Expected<std::string> token = SignJwt(verifier_.jwt_key(), user, now_s, lifespan);
+  if (!token.ok()) return ToGrpc(token.status());
+  loop_->logger()->info("created token user={} lifespan_s={} by_uid={}", user, lifespan,
+                        caller.uid);
+  reply->set_token(*token);
+  reply->set_expires(now_s + lifespan);
+  return grpc::Status::OK;
+}
+
+grpc::Status ClientService::SetDebug(grpc::ServerContext* ctx, const SetDebugRequest* req,
+                                     SetDebugReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "SetDebug");
+  Expected<log::Level> level = log::ParseLevel(req->level());
+  if (!level.ok()) return ToGrpc(level.status());
+  Expected<bool> admin =
+      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
+  if (!admin.ok()) return ToGrpc(admin.status());
+  if (!*admin) return ToGrpc(PermissionDenied("Access/permission denied"));
+  // The level changes for every component: they all log through this one logger.
+  loop_->logger()->warn("log level set level={} by_uid={}", req->level(), caller.uid);
+  loop_->logger()->set_level(*level);
+  *reply = SetDebugReply();
   return grpc::Status::OK;
 }
 

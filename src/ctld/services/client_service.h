@@ -1,11 +1,14 @@
 // ClientService: the gRPC ClientApi. Every call first verifies the "x-sluice-cred"
-// metadata token with the cluster key (no/invalid token -> UNAUTHENTICATED "Invalid
-// authentication credential"); the caller's uid/gid come only from that token. The
+// metadata token (a Sluice credential, or with auth/jwt a JWT; see token_verifier.h;
+// no/invalid token -> UNAUTHENTICATED "Invalid authentication credential", or the JWT's
+// reason); the caller's uid/gid come only from that token. The
 // operation then runs on the owner thread (OwnerLoop::Call) and the reply is sent
 // after the state it changed has been committed. The two calls on every srun's path,
 // LaunchStep and Keepalive, use gRPC's callback API: they are finished from the owner
 // thread (or the last agent's answer) instead of waking a blocked RPC thread.
 #pragma once
+
+#include <unistd.h>
 
 #include <string>
 
@@ -13,6 +16,7 @@
 #include "client.grpc.pb.h"
 #include "common/clock.h"
 #include "ctld/runtime/owner_loop.h"
+#include "ctld/services/token_verifier.h"
 #include "rpc/rpc_stats.h"
 
 namespace sluice::ctld {
@@ -25,7 +29,17 @@ using ClientApiBase = ClientApi::WithCallbackMethod_LaunchStep<
 class ClientService final : public ClientApiBase {
  public:
   ClientService(std::string cluster_key, const Clock* clock, OwnerLoop* loop)
-      : key_(std::move(cluster_key)), clock_(clock), loop_(loop) {}
+      : key_(cluster_key), clock_(clock), loop_(loop), verifier_(key_, clock, getuid()) {}
+
+  // AuthAltTypes=auth/jwt: accept JWTs signed with `key` and issue them (IssueToken),
+  // no longer than `max_lifespan_s` (0: no limit); `creation_disabled`: only admins may
+  // ask for one (AuthAltParameters=disable_token_creation).
+  void EnableJwt(std::string key, int64_t max_lifespan_s, bool creation_disabled) {
+    verifier_.EnableJwt(std::move(key));
+    max_token_lifespan_s_ = max_lifespan_s;
+    token_creation_disabled_ = creation_disabled;
+  }
+  const TokenVerifier& verifier() const { return verifier_; }
 
   grpc::Status SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
                          SubmitReply* reply) override;
@@ -88,6 +102,14 @@ class ClientService final : public ClientApiBase {
   grpc::Status StepUsage(grpc::ServerContext* ctx, const StepUsageRequest* req,
                          StepUsageReply* reply) override;
   void SetRpcStats(RpcStats* stats) { rpc_stats_ = stats; }
+  // scontrol token: auth/jwt off -> FAILED_PRECONDITION; another user's token asked by
+  // anyone but root or the controller's user -> PERMISSION_DENIED; a lifespan < 0 or
+  // over the limit -> INVALID_ARGUMENT.
+  grpc::Status IssueToken(grpc::ServerContext* ctx, const IssueTokenRequest* req,
+                          IssueTokenReply* reply) override;
+  // scontrol setdebug: admins only (PERMISSION_DENIED); a bad level -> INVALID_ARGUMENT.
+  grpc::Status SetDebug(grpc::ServerContext* ctx, const SetDebugRequest* req,
+                        SetDebugReply* reply) override;
 
  private:
   // Reports a request refused before it reached the controller (oversize, bad credential).
@@ -101,6 +123,9 @@ class ClientService final : public ClientApiBase {
   std::string key_;
   const Clock* clock_;
   OwnerLoop* loop_;
+  TokenVerifier verifier_;
+  int64_t max_token_lifespan_s_ = 0;
+  bool token_creation_disabled_ = false;
   bool munge_enabled_ = false;
   std::string munge_socket_;
   int64_t munge_token_ttl_ms_ = 10 * 60 * 1000;

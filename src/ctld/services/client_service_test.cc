@@ -189,5 +189,68 @@ TEST_F(ClientServiceTest, RelayedCallsRunAsTheVouchedUserOnlyFromTheJobsNodes) {
   EXPECT_EQ(link_.tasks.size(), launched);
 }
 
+// scontrol token: a JWT the controller then accepts as the caller's credential.
+TEST_F(ClientServiceTest, IssuedTokensAuthenticateTheirUserOnly) {
+  const uint32_t nobody = LookUpUser("nobody")->uid;
+  auto as = [&](uint32_t uid) {
+    return Ctx(SignCredential(kKey, Credential{uid, uid, clock_.NowMs() + 60'000}));
+  };
+  IssueTokenRequest req;
+  IssueTokenReply token;
+  EXPECT_EQ(stub_->IssueToken(as(nobody).get(), req, &token).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);  // auth/jwt is off
+
+  service_->EnableJwt(std::string(32, 'j'), /*max_lifespan_s=*/7200, false);
+  ASSERT_TRUE(stub_->IssueToken(as(nobody).get(), req, &token).ok());
+  EXPECT_EQ(token.expires(), clock_.Now() + 1800);  // Slurm's default lifespan
+  GetJobsReply jobs;
+  ASSERT_TRUE(stub_->GetJobs(Ctx(token.token()).get(), GetJobsRequest(), &jobs).ok());
+
+  SubmitRequest submit;  // the job belongs to the token's user
+  submit.mutable_spec()->set_work_dir("/tmp");
+  submit.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+  SubmitReply submitted;
+  ASSERT_TRUE(stub_->SubmitJob(Ctx(token.token()).get(), submit, &submitted).ok());
+  GetJobsRequest one;
+  one.add_job_ids(submitted.job_id());
+  ASSERT_TRUE(stub_->GetJobs(Ctx().get(), one, &jobs).ok());
+  ASSERT_EQ(jobs.jobs_size(), 1);
+  EXPECT_EQ(jobs.jobs(0).uid(), nobody);
+
+  req.set_username("root");  // another user's token: root only
+  EXPECT_EQ(stub_->IssueToken(as(nobody).get(), req, &token).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  req.set_username("nobody");
+  ASSERT_TRUE(stub_->IssueToken(as(0).get(), req, &token).ok());
+  req.set_lifespan_s(7201);
+  EXPECT_EQ(stub_->IssueToken(as(0).get(), req, &token).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  req.set_lifespan_s(60);
+  ASSERT_TRUE(stub_->IssueToken(as(nobody).get(), req, &token).ok());
+  clock_.Advance(61);
+  grpc::Status expired = stub_->GetJobs(Ctx(token.token()).get(), GetJobsRequest(), &jobs);
+  EXPECT_EQ(expired.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(expired.error_message(), "Invalid JWT: token expired");
+}
+
+TEST_F(ClientServiceTest, SetDebugChangesTheLogLevelForAdminsOnly) {
+  SetDebugRequest req;
+  req.set_level("debug2");
+  SetDebugReply rep;
+  EXPECT_EQ(stub_->SetDebug(Ctx().get(), req, &rep).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);  // uid 1000
+  EXPECT_NE(loop_->logger()->level(), spdlog::level::trace);
+  auto root = Ctx(SignCredential(kKey, Credential{0, 0, clock_.NowMs() + 60'000}));
+  ASSERT_TRUE(stub_->SetDebug(root.get(), req, &rep).ok());
+  EXPECT_EQ(loop_->logger()->level(), spdlog::level::trace);
+  req.set_level("loud");
+  grpc::Status bad = stub_->SetDebug(
+      Ctx(SignCredential(kKey, Credential{0, 0, clock_.NowMs() + 60'000})).get(), req, &rep);
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(bad.error_message(), "invalid debug level: loud");
+  EXPECT_EQ(loop_->logger()->level(), spdlog::level::trace);
+}
+
 }  // namespace
 }  // namespace sluice::ctld::testing

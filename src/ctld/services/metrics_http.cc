@@ -3,7 +3,6 @@
 #include <httplib.h>
 
 #include "common/metrics_text.h"
-#include "rpc/credential.h"
 #include "rpc/loopback_peer.h"
 
 namespace sluice::ctld {
@@ -19,9 +18,8 @@ std::string BearerToken(const httplib::Request& req) {
 
 }  // namespace
 
-MetricsHttp::MetricsHttp(std::string cluster_key, const Clock* clock, OwnerLoop* loop,
-                         const RpcStats* rpcs)
-    : key_(std::move(cluster_key)), clock_(clock), loop_(loop), rpcs_(rpcs) {}
+MetricsHttp::MetricsHttp(const TokenVerifier* verifier, OwnerLoop* loop, const RpcStats* rpcs)
+    : verifier_(verifier), loop_(loop), rpcs_(rpcs) {}
 
 MetricsHttp::~MetricsHttp() { Stop(); }
 
@@ -36,13 +34,13 @@ Status MetricsHttp::Start(const std::string& host, int port) {
     }
     Caller caller{kNobody, kNobody};
     if (const std::string token = BearerToken(req); !token.empty()) {
-      auto cred = VerifyCredential(key_, token, clock_->NowMs());
-      if (!cred.ok()) {
+      auto who = verifier_->Verify(token, req.get_header_value("X-SLURM-USER-NAME"));
+      if (!who.ok()) {
         res.status = 401;
-        res.set_content(cred.status().message() + "\n", "text/plain");
+        res.set_content(who.status().message() + "\n", "text/plain");
         return;
       }
-      caller = {cred->uid, cred->gid};
+      caller = *who;
     } else if (auto uid = LoopbackPeerUid(req.remote_addr, req.remote_port, req.local_addr,
                                           req.local_port)) {
       caller = {*uid, *uid};
