@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto claims = VerifyJwt(kKey, in, 1'700'000'000);
   if (claims.ok()) {
     // Only a token signed with the key verifies: re-signing its claims must give it back.
-    auto again = SignJwt(kKey, claims->username, claims->issued_s,
-                         claims->expires_s - claims->issued_s);
+    auto again =
+        SignJwt(kKey, claims->username, claims->issued_s, claims->expires_s - claims->issued_s);
     (void)again;
   }
   return 0;

@@ -95,7 +95,8 @@ int ShowJobs(Ctx& c, const std::vector<std::string>& ids) {
     sels.insert(sels.end(), v->begin(), v->end());
   }
   AddSelectors(sels, &req);
-  req.set_compress_pending_tasks(!c.json);  // as CompressPendingTasks below (see squeue.cc)
+  req.set_compress_pending_tasks(!c.json);   // as CompressPendingTasks below (see squeue.cc)
+  req.set_explain(!ids.empty() && !c.json);  // Explanation= of the pending jobs named
   Expected<ClientApiInterface*> api = Api(c);
   Expected<GetJobsReply> rep =
       api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());

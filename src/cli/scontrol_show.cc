@@ -92,6 +92,7 @@ std::string JobBody(const JobInfo& j) {
       "   Partition=" + s.partition() + " AllocNode:Sid=" + OrNull(s.submit_host()) + ":0\n";
   r += "   ReqNodeList=" + OrNull(s.nodelist()) + " ExcNodeList=" + OrNull(s.exclude()) + "\n";
   r += "   NodeList=" + JobNodeList(j) + "\n";
+  if (!j.sched_nodes().empty()) r += "   SchedNodeList=" + j.sched_nodes() + "\n";
   if (!JobBatchHost(j).empty()) r += "   BatchHost=" + JobBatchHost(j) + "\n";
   r += "   NumNodes=" + NumNodes(j) + " NumCPUs=" + std::to_string(j.num_cpus()) +
        " NumTasks=" + std::to_string(j.num_tasks()) + " CPUs/Task=" + std::to_string(cpt) +
@@ -115,6 +116,7 @@ std::string JobBody(const JobInfo& j) {
   r += "   StdOut=" + j.stdout_path() + "\n";
   r += "   Power=\n";
   if (std::string t = JobTresPerNode(j); !t.empty()) r += "   TresPerNode=" + t + "\n";
+  if (!j.explanation().empty()) r += "   Explanation=" + j.explanation() + "\n";
   return r + "   \n\n";
 }
 

@@ -56,6 +56,7 @@ TEST_F(ScontrolTest, ShowJobAsksForTheIdsWithoutScriptOrEnv) {
   ids.add_job_ids(14);
   ids.add_job_ids(15);
   ids.set_compress_pending_tasks(true);  // an array's pending tasks come as one record
+  ids.set_explain(true);                 // the pending jobs named say why
   EXPECT_EQ(t.api.job_queries[0].SerializeAsString(), ids.SerializeAsString());
   GetJobsRequest all;  // every job, no script or env
   all.set_compress_pending_tasks(true);

@@ -1,5 +1,6 @@
 // `sluice`: the Sluice tool. `sluice up` starts a local cluster on loopback;
-// `sluice down` stops it; `sluice sim` replays a workload trace through the scheduler.
+// `sluice down` stops it; `sluice sim` replays a workload trace through the scheduler;
+// `sluice why JOBID...` says why jobs are pending (cli/sluice_why.h).
 // `sluice enter-node NETNS HOSTNAME HOSTS -- CMD...` is how `up --isolated` starts a node's
 // agent inside that node's namespaces (local/isolated_net.h).
 #include <cstdio>
@@ -9,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/process_env.h"
+#include "cli/sluice_why.h"
 #include "local/isolated_net.h"
 #include "local/local_cluster.h"
 #include "sim/sim_command.h"
@@ -54,8 +57,12 @@ int EnterNode(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "sim") == 0) return sluice::sim::SimMain(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "enter-node") == 0) return EnterNode(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "why") == 0)
+    return sluice::RunInProcess(argc - 1, argv + 1, sluice::RunSluiceWhy);
   CLI::App app{"sluice: the Sluice tool (local cluster, simulator)"};
-  app.footer("sluice sim --help: replay a workload trace through the scheduler");
+  app.footer(
+      "sluice sim --help: replay a workload trace through the scheduler\n"
+      "sluice why JOBID...: why a job is not running, in words and numbers");
   app.require_subcommand(1);
   sluice::LocalClusterOptions opts;
   auto* up =

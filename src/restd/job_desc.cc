@@ -107,8 +107,10 @@ Expected<std::string> NodesText(const json& v) {
 Status AddOption(const std::string& key, const json& v, std::vector<std::string>* args) {
   if (key == "requeue" || key == "exclusive") {
     if (v.is_boolean()) {
-      if (key == "requeue") args->push_back(v.get<bool>() ? "--requeue" : "--no-requeue");
-      else if (v.get<bool>()) args->push_back("--exclusive");
+      if (key == "requeue")
+        args->push_back(v.get<bool>() ? "--requeue" : "--no-requeue");
+      else if (v.get<bool>())
+        args->push_back("--exclusive");
       return Status::Ok();
     }
     if (key == "exclusive" && v.is_string()) {

@@ -19,15 +19,16 @@
 namespace sluice {
 
 struct SbatchCall {
-  std::vector<std::string> args;                // options only; the script comes on stdin
+  std::vector<std::string> args;               // options only; the script comes on stdin
   std::map<std::string, std::string> environ;  // "environment"
-  std::string cwd = "/";                        // "current_working_directory"
+  std::string cwd = "/";                       // "current_working_directory"
 };
 Expected<SbatchCall> SbatchCallFor(const nlohmann::json& job);
 
-// The scontrol commands an update runs (it can change comment, name, nice, time_limit, hold), in order: {"update", "JobId=N", K=V...} when any
-// field changes something, then {"hold", N} / {"release", N} for "hold".
+// The scontrol commands an update runs (it can change comment, name, nice, time_limit, hold), in
+// order: {"update", "JobId=N", K=V...} when any field changes something, then {"hold", N} /
+// {"release", N} for "hold".
 Expected<std::vector<std::vector<std::string>>> ScontrolCallsFor(int64_t job_id,
-                                                               const nlohmann::json& job);
+                                                                 const nlohmann::json& job);
 
 }  // namespace sluice

@@ -19,9 +19,9 @@ TEST(JobDesc, PropertiesBecomeSbatchOptions) {
                              {"environment", {{"A", "1"}}}});
   ASSERT_TRUE(call.ok()) << call.status().message();
   // In the keys' order (nlohmann::json objects are sorted).
-  EXPECT_EQ(call->args, (std::vector<std::string>{"--exclusive", "--hold", "--mem=1024",
-                                                  "--job-name=x", "--nodes=2-3", "--requeue",
-                                                  "--ntasks=4"}));
+  EXPECT_EQ(call->args,
+            (std::vector<std::string>{"--exclusive", "--hold", "--mem=1024", "--job-name=x",
+                                      "--nodes=2-3", "--requeue", "--ntasks=4"}));
   EXPECT_EQ(call->environ, (std::map<std::string, std::string>{{"A", "1"}}));
   EXPECT_EQ(call->cwd, "/");
   EXPECT_EQ(SbatchCallFor({{"nodes", 3}, {"environment", json::object()}})->args,
@@ -54,7 +54,8 @@ TEST(JobDesc, UpdatesBecomeScontrolCalls) {
   auto calls = ScontrolCallsFor(7, {{"time_limit", 30}, {"comment", "c"}, {"hold", false}});
   ASSERT_TRUE(calls.ok());
   ASSERT_EQ(calls->size(), 2u);
-  EXPECT_EQ((*calls)[0], (std::vector<std::string>{"update", "JobId=7", "Comment=c", "TimeLimit=30"}));
+  EXPECT_EQ((*calls)[0],
+            (std::vector<std::string>{"update", "JobId=7", "Comment=c", "TimeLimit=30"}));
   EXPECT_EQ((*calls)[1], (std::vector<std::string>{"release", "7"}));
   EXPECT_EQ(ScontrolCallsFor(7, {{"hold", true}})->at(0), (std::vector<std::string>{"hold", "7"}));
   EXPECT_FALSE(ScontrolCallsFor(7, json::object()).ok());

@@ -35,10 +35,10 @@ RestResponse Json(int status, const json& j) { return {status, j.dump(2) + "\n"}
 // Slurm's text of a failure -> the HTTP status that says what kind it is.
 int StatusFor(const std::string& message, int fallback) {
   static const std::pair<const char*, int> kKinds[] = {
-      {"Invalid job id specified", 404},     {"not found", 404},
-      {"Invalid partition name", 404},       {"reservation is invalid", 404},
-      {"Invalid authentication", 401},       {"Invalid JWT", 401},
-      {"Access/permission denied", 403},     {"Unable to contact slurm controller", 503},
+      {"Invalid job id specified", 404}, {"not found", 404},
+      {"Invalid partition name", 404},   {"reservation is invalid", 404},
+      {"Invalid authentication", 401},   {"Invalid JWT", 401},
+      {"Access/permission denied", 403}, {"Unable to contact slurm controller", 503},
       {"Socket timed out", 503},
   };
   for (const auto& [text, status] : kKinds)
@@ -134,6 +134,28 @@ struct RestApi::Call {
     return Json(200, j);
   }
 
+  // squeue --json -j ID, each pending job with its "explanation" (sched/explain.h).
+  RestResponse Job(const std::string& id) const {
+    RestResponse r = JsonOf(RunSqueue, {"--json", "-j", id});
+    int64_t job_id = 0;
+    if (r.status != 200 || !ParseNonNegative(id, &job_id)) return r;  // 12_3: as squeue prints it
+    GetJobsRequest q;
+    q.add_job_ids(job_id);
+    q.set_explain(true);
+    q.mutable_fields()->add_paths("explanation");
+    Expected<GetJobsReply> why = client->GetJobs(q);
+    if (!why.ok()) return r;
+    json j = json::parse(r.body, nullptr, false);
+    if (j.is_discarded() || !j.contains("jobs")) return r;
+    for (json& job : j["jobs"]) {
+      for (const JobInfo& w : why->jobs()) {
+        if (!w.explanation().empty() && job.value("job_id", int64_t{0}) == w.job_id())
+          job["explanation"] = w.explanation();
+      }
+    }
+    return Json(200, j);
+  }
+
   RestResponse Submit(const std::string& body) const {
     json doc = json::parse(body, nullptr, false);
     if (doc.is_discarded() || !doc.is_object())
@@ -184,9 +206,11 @@ struct RestApi::Call {
 
   RestResponse Partitions(const std::string& name) const {
     auto parts = client->GetPartitions(GetPartitionsRequest());
-    if (!parts.ok()) return Error(StatusFor(parts.status().message(), 500), parts.status().message());
+    if (!parts.ok())
+      return Error(StatusFor(parts.status().message(), 500), parts.status().message());
     auto nodes = client->GetNodes(GetNodesRequest());
-    if (!nodes.ok()) return Error(StatusFor(nodes.status().message(), 500), nodes.status().message());
+    if (!nodes.ok())
+      return Error(StatusFor(nodes.status().message(), 500), nodes.status().message());
     GetPartitionsReply shown;
     for (const PartitionInfo& p : parts->partitions())
       if (name.empty() || p.name() == name) *shown.add_partitions() = p;
@@ -200,7 +224,8 @@ struct RestApi::Call {
     req.set_action(RESV_SHOW);
     req.set_name(name);
     auto reply = client->Reservation(req);
-    if (!reply.ok()) return Error(StatusFor(reply.status().message(), 500), reply.status().message());
+    if (!reply.ok())
+      return Error(StatusFor(reply.status().message(), 500), reply.status().message());
     if (!name.empty() && reply->reservations_size() == 0)
       return Error(404, "Requested reservation is invalid");
     return Json(200, ReservationsJson(*reply));
@@ -254,10 +279,7 @@ RestResponse RestApi::Handle(const RestRequest& req, ClientApiInterface* client,
     }
     if (what == "job" && !name.empty()) {
       if (!IsJobId(name)) return Error(400, "Invalid job id specified");
-      if (req.method == "GET") {
-        RestResponse r = call.JsonOf(RunSqueue, {"--json", "-j", name});
-        return r;
-      }
+      if (req.method == "GET") return call.Job(name);
       if (req.method == "POST") return call.Update(name, req.body);
       if (req.method == "DELETE") return call.Cancel(name, req.query);
       return wrong_method();
@@ -288,7 +310,8 @@ RestResponse RestApi::Handle(const RestRequest& req, ClientApiInterface* client,
       if (!IsJobId(name)) return Error(400, "Invalid job id specified");
       args.push_back("--jobs=" + name);
     }
-    if (auto it = req.query.find("users"); it != req.query.end()) args.push_back("--user=" + it->second);
+    if (auto it = req.query.find("users"); it != req.query.end())
+      args.push_back("--user=" + it->second);
     if (auto it = req.query.find("start_time"); it != req.query.end())
       args.push_back("--starttime=" + it->second);
     if (auto it = req.query.find("end_time"); it != req.query.end())

@@ -108,7 +108,8 @@ TEST_F(RestApiTest, BadSubmissionsAre400WithTheFieldNamed) {
   } cases[] = {
       {"{not json", "Unable to parse the request body as a JSON object"},
       {"[1,2]", "Unable to parse the request body as a JSON object"},
-      {json{{"job", {{"environment", env}}}}.dump(), "script is required (the batch script's text)"},
+      {json{{"job", {{"environment", env}}}}.dump(),
+       "script is required (the batch script's text)"},
       {json{{"script", "#!/bin/sh\n"}, {"job", {{"environment", env}, {"colour", "red"}}}}.dump(),
        "job.colour is not a field Sluice knows"},
       {json{{"script", "#!/bin/sh\n"}, {"job", {{"environment", env}, {"tasks", "four"}}}}.dump(),
@@ -220,10 +221,11 @@ TEST_F(RestApiTest, EveryDocumentedPathIsServed) {
   for (const auto& [path, methods] : doc["paths"].items()) {
     for (const auto& [method, op] : methods.items()) {
       std::string concrete = path;
-      for (const char* param : {"{job_id}", "{node_name}", "{partition_name}",
-                                "{reservation_name}", "{account_name}", "{qos_name}", "{user_name}"}) {
+      for (const char* param : {"{job_id}", "{node_name}", "{partition_name}", "{reservation_name}",
+                                "{account_name}", "{qos_name}", "{user_name}"}) {
         if (size_t at = concrete.find(param); at != std::string::npos)
-          concrete.replace(at, std::string(param).size(), param == std::string("{job_id}") ? "7" : "x");
+          concrete.replace(at, std::string(param).size(),
+                           param == std::string("{job_id}") ? "7" : "x");
       }
       std::string m = method;
       for (char& c : m) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

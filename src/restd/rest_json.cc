@@ -140,7 +140,9 @@ json ReservationsJson(const ReservationReply& reply) {
 }
 
 json PingsJson(const std::string& host, bool up) {
-  json ping = {{"hostname", host}, {"ping", up ? "UP" : "DOWN"}, {"status", up ? 0 : -1},
+  json ping = {{"hostname", host},
+               {"ping", up ? "UP" : "DOWN"},
+               {"status", up ? 0 : -1},
                {"mode", "primary"}};
   return Envelope("pings", json::array({ping}));
 }

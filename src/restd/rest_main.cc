@@ -11,8 +11,8 @@
 #include <string>
 
 #include "common/config.h"
-#include "rpc/grpc_limits.h"
 #include "restd/rest_server.h"
+#include "rpc/grpc_limits.h"
 
 int main(int argc, char** argv) {
   std::string config_path = sluice::DefaultConfigPath();

@@ -39,8 +39,9 @@ Status RestServer::Start(const std::string& host, int port) {
     RestResponse out;
     const std::string token = TokenOf(http);
     if (!RestApi::IsPublic(req.path) && token.empty()) {
-      out = {401, ErrorsJson({{"Authentication failure: X-SLURM-USER-TOKEN is required", 6000}})
-                      .dump(2)};
+      out = {
+          401,
+          ErrorsJson({{"Authentication failure: X-SLURM-USER-TOKEN is required", 6000}}).dump(2)};
     } else {
       ClusterClient client(channel_, token, kDefaultRpcDeadlineMs);
       RestUser user;

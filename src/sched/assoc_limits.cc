@@ -17,13 +17,27 @@ bool Over(int64_t limit, int64_t value) { return limit >= 0 && value > limit; }
 
 std::string P(const LimitScope& s) { return s.qos ? "QOS" : "Assoc"; }
 
-// The first TRES of `t` above `limit`: "Cpu", "Mem", "Node", "GRES" (or "").
-const char* TresOver(const TresLimit& limit, const Tres& t) {
-  if (Over(limit.cpu, t.cpu)) return "Cpu";
-  if (Over(limit.mem_mb, t.mem_mb)) return "Mem";
-  if (Over(limit.node, t.node)) return "Node";
-  if (Over(limit.gpu, t.gpu)) return "GRES";
-  return "";
+// The first TRES of `t` above `limit`: its reason word ("Cpu", "Mem", "Node", "GRES"),
+// its TRES name, the limit and the value (word "" when none is above).
+struct TresHit {
+  const char* word = "";
+  const char* tres = "";
+  int64_t limit = 0;
+  int64_t value = 0;
+};
+TresHit TresOver(const TresLimit& limit, const Tres& t) {
+  if (Over(limit.cpu, t.cpu)) return {"Cpu", "cpu", limit.cpu, t.cpu};
+  if (Over(limit.mem_mb, t.mem_mb)) return {"Mem", "mem", limit.mem_mb, t.mem_mb};
+  if (Over(limit.node, t.node)) return {"Node", "node", limit.node, t.node};
+  if (Over(limit.gpu, t.gpu)) return {"GRES", "gres/gpu", limit.gpu, t.gpu};
+  return {};
+}
+
+int64_t Get(const Tres& t, std::string_view tres) {
+  if (tres == "cpu") return t.cpu;
+  if (tres == "mem") return t.mem_mb;
+  if (tres == "node") return t.node;
+  return t.gpu;
 }
 
 Tres Plus(Tres a, const Tres& b) {
@@ -135,29 +149,53 @@ void LimitsTracker::Add(const std::vector<int>& scopes, const Tres& t, int64_t r
   }
 }
 
-std::string LimitsTracker::Check(const JobRequest& job) const {
+std::string LimitsTracker::Check(const JobRequest& job) const { return Block(job).reason; }
+
+LimitBlock LimitsTracker::Block(const JobRequest& job) const {
   const auto* scopes = ScopesOf(input_, job.job_id);
-  if (!scopes) return "";
+  if (!scopes) return {};
   const Tres t = TresOf(job);
   for (int i : *scopes) {
     if (i < 0 || i >= static_cast<int>(counts_.size())) continue;
     const LimitScope& s = input_.scopes[i];
     const Count& c = counts_[i];
-    if (s.max_wall_s >= 0 && (job.time_limit_s <= 0 || job.time_limit_s > s.max_wall_s))
-      return P(s) + "MaxWallDurationPerJobLimit";
-    if (const char* w = TresOver(s.max_tres_per_job, t); *w) return PerJobReason(s, w);
-    if (Over(s.max_jobs, c.jobs + 1)) return s.qos ? "QOSMaxJobsPerUserLimit" : "AssocMaxJobsLimit";
-    if (Over(s.grp_jobs, c.jobs + 1)) return P(s) + "GrpJobsLimit";
-    if (const char* w = TresOver(s.grp_tres, Plus(c.tres, t)); *w) return GrpTresReason(s, w);
-    if (const char* w = TresOver(s.max_tres_per_user, Plus(c.tres, t)); *w) return PerUserReason(w);
+    auto tres_block = [&](std::string reason, const char* key, const TresHit& h, bool grp) {
+      const int64_t asks = Get(t, h.tres);
+      return LimitBlock{std::move(reason), i, fmt::format("{}={}={}", key, h.tres, h.limit),
+                        grp ? h.value - asks : 0, asks};
+    };
+    if (s.max_wall_s >= 0 && (job.time_limit_s <= 0 || job.time_limit_s > s.max_wall_s)) {
+      return {P(s) + "MaxWallDurationPerJobLimit", i, fmt::format("MaxWall={}", s.max_wall_s / 60),
+              0, job.time_limit_s / 60};
+    }
+    if (TresHit h = TresOver(s.max_tres_per_job, t); *h.word)
+      return tres_block(PerJobReason(s, h.word), "MaxTRESPerJob", h, false);
+    if (Over(s.max_jobs, c.jobs + 1)) {
+      return {s.qos ? "QOSMaxJobsPerUserLimit" : "AssocMaxJobsLimit", i,
+              fmt::format("MaxJobs={}", s.max_jobs), c.jobs, 1};
+    }
+    if (Over(s.grp_jobs, c.jobs + 1))
+      return {P(s) + "GrpJobsLimit", i, fmt::format("GrpJobs={}", s.grp_jobs), c.jobs, 1};
+    if (TresHit h = TresOver(s.grp_tres, Plus(c.tres, t)); *h.word)
+      return tres_block(GrpTresReason(s, h.word), "GrpTRES", h, true);
+    if (TresHit h = TresOver(s.max_tres_per_user, Plus(c.tres, t)); *h.word)
+      return tres_block(PerUserReason(h.word), "MaxTRESPerUser", h, true);
     const double minutes = job.time_limit_s > 0 ? job.time_limit_s / 60.0 : 0;
     const double cpu_min = s.used_cpu_min + c.run_cpu_min + t.cpu * minutes;
     const double gpu_min = s.used_gpu_min + c.run_gpu_min + t.gpu * minutes;
+    auto mins_block = [&](const char* reason, const char* tres, int64_t limit, double total,
+                          double asks) {
+      return LimitBlock{P(s) + reason, i, fmt::format("GrpTRESMins={}={}", tres, limit),
+                        static_cast<int64_t>(total - asks), static_cast<int64_t>(asks)};
+    };
     if (s.grp_tres_mins.cpu >= 0 && cpu_min > s.grp_tres_mins.cpu)
-      return P(s) + "GrpCPUMinutesLimit";
-    if (s.grp_tres_mins.gpu >= 0 && gpu_min > s.grp_tres_mins.gpu) return P(s) + "GrpGRESMinutes";
+      return mins_block("GrpCPUMinutesLimit", "cpu", s.grp_tres_mins.cpu, cpu_min, t.cpu * minutes);
+    if (s.grp_tres_mins.gpu >= 0 && gpu_min > s.grp_tres_mins.gpu) {
+      return mins_block("GrpGRESMinutes", "gres/gpu", s.grp_tres_mins.gpu, gpu_min,
+                        t.gpu * minutes);
+    }
   }
-  return "";
+  return {};
 }
 
 void LimitsTracker::Start(const JobRequest& job) {

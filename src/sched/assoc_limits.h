@@ -54,11 +54,21 @@ class LimitScopeIndex {
   std::map<std::string, int> index_;
 };
 
+// The first limit in a job's way, with its numbers (for `sluice why`).
+struct LimitBlock {
+  std::string reason;  // Slurm's pending reason ("" = nothing in the way)
+  int scope = -1;      // index into LimitsInput::scopes
+  std::string limit;   // as sacctmgr names it: "GrpTRES=gres/gpu=64", "MaxJobs=2", "MaxWall=60"
+  int64_t in_use = 0;  // what the scope's running jobs hold of it (minutes for GrpTRESMins)
+  int64_t asks = 0;    // what the job would add
+};
+
 class LimitsTracker {
  public:
   explicit LimitsTracker(const LimitsInput& input);
   // "" when `job` may start now; else the pending reason of the first limit in the way.
   std::string Check(const JobRequest& job) const;
+  LimitBlock Block(const JobRequest& job) const;  // the same, with its numbers
   // Counts `job` as running in its scopes.
   void Start(const JobRequest& job);
   bool empty() const { return input_.empty(); }

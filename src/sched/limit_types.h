@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace sluice::sched {
@@ -27,6 +28,7 @@ struct TresLimit {
 };
 
 struct LimitScope {
+  std::string label;        // in words, for `sluice why`: "account vision", "QOS normal"
   bool qos = false;         // reasons start with "QOS" (else "Assoc")
   int64_t max_jobs = -1;    // running jobs (QOS: per user, on the per-user scope)
   int64_t grp_jobs = -1;    // running jobs of the whole scope

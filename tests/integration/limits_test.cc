@@ -49,6 +49,10 @@ TEST_F(Limits, MaxJobsThenGrpTresGpu) {
   int64_t more = Submit({"--gres=gpu:1", "--wrap", "true"});
   ASSERT_EQ(WaitState(big, {"RUNNING"}), "RUNNING");
   EXPECT_EQ(WaitReason(more, "AssocGrpGRES"), "AssocGrpGRES");
+  RunResult why = Run({"sluice", "why", std::to_string(more)});
+  EXPECT_EQ(why.out, "Job " + std::to_string(more) +
+                         " (wrap) is PENDING (AssocGrpGRES): account physics at its "
+                         "GrpTRES=gres/gpu=2 limit (2 in use, this job asks 1)\n");
   Run({"scancel", std::to_string(big)});
   EXPECT_EQ(WaitDone(more), "COMPLETED");
 }

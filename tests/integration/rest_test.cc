@@ -33,7 +33,8 @@ class RestTest : public ClusterTest {
       if (auto r = c.Get("/openapi.json"); r && r->status == 200) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    FAIL() << "sluicerestd not answering: " << ReadFile(cluster_->state_dir() + "/log/sluicerestd.log");
+    FAIL() << "sluicerestd not answering: "
+           << ReadFile(cluster_->state_dir() + "/log/sluicerestd.log");
   }
 
   // `scontrol token ARGS` as `uid` (root when unset): the token, or "" with the test failed.
@@ -125,9 +126,14 @@ TEST_F(RestTest, TokensSubmitWatchAndCancelAsTheirUser) {
   Reply mine = Call("GET", "/slurm/v0.0.38/jobs", token, "sluicetest_a");
   ASSERT_EQ(mine.status, 200);
   for (const json& j : mine.body["jobs"]) EXPECT_EQ(j["user_name"], "sluicetest_a") << j.dump();
-  Reply theirs = Call("DELETE", "/slurm/v0.0.38/job/" + std::to_string(root_job), token, "sluicetest_a");
+  Reply theirs =
+      Call("DELETE", "/slurm/v0.0.38/job/" + std::to_string(root_job), token, "sluicetest_a");
   EXPECT_NE(theirs.status, 200) << theirs.body.dump();
   EXPECT_EQ(State(root_job), "PENDING");
+  Reply held = Call("GET", "/slurm/v0.0.38/job/" + std::to_string(root_job), Token());
+  ASSERT_EQ(held.status, 200) << held.body.dump();
+  EXPECT_EQ(held.body["jobs"][0].value("explanation", ""),
+            "held by its user: `scontrol release " + std::to_string(root_job) + "` lets it run");
   Reply cancel = Call("DELETE", "/slurm/v0.0.38/job/" + std::to_string(root_job), Token());
   EXPECT_EQ(cancel.status, 200) << cancel.body.dump();
   EXPECT_EQ(WaitState(root_job, {"CANCELLED"}), "CANCELLED");
@@ -182,11 +188,13 @@ TEST_F(RestTest, EveryDocumentedPathAnswers) {
 
   Reply doc = Call("GET", "/openapi.json", "");
   ASSERT_EQ(doc.status, 200);
-  const std::map<std::string, std::string> values{
-      {"{job_id}", std::to_string(held)}, {"{node_name}", "node01"},
-      {"{partition_name}", "gpu"},        {"{reservation_name}", "maint"},
-      {"{account_name}", "ml"},           {"{qos_name}", "normal"},
-      {"{user_name}", "root"}};
+  const std::map<std::string, std::string> values{{"{job_id}", std::to_string(held)},
+                                                  {"{node_name}", "node01"},
+                                                  {"{partition_name}", "gpu"},
+                                                  {"{reservation_name}", "maint"},
+                                                  {"{account_name}", "ml"},
+                                                  {"{qos_name}", "normal"},
+                                                  {"{user_name}", "root"}};
   int walked = 0;
   for (const auto& [path, methods] : doc.body["paths"].items()) {
     std::string concrete = path;

@@ -13,6 +13,8 @@
 // job (durable), so a dependency on a job later purged from memory keeps its answer; a
 // term naming a job the controller does not know (never existed or purged before it
 // resolved) counts as fulfilled, as Slurm lifts dependencies on vanished jobs.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "common/array_spec.h"
@@ -39,6 +41,11 @@ int TargetState(const std::string& type, const JobInfo& t, int64_t delay_min, in
   if (type == "afterany") return kFulfilled;
   if (type == "afternotok") return ok ? kFailed : kFulfilled;
   return ok ? kFulfilled : kFailed;  // afterok, aftercorr
+}
+
+std::string StateWord(JobState s) {
+  std::string name = JobState_Name(s);
+  return name.rfind("JOB_", 0) == 0 ? name.substr(4) : name;
 }
 
 }  // namespace
@@ -247,6 +254,25 @@ bool Controller::ThrottleGate(JobInfo* job, sched::ArrayThrottle* throttle) {
     SetReason(job, "None");
   }
   return admitted;
+}
+
+std::vector<std::string> Controller::DependencyWords(const JobInfo& job) const {
+  std::vector<std::string> out;
+  for (const DependencyTerm& t : job.dependency()) {
+    if (EvaluateTerm(job, t) == kFulfilled) continue;
+    if (t.type() == "singleton") {
+      out.push_back("singleton (a job of the same name and user runs or waits before it)");
+      continue;
+    }
+    std::vector<std::string> targets;
+    for (const JobInfo* d : DependencyTargets(job, t))
+      targets.push_back(fmt::format("{} {}", d->job_id(), StateWord(d->state())));
+    std::string term = fmt::format("{}:{}", t.type(), t.job_id());
+    if (t.delay_min() > 0) term += fmt::format("+{}", t.delay_min());
+    out.push_back(targets.empty() ? term + " (job gone)"
+                                  : fmt::format("{} ({})", term, fmt::join(targets, ", ")));
+  }
+  return out;
 }
 
 }  // namespace sluice::ctld

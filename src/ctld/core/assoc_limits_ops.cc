@@ -43,6 +43,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
         AssocLimits eff = EffectiveLimits(user, account);
         const AssocLimits& own = assoc_db_.User(user, account)->limits();
         sched::LimitScope s;
+        s.label = "user " + user + " in account " + account;
         s.max_jobs = eff.has_max_jobs() ? eff.max_jobs() : -1;
         s.max_wall_s = eff.has_max_wall_min() ? eff.max_wall_min() * 60 : -1;
         s.max_tres_per_job = Tres(eff.max_tres_per_job());
@@ -60,6 +61,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
       push(scopes.Get("a:" + a, [&] {
         const AssocLimits& l = assoc_db_.Account(a)->limits();
         sched::LimitScope s;
+        s.label = "account " + a;
         s.grp_jobs = l.has_grp_jobs() ? l.grp_jobs() : -1;
         s.grp_tres = Tres(l.grp_tres());
         s.grp_tres_mins = Tres(l.grp_tres_mins());
@@ -73,6 +75,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
     push(scopes.Get("q:" + qname, [&] {
       const AssocLimits& l = q->limits();
       sched::LimitScope s;
+      s.label = "QOS " + qname;
       s.qos = true;
       s.grp_jobs = l.has_grp_jobs() ? l.grp_jobs() : -1;
       s.grp_tres = Tres(l.grp_tres());
@@ -83,6 +86,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
     }));
     push(scopes.Get("qu:" + qname + "/" + user, [&] {
       sched::LimitScope s;
+      s.label = "user " + user + " in QOS " + qname;
       s.qos = true;
       s.max_jobs = q->limits().has_max_jobs() ? q->limits().max_jobs() : -1;
       s.max_tres_per_user = Tres(q->limits().max_tres_per_user());

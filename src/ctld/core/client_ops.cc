@@ -204,6 +204,7 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
       rec->set_array_task_str(PendingTasksString(std::move(c.tasks), c.throttle));
     }
   }
+  if (req.explain()) Explain(&reply);
   return reply;
 }
 

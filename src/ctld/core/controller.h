@@ -270,6 +270,8 @@ class Controller {
   DepResult EvaluateDependency(JobInfo* job);
   void SetReason(JobInfo* job, const char* reason);
   bool DependencyGate(JobInfo* job);  // may be passed to the scheduler
+  // The terms still in the way of `job`, in words: "afterok:811 (811 RUNNING)".
+  std::vector<std::string> DependencyWords(const JobInfo& job) const;
   bool ThrottleGate(JobInfo* job, sched::ArrayThrottle* throttle);  // array %N limit
 
   Config config_;
@@ -309,6 +311,11 @@ class Controller {
   // Pending requests ordered for the scheduler: partition PriorityTier, then priority
   // (both descending), then job id.
   void OrderPending(std::vector<sched::JobRequest>* pending) const;
+  // What a pass schedules against: nodes, running jobs with their ends, reservations and
+  // (AccountingStorageEnforce=limits) the limits of the running jobs and of `pending`.
+  sched::ClusterSnapshot PassSnapshot(const std::vector<sched::JobRequest>& pending) const;
+  // Sets `explanation` on the pending jobs of `reply` (explain_ops.cc).
+  void Explain(GetJobsReply* reply) const;
   sched::UsageLedger usage_;                           // fair-share usage, decayed
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 

@@ -48,6 +48,14 @@ int64_t CountBackfilled(const std::vector<sched::JobRequest>& pending, const sch
   return n;
 }
 
+// "gpu[1-2]": the nodes the plan reserved for a pending job ("" = none).
+std::string PlannedNodes(const sched::Decision& d) {
+  if (d.planned_alloc.empty()) return "";
+  std::vector<std::string> nodes;
+  for (const auto& n : d.planned_alloc) nodes.push_back(n.node);
+  return CompressHostlistSorted(std::move(nodes));
+}
+
 }  // namespace
 
 // A pass costs O(pending jobs) on the owner thread (about 150 ms with 50,000 pending on
@@ -95,22 +103,7 @@ bool Controller::SchedulePass() {
   }
   if (pending.empty()) return false;
   OrderPending(&pending);
-  sched::ClusterSnapshot snap = nodes_.Snapshot(false);
-  for (const auto& [id, job] : jobs_.jobs()) {
-    if (!HoldsResources(job)) continue;
-    sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
-    if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
-    for (const auto& a : job.alloc()) {
-      r.alloc.push_back({a.node(),
-                         {a.cpu_ids().begin(), a.cpu_ids().end()},
-                         a.mem_mb(),
-                         {a.gpu_ids().begin(), a.gpu_ids().end()},
-                         a.ntasks()});
-    }
-    snap.running.push_back(std::move(r));
-  }
-  resvs_.AddTo(&snap);
-  if (enforce_.limits) AddLimits(&snap, pending);
+  sched::ClusterSnapshot snap = PassSnapshot(pending);
   preemption_.FillInputs(jobs_, &snap, &pending);
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
   ApplyPreemptions(plan);
@@ -129,6 +122,7 @@ bool Controller::SchedulePass() {
       continue;
     }
     job->set_planned_start(d.planned_start);  // advisory: not journaled
+    job->set_sched_nodes(PlannedNodes(d));
     job->set_last_sched_eval(Now());
     if (!d.reason.empty() && job->reason() != d.reason) {
       job->set_reason(d.reason);
@@ -143,6 +137,7 @@ void Controller::StartJob(JobInfo* job, const sched::Decision& d) {
   job->set_start_time(Now());
   job->set_last_sched_eval(Now());
   job->set_reason("None");
+  job->clear_sched_nodes();
   job->clear_alloc();
   int cpus = 0;
   // Nodes in hostlist order: the first one is the batch host, as in Slurm.

@@ -87,7 +87,7 @@ bool LooksLikeJwt(std::string_view token) {
 }
 
 Expected<std::string> LoadJwtKey(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (stat(path.c_str(), &st) != 0)
     return NotFound("jwt_key " + path + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return PermissionDenied("jwt_key " + path + " is not a regular file");

@@ -19,8 +19,8 @@ const std::string kKey(32, 'k');
 constexpr int64_t kNow = 1'700'000'000;
 
 // A token with the given claims, signed with `key` by libjwt directly (not SignJwt).
-std::string RawToken(const std::string& key, const std::string& user_claim,
-                     const std::string& user, int64_t exp, jwt_alg_t alg = JWT_ALG_HS256) {
+std::string RawToken(const std::string& key, const std::string& user_claim, const std::string& user,
+                     int64_t exp, jwt_alg_t alg = JWT_ALG_HS256) {
   jwt_t* j = nullptr;
   EXPECT_EQ(jwt_new(&j), 0);
   EXPECT_EQ(jwt_set_alg(j, alg, alg == JWT_ALG_NONE ? nullptr : (const unsigned char*)key.data(),
@@ -89,8 +89,8 @@ TEST(Jwt, LooksLikeJwtOnlyForThreeBase64UrlParts) {
 }
 
 TEST(Jwt, KeyFileMustBePrivateAndLongEnough) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("sluice-jwt-" + std::to_string(getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sluice-jwt-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = dir / "jwt_hs256.key";
   std::ofstream(path, std::ios::binary) << std::string(32, '\0') + "tail";
@@ -112,8 +112,8 @@ TEST(Jwt, AuthAltSettingsAsSlurmSpellsThem) {
   auto off = ParseAuthAlt("", "");
   ASSERT_TRUE(off.ok());
   EXPECT_FALSE(off->enabled);
-  auto on = ParseAuthAlt("auth/jwt",
-                         "jwt_key=/etc/slurm/jwt.key, max_token_lifespan=3600,disable_token_creation");
+  auto on = ParseAuthAlt(
+      "auth/jwt", "jwt_key=/etc/slurm/jwt.key, max_token_lifespan=3600,disable_token_creation");
   ASSERT_TRUE(on.ok()) << on.status().message();
   EXPECT_TRUE(on->enabled);
   EXPECT_EQ(on->key_path, "/etc/slurm/jwt.key");
@@ -176,7 +176,8 @@ TEST_F(TokenVerifierTest, OnlyRootOrTheServiceUserMayActForAnother) {
   std::string cred =
       SignCredential(std::string(32, 'c'), Credential{nobody_, nobody_, kNow * 1000 + 60'000});
   EXPECT_FALSE(verifier_.Verify(cred, "root").ok());
-  std::string root_cred = SignCredential(std::string(32, 'c'), Credential{0, 0, kNow * 1000 + 60'000});
+  std::string root_cred =
+      SignCredential(std::string(32, 'c'), Credential{0, 0, kNow * 1000 + 60'000});
   EXPECT_EQ(verifier_.Verify(root_cred, "nobody")->uid, nobody_);
 }
 

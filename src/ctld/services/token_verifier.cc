@@ -20,7 +20,7 @@ std::vector<char> PasswdBuffer() {
 
 Expected<Caller> LookUpUser(const std::string& name) {
   std::vector<char> buf = PasswdBuffer();
-  struct passwd pw{};
+  struct passwd pw {};
   struct passwd* found = nullptr;
   if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr)
     return NotFound("Invalid user: " + name);
@@ -29,7 +29,7 @@ Expected<Caller> LookUpUser(const std::string& name) {
 
 Expected<std::string> UserNameOf(uint32_t uid) {
   std::vector<char> buf = PasswdBuffer();
-  struct passwd pw{};
+  struct passwd pw {};
   struct passwd* found = nullptr;
   if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr)
     return NotFound("Invalid user id: " + std::to_string(uid));

@@ -1,0 +1,117 @@
+// Why pending jobs are not running (GetJobsRequest.explain: `sluice why`, scontrol show
+// job's Explanation=): sched::Explain over the cluster as it is now (PassSnapshot: the
+// same snapshot and limits a pass gets), the reason and planned nodes the last pass gave
+// the job, the jobs a pass considers before it in its partition, and the dependency terms
+// still in its way (DependencyWords, array_dep_ops.cc).
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/hostlist.h"
+#include "common/slurm_format.h"
+#include "ctld/components/validate.h"
+#include "ctld/core/controller.h"
+#include "sched/explain.h"
+
+namespace sluice::ctld {
+namespace {
+
+// At most this many jobs of one reply are explained (each costs a walk over its
+// partition's nodes); the rest are sent without.
+constexpr int kMaxExplained = 1000;
+
+// Reasons of jobs that a pass does not consider: they are ahead of nobody.
+bool Gated(const JobInfo& j) {
+  const std::string& r = j.reason();
+  return j.priority() == 0 || r == "Dependency" || r == "DependencyNeverSatisfied" ||
+         r == "BeginTime" || r == "PartitionDown" || r == sched::kReasonArrayTaskLimit;
+}
+
+// The pass order within each partition (priority descending, then id), over the pending
+// jobs a pass considers.
+class PartitionQueues {
+ public:
+  explicit PartitionQueues(const JobTable& jobs) {
+    for (const auto& [id, j] : jobs.jobs()) {
+      if (j.state() == JOB_PENDING && !Gated(j))
+        queues_[j.spec().partition()].push_back({j.priority(), id});
+    }
+    for (auto& [p, q] : queues_) std::sort(q.begin(), q.end(), Before);
+  }
+  // The jobs ahead of `j`: the first few in order, and how many.
+  void Ahead(const JobInfo& j, sched::ExplainInput* in) const {
+    auto it = queues_.find(j.spec().partition());
+    if (it == queues_.end() || Gated(j)) return;
+    const auto& q = it->second;
+    const Entry self{j.priority(), j.job_id()};
+    const auto end = std::lower_bound(q.begin(), q.end(), self, Before);
+    in->ahead_count = end - q.begin();
+    for (auto e = q.begin(); e != end && in->ahead.size() < 3; ++e)
+      in->ahead.push_back({e->id, e->priority});
+  }
+
+ private:
+  struct Entry {
+    int64_t priority;
+    int64_t id;
+  };
+  static bool Before(const Entry& a, const Entry& b) {
+    return a.priority != b.priority ? a.priority > b.priority : a.id < b.id;
+  }
+  std::unordered_map<std::string, std::vector<Entry>> queues_;
+};
+
+}  // namespace
+
+sched::ClusterSnapshot Controller::PassSnapshot(
+    const std::vector<sched::JobRequest>& pending) const {
+  sched::ClusterSnapshot snap = nodes_.Snapshot(false);
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (!HoldsResources(job)) continue;
+    sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
+    if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
+    for (const auto& a : job.alloc()) {
+      r.alloc.push_back({a.node(),
+                         {a.cpu_ids().begin(), a.cpu_ids().end()},
+                         a.mem_mb(),
+                         {a.gpu_ids().begin(), a.gpu_ids().end()},
+                         a.ntasks()});
+    }
+    snap.running.push_back(std::move(r));
+  }
+  resvs_.AddTo(&snap);
+  if (enforce_.limits) AddLimits(&snap, pending);
+  return snap;
+}
+
+void Controller::Explain(GetJobsReply* reply) const {
+  std::vector<JobInfo*> wanted;
+  std::vector<sched::JobRequest> requests;
+  for (JobInfo& out : *reply->mutable_jobs()) {  // (the reply may carry only some fields)
+    const JobInfo* job = jobs_.Find(out.job_id());
+    const sched::JobRequest* req = jobs_.Request(out.job_id());
+    if (!job || job->state() != JOB_PENDING || !req) continue;
+    if (static_cast<int>(wanted.size()) >= kMaxExplained) break;
+    wanted.push_back(&out);
+    requests.push_back(*req);
+  }
+  if (wanted.empty()) return;
+  const sched::ClusterSnapshot snap = PassSnapshot(requests);
+  const PartitionQueues queues(jobs_);
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const JobInfo& job = *jobs_.Find(wanted[i]->job_id());
+    sched::ExplainInput in;
+    in.job = requests[i];
+    in.partition = job.spec().partition();
+    in.reason = job.priority() == 0 && job.reason() == "None" ? "JobHeldUser" : job.reason();
+    in.planned_start = job.planned_start();
+    if (!job.sched_nodes().empty()) {
+      if (auto nodes = ExpandHostlist(job.sched_nodes()); nodes.ok()) in.planned_nodes = *nodes;
+    }
+    in.begin_time = job.spec().begin_time();
+    queues.Ahead(job, &in);
+    in.dependencies = DependencyWords(job);
+    wanted[i]->set_explanation(sched::Explain(snap, in, Now(), FormatTimestamp));
+  }
+}
+
+}  // namespace sluice::ctld
