@@ -42,7 +42,8 @@ int RunSluiceWhy(const std::vector<std::string>& args, CliEnv& env) {
   AddSelectors(sels, &req);
   req.set_explain(true);
   Expected<ClientApiInterface*> api = env.connect();
-  Expected<GetJobsReply> rep = api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
+  Expected<GetJobsReply> rep =
+      api.ok() ? (*api)->GetJobs(req) : Expected<GetJobsReply>(api.status());
   if (!rep.ok()) {
     *env.err << "sluice: error: " << rep.status().message() << "\n";
     return 1;

@@ -36,10 +36,11 @@ class SluiceWhyTest : public ::testing::Test {
 
 TEST_F(SluiceWhyTest, OneLinePerJobFromTheExplanation) {
   EXPECT_EQ(Run({"812,811", "810"}), 0);
-  EXPECT_EQ(t.out.str(),
-            "Job 812 (train) is PENDING (Resources): needs 2 nodes with 8 free GPUs each (16 GPUs)\n"
-            "Job 811 (prep) is RUNNING on gpu[1-2] since 2025-11-30T02:26:13\n"
-            "Job 810 (eval) is FAILED, exit code 1:0\n");
+  EXPECT_EQ(
+      t.out.str(),
+      "Job 812 (train) is PENDING (Resources): needs 2 nodes with 8 free GPUs each (16 GPUs)\n"
+      "Job 811 (prep) is RUNNING on gpu[1-2] since 2025-11-30T02:26:13\n"
+      "Job 810 (eval) is FAILED, exit code 1:0\n");
   ASSERT_EQ(t.api.job_queries.size(), 1u);
   EXPECT_TRUE(t.api.job_queries[0].explain());
   EXPECT_EQ(t.api.job_queries[0].job_ids_size(), 3);

@@ -90,6 +90,12 @@ std::string LocalCluster::MetricsUrl() const {
   return "http://" + config->ctld_host + ":" + std::to_string(config->metrics_port) + "/metrics";
 }
 
+std::string LocalCluster::DashboardUrl() const {
+  auto config = LoadConfigFile(conf_path_);
+  if (!config.ok() || config->metrics_port == 0) return "";
+  return "http://" + config->ctld_host + ":" + std::to_string(config->metrics_port) + "/dashboard/";
+}
+
 std::string LocalCluster::RestUrl() const {
   auto config = LoadConfigFile(conf_path_);
   if (!config.ok() || config->rest_port == 0) return "";
@@ -143,8 +149,11 @@ Status LocalCluster::WriteConfig() {
     c << "AuthType=auth/munge\nAuthInfo=socket=" << munge_socket_ << "\n";
   }
   for (const auto& line : opts_.extra_config_lines) c << line << "\n";
+  std::ofstream agent_metrics(AgentMetricsPortsPath());
   for (int i = 0; i < opts_.nodes; ++i) {
     ASSIGN_OR_RETURN(int port, unique_port());
+    ASSIGN_OR_RETURN(int metrics, unique_port());
+    agent_metrics << NodeName(i) << " " << metrics << "\n";
     c << "NodeName=" << NodeName(i) << " NodeAddr=" << (net ? net->NodeAddr(i) : "127.0.0.1")
       << " Port=" << port << " CPUs=" << opts_.cpus_per_node
       << " RealMemory=" << opts_.mem_per_node_mb;
@@ -155,6 +164,8 @@ Status LocalCluster::WriteConfig() {
                                      : fmt::format("node[{}-{}]", NodeName(0).substr(4),
                                                    NodeName(opts_.nodes - 1).substr(4));
   c << "PartitionName=gpu Nodes=" << all << " Default=YES MaxTime=INFINITE State=UP\n";
+  agent_metrics.close();
+  if (!agent_metrics) return Internal("cannot write " + AgentMetricsPortsPath());
   std::ofstream f(conf_path_);
   f << c.str();
   f.close();
@@ -185,8 +196,38 @@ Status LocalCluster::StartRestd() {
 
 Status LocalCluster::StartAgent(int i) { return StartAgentOf(NodeName(i), opts_.agent_bin); }
 
+std::string LocalCluster::AgentMetricsPortsPath() const {
+  return opts_.state_dir + "/agent_metrics_ports";
+}
+
+int LocalCluster::AgentMetricsPort(const std::string& node) const {
+  std::ifstream in(AgentMetricsPortsPath());
+  std::string name;
+  int port = 0;
+  while (in >> name >> port) {
+    if (name == node) return port;
+  }
+  return 0;
+}
+
+std::string LocalCluster::AgentMetricsUrl(const std::string& node) const {
+  const int port = AgentMetricsPort(node);
+  auto net = IsolatedNet::Load(opts_.state_dir);
+  std::string addr = "127.0.0.1";
+  if (net.ok()) {
+    const auto& nodes = net->nodes();
+    auto it = std::find(nodes.begin(), nodes.end(), node);
+    if (it != nodes.end()) addr = net->NodeAddr(static_cast<int>(it - nodes.begin()));
+  }
+  return port > 0 ? "http://" + addr + ":" + std::to_string(port) + "/metrics" : "";
+}
+
 Status LocalCluster::StartAgentOf(const std::string& node, const std::string& bin) {
   std::vector<std::string> agent{BinPath(bin), "-f", conf_path_, "-N", node};
+  if (const int port = AgentMetricsPort(node); port > 0) {
+    agent.push_back("--metrics-port");
+    agent.push_back(std::to_string(port));
+  }
   auto net = IsolatedNet::Load(opts_.state_dir);
   if (!net.ok()) return StartDaemon(node, agent);
   const auto& nodes = net->nodes();

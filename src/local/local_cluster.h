@@ -67,11 +67,18 @@ class LocalCluster {
   std::string CtldAddress() const;
   // The controller's Prometheus endpoint (MetricsPort=), "" when it has none.
   std::string MetricsUrl() const;
+  // The web dashboard on the same port, "" when there is none.
+  std::string DashboardUrl() const;
+  // Node `node`'s agent metrics (sluiced --metrics-port; the ports `up` chose are in
+  // <state dir>/agent_metrics_ports), "" when it has none.
+  std::string AgentMetricsUrl(const std::string& node) const;
   // sluicerestd's base URL (RestPort=), "" when it has none; the JWT key it takes tokens of
   // (AuthAltParameters=jwt_key=, in the state dir).
   std::string RestUrl() const;
   std::string JwtKeyPath() const;
   Status StartRestd();
+  std::string AgentMetricsPortsPath() const;
+  int AgentMetricsPort(const std::string& node) const;  // 0: none
   // Environment entries that point the commands at this cluster.
   std::vector<std::string> Env() const { return {"SLUICE_CONF=" + conf_path_}; }
 

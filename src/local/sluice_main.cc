@@ -31,6 +31,9 @@ int Up(sluice::LocalClusterOptions opts) {
                cluster.state_dir().c_str());
   if (const std::string url = cluster.MetricsUrl(); !url.empty())
     std::fprintf(stderr, "sluice: metrics at %s\n", url.c_str());
+  if (const std::string url = cluster.DashboardUrl(); !url.empty())
+    std::fprintf(stderr, "sluice: dashboard at %s (log in with a token: scontrol token)\n",
+                 url.c_str());
   if (const std::string url = cluster.RestUrl(); !url.empty())
     std::fprintf(stderr,
                  "sluice: REST API at %s/slurm/v0.0.38/ (a token: scontrol token; "

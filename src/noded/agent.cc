@@ -15,8 +15,6 @@
 namespace sluice {
 namespace {
 
-void Log(const std::string& msg) { std::fprintf(stderr, "sluiced: %s\n", msg.c_str()); }
-
 JobReport RunningReport(int64_t job_id) {
   JobReport r;
   r.set_job_id(job_id);
@@ -34,6 +32,7 @@ int64_t HeartbeatIntervalMs(int heartbeat_interval_s, int slurmd_timeout_s) {
 Agent::Agent(AgentOptions options, const Clock* clock, ControllerLink* controller, JobTracker* jobs,
              StepdLauncher* launcher)
     : options_(std::move(options)),
+      log_(options_.log ? options_.log : log::Stderr("sluiced")),
       clock_(clock),
       controller_(controller),
       jobs_(jobs),
@@ -73,8 +72,8 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
   LaunchJobReply reply;
   std::lock_guard<std::mutex> session_lock(session_mu_);
   if (session > 0 && session < session_) {
-    Log(fmt::format("launch of job {} run {} refused: sent before this node registered again",
-                    launch.job_id(), launch.job().restarts()));
+    log_->warn("launch refused: sent before this node registered again job_id={} run={}",
+               launch.job_id(), launch.job().restarts());
     reply.set_stale(true);
     reply.set_error("sent before the node's last registration");
     return reply;
@@ -99,11 +98,14 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
     st = ReplaceOrKeep(launch, &keep);
     if (st.ok() && !keep) st = jobs_->Create(launch);
     if (st.ok() && !keep) {
+      const int64_t spawn_us = RealClock::MonotonicUs();
       auto pid = launcher_->Spawn(jobs_->DirFor(launch.job_id()));
+      CountSpawn(pid.ok(), spawn_us);
       if (pid.ok()) {
         // The stepd also records itself; once it runs the launch has succeeded.
         if (Status rec = jobs_->RecordStepdPid(launch.job_id(), *pid); !rec.ok())
-          Log(fmt::format("job {}: {}", launch.job_id(), rec.message()));
+          log_->warn("cannot record the stepd pid job_id={} error={:?}", launch.job_id(),
+                     rec.message());
         if (launch_hook_) launch_hook_(launch.job_id());
       } else {
         st = pid.status();
@@ -114,7 +116,7 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
   reply.set_ok(st.ok());
   if (!st.ok()) {
     reply.set_error(st.message());
-    Log(fmt::format("launch of job {} failed: {}", launch.job_id(), st.message()));
+    log_->error("launch failed job_id={} error={:?}", launch.job_id(), st.message());
   }
   return reply;
 }
@@ -141,8 +143,8 @@ SignalJobReply Agent::Signal(const SignalJobRequest& req) {
   // here (both are sent at once): that run is not stale.
   if (req.kind() == SIGNAL_KILL_STALE && req.has_job()) {
     if (int32_t run = RunInSpool(req.job_id()); run > req.job().restarts()) {
-      Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", req.job_id(),
-                      req.job().restarts(), run));
+      log_->info("kill of an older run ignored job_id={} run={} running={}", req.job_id(),
+                 req.job().restarts(), run);
       return reply;
     }
   }
@@ -171,7 +173,7 @@ SignalJobReply Agent::Signal(const SignalJobRequest& req) {
     return reply;
   }
   Status st = SendToStepd(req.job_id(), sreq);
-  if (!st.ok()) Log(fmt::format("signal to job {}: {}", req.job_id(), st.message()));
+  if (!st.ok()) log_->warn("signal failed job_id={} error={:?}", req.job_id(), st.message());
   return reply;
 }
 
@@ -187,7 +189,8 @@ void Agent::KillStale(int64_t job_id, int32_t reported_run) {
   auto job = jobs_->Inspect(job_id);
   if (!job.ok()) return;
   if (int32_t run = RunInSpool(job_id); reported_run >= 0 && run > reported_run) {
-    Log(fmt::format("job {}: kill of run {} ignored, run {} runs here", job_id, reported_run, run));
+    log_->info("kill of an older run ignored job_id={} run={} running={}", job_id, reported_run,
+               run);
     return;
   }
   jobs_->MarkDone(job_id);  // never reported
@@ -195,11 +198,12 @@ void Agent::KillStale(int64_t job_id, int32_t reported_run) {
     StepdRequest req;
     req.set_op(STEPD_KILL);
     Status st = SendToStepd(job_id, req);
-    if (!st.ok()) Log(fmt::format("kill of stale job {}: {}", job_id, st.message()));
+    if (!st.ok())
+      log_->warn("kill of a stale job failed job_id={} error={:?}", job_id, st.message());
   } else {
     jobs_->Remove(job_id);
   }
-  Log(fmt::format("killed job {}: unknown to the controller", job_id));
+  log_->warn("killed a job unknown to the controller job_id={}", job_id);
 }
 
 // Scans the spool, turning lost stepds into failures and removing settled directories.
@@ -227,8 +231,8 @@ std::vector<TrackedJob> Agent::ScanAndSettle() {
       std::ifstream stepd_log(JobDir(job.dir).Log());
       std::string last, line;
       while (std::getline(stepd_log, line)) last = line;
-      Log(fmt::format("stepd of job {} (pid {}) vanished without a status; job failed{}{}",
-                      job.job_id, job.stepd_pid, last.empty() ? "" : ": ", last));
+      log_->error("stepd vanished without a status, job failed job_id={} pid={} last_line={:?}",
+                  job.job_id, job.stepd_pid, last);
       jobs_->MarkLost(job.job_id);
       auto again = jobs_->Inspect(job.job_id);
       if (!again.ok()) continue;
@@ -264,8 +268,9 @@ void Agent::Register() {
   int64_t sent_ms = clock_->NowMs();
   auto reply = controller_->Register(req);
   RenewLease(reply.status(), sent_ms);
+  CountCall(reply.ok());
   if (!reply.ok()) {
-    Log("registration failed: " + reply.status().message());
+    log_->warn("registration failed error={:?}", reply.status().message());
     next_heartbeat_ms_ = clock_->NowMs() + options_.retry_interval_ms;
     return;
   }
@@ -273,7 +278,7 @@ void Agent::Register() {
   session_ = reply->session();
   if (health_) health_->SetAllocatedCpus(reply->alloc_cpus());
   next_heartbeat_ms_ = clock_->NowMs() + options_.heartbeat_interval_ms;
-  Log(fmt::format("registered with the controller ({} jobs)", req.jobs_size()));
+  log_->info("registered with the controller jobs={}", req.jobs_size());
   std::map<int64_t, int32_t> reported;
   for (const JobReport& r : req.jobs()) reported[r.job_id()] = r.has_restarts() ? r.restarts() : -1;
   for (int64_t id : reply->kill_job_ids()) KillStale(id, reported[id]);
@@ -292,8 +297,9 @@ void Agent::Heartbeat() {
   int64_t sent_ms = clock_->NowMs();
   auto reply = controller_->Heartbeat(req);
   RenewLease(reply.status(), sent_ms);
+  CountCall(reply.ok());
   if (!reply.ok()) {
-    Log("heartbeat failed: " + reply.status().message());
+    log_->warn("heartbeat failed error={:?}", reply.status().message());
     registered_ = false;  // register again once the controller is back
     next_heartbeat_ms_ = clock_->NowMs() + options_.retry_interval_ms;
     return;
@@ -307,6 +313,34 @@ void Agent::Heartbeat() {
   }
 }
 
+void Agent::CountCall(bool answered) {
+  if (!metrics_) return;
+  if (answered) {
+    metrics_->ControllerAnswered(clock_->NowMs());
+  } else {
+    metrics_->ControllerCallFailed();
+  }
+}
+
+void Agent::CountSpawn(bool ok, int64_t start_us) {
+  if (!metrics_) return;
+  if (ok) {
+    metrics_->StepdSpawned(static_cast<double>(RealClock::MonotonicUs() - start_us) / 1e6);
+  } else {
+    metrics_->StepdSpawnFailed();
+  }
+}
+
+AgentMetrics::Gauges Agent::MetricsGauges() {
+  AgentMetrics::Gauges g;
+  g.registered = registered_;
+  for (const TrackedJob& job : jobs_->Scan())
+    g.running_jobs += job.phase == TrackedJob::Phase::kRunning;
+  std::lock_guard<std::mutex> lock(mu_);
+  g.running_steps = static_cast<int>(steps_.size());
+  return g;
+}
+
 void Agent::RenewLease(const Status& outcome, int64_t sent_ms) {
   if (options_.fence_lease.empty() || options_.slurmd_timeout_ms <= 0) return;
   if (!outcome.ok() && !ControllerNotListening(outcome)) return;
@@ -315,7 +349,7 @@ void Agent::RenewLease(const Status& outcome, int64_t sent_ms) {
   if (!outcome.ok()) sent_ms -= kRefusalAgeMs;
   Status st =
       RenewNodeLease(options_.fence_lease, LeaseUntilMs(sent_ms, options_.slurmd_timeout_ms));
-  if (!st.ok()) Log("cannot renew the node lease: " + st.message());
+  if (!st.ok()) log_->error("cannot renew the node lease error={:?}", st.message());
 }
 
 bool Agent::Fenced() const {
@@ -344,7 +378,8 @@ void Agent::ReportEnds() {
     *req.mutable_report() = job.report;
     Status st = controller_->JobEnded(req);
     if (!st.ok()) {
-      Log(fmt::format("report of job {} end failed (will retry): {}", job.job_id, st.message()));
+      log_->warn("job end report failed, will retry job_id={} error={:?}", job.job_id,
+                 st.message());
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);
@@ -360,7 +395,8 @@ void Agent::Tick() {
   launcher_->Reap();
   bool fenced = Fenced();
   if (fenced && !fenced_logged_) {
-    Log("the node lease ran out without contact with the controller: its jobs are killed "
+    log_->error(
+        "the node lease ran out without contact with the controller: its jobs are killed "
         "(fenced) before the controller may run them elsewhere");
     registered_ = false;
   }

@@ -28,7 +28,9 @@
 
 #include "common/bounded_set.h"
 #include "common/clock.h"
+#include "log/log.h"
 #include "node.pb.h"
+#include "noded/agent_metrics.h"
 #include "noded/controller_link.h"
 #include "noded/health_check.h"
 #include "noded/job_tracker.h"
@@ -63,6 +65,8 @@ struct AgentOptions {
   // registration/heartbeat, copied into every launch; "" or a timeout of 0: no fencing.
   std::string fence_lease;
   int64_t slurmd_timeout_ms = 0;
+  // Where the agent reports events (default: stderr at info; SlurmdDebug in sluiced).
+  log::Logger log;
 };
 
 class Agent {
@@ -101,6 +105,10 @@ class Agent {
   // Heartbeat at the next Tick (a health check result changed) and wake the loop.
   void HeartbeatSoon();
   const AgentOptions& options() const { return options_; }
+  // Where the agent counts controller answers and stepd starts (nullptr: nowhere).
+  void SetMetrics(AgentMetrics* metrics) { metrics_ = metrics; }
+  // The gauges of its /metrics, read now: registered, running jobs and steps.
+  AgentMetrics::Gauges MetricsGauges();
 
  private:
   Status ValidateLaunch(const BatchLaunch& launch) const;
@@ -137,6 +145,7 @@ class Agent {
   bool steps_adopted_ = false;
 
   AgentOptions options_;
+  log::Logger log_;
   const Clock* clock_;
   ControllerLink* controller_;
   JobTracker* jobs_;
@@ -165,6 +174,10 @@ class Agent {
   std::condition_variable wake_cv_;
   bool woken_ = false;
   HealthCheck* health_ = nullptr;
+  AgentMetrics* metrics_ = nullptr;
+  // Records a controller call's outcome and a stepd start's duration in metrics_.
+  void CountCall(bool answered);
+  void CountSpawn(bool ok, int64_t start_us);
   std::atomic<bool> heartbeat_soon_{false};
 
   // Node loss / requeue / signals (agent_signals.cc).

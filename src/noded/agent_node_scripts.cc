@@ -16,11 +16,6 @@
 #include "noded/agent.h"
 
 namespace sluice {
-namespace {
-
-void Log(const std::string& msg) { std::fprintf(stderr, "sluiced: %s\n", msg.c_str()); }
-
-}  // namespace
 
 BatchLaunch Agent::NodeScriptLaunch(const StepLaunch& step) const {
   BatchLaunch b;
@@ -46,7 +41,9 @@ void Agent::ReportNodeScript(int64_t job_id, bool prolog_failed, bool epilog_fai
   r->set_prolog_failed(prolog_failed);
   r->set_epilog_failed(epilog_failed);
   Status st = controller_->JobEnded(req);
-  if (!st.ok()) Log(fmt::format("report of job {} node script failure: {}", job_id, st.message()));
+  if (!st.ok()) {
+    log_->warn("node script failure report failed job_id={} error={:?}", job_id, st.message());
+  }
 }
 
 Status Agent::StepProlog(const StepLaunch& step) {

@@ -79,7 +79,9 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     } else {
       st = WriteProtoFile(dir + "/launch.pb", launch, 0600, false);
       if (st.ok()) {
+        const int64_t spawn_us = RealClock::MonotonicUs();
         auto pid = launcher_->SpawnStep(dir);
+        CountSpawn(pid.ok(), spawn_us);
         if (pid.ok()) steps_.emplace(launch.job_id(), StepProc{*pid, dir});
         st = pid.status();
       }

@@ -72,8 +72,8 @@ std::string Never(const ClusterSnapshot& snap, const ExplainInput& in) {
     max_gpus = std::max(max_gpus, g);
     max_cpus = std::max(max_cpus, n->cpus);
     max_mem = std::max(max_mem, n->mem_mb);
-    fitting += g >= job.gpus_per_node && n->cpus >= job.cpus_per_node &&
-               n->mem_mb >= job.mem_per_node_mb;
+    fitting +=
+        g >= job.gpus_per_node && n->cpus >= job.cpus_per_node && n->mem_mb >= job.mem_per_node_mb;
   }
   if (max_gpus < job.gpus_per_node) {
     return fmt::format("asks {} {} per node, the largest node in {} has {}", job.gpus_per_node,
@@ -88,8 +88,8 @@ std::string Never(const ClusterSnapshot& snap, const ExplainInput& in) {
                        job.mem_per_node_mb, where, max_mem);
   }
   if (fitting < job.num_nodes) {
-    return fmt::format("asks {}, {} has {} that can hold its share", Plural(job.num_nodes, "node", "nodes"),
-                       where, fitting);
+    return fmt::format("asks {}, {} has {} that can hold its share",
+                       Plural(job.num_nodes, "node", "nodes"), where, fitting);
   }
   for (const std::string& r : job.required_nodes) {
     if (std::none_of(nodes.begin(), nodes.end(), [&](const Node* n) { return n->name == r; }))
@@ -128,11 +128,10 @@ std::string IdleNow(const ClusterSnapshot& snap, const JobRequest& job) {
            g >= job.gpus_per_node && c >= job.cpus_per_node &&
            n->mem_mb - n->mem_used_mb >= job.mem_per_node_mb;
   }
-  const std::string idle = job.gpus_per_node > 0
-                               ? fmt::format("{} {} idle now", idle_gpus,
-                                             idle_gpus == 1 ? "GPU is" : "GPUs are")
-                               : fmt::format("{} {} idle now", idle_cpus,
-                                             idle_cpus == 1 ? "CPU is" : "CPUs are");
+  const std::string idle =
+      job.gpus_per_node > 0
+          ? fmt::format("{} {} idle now", idle_gpus, idle_gpus == 1 ? "GPU is" : "GPUs are")
+          : fmt::format("{} {} idle now", idle_cpus, idle_cpus == 1 ? "CPU is" : "CPUs are");
   return fmt::format("{} and {} room for it", idle,
                      fit == 1 ? "1 node has" : fmt::format("{} nodes have", fit));
 }
@@ -172,6 +171,10 @@ std::string Planned(const ClusterSnapshot& snap, const ExplainInput& in, int64_t
   }
   if (ids.empty()) return out;
   std::sort(ids.begin(), ids.end());
+  if (in.names_job && !std::all_of(ids.begin(), ids.end(), in.names_job)) {
+    return out + (ids.size() == 1 ? std::string(" when a running job ends")
+                                  : fmt::format(" when {} running jobs end", ids.size()));
+  }
   if (ids.size() == 1) return out + fmt::format(" when job {} ends", ids[0]);
   return out + fmt::format(" when jobs {} end", fmt::join(ids, ", "));
 }
@@ -235,7 +238,8 @@ std::string Explain(const ClusterSnapshot& snap, const ExplainInput& in, int64_t
   }
   if (r == "PartitionDown") return fmt::format("partition {} is DOWN", in.partition);
   if (r == kReasonArrayTaskLimit) return "its array is running as many tasks as its %N allows";
-  if (r == kReasonNodeConfig || r == kReasonBadConstraints) return "can never run: " + Never(snap, in);
+  if (r == kReasonNodeConfig || r == kReasonBadConstraints)
+    return "can never run: " + Never(snap, in);
   if (r.rfind("Assoc", 0) == 0 || r.rfind("QOS", 0) == 0) {
     if (std::string limit = Limit(snap, in); !limit.empty()) return limit;
   }

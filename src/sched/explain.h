@@ -22,18 +22,21 @@ namespace sluice::sched {
 struct ExplainInput {
   JobRequest job;
   std::string partition;
-  std::string reason;          // the job's pending reason code
-  int64_t planned_start = 0;   // from the last plan (0 = none)
+  std::string reason;                      // the job's pending reason code
+  int64_t planned_start = 0;               // from the last plan (0 = none)
   std::vector<std::string> planned_nodes;  // the nodes that plan reserved for it
-  int64_t begin_time = 0;      // sbatch --begin
+  int64_t begin_time = 0;                  // sbatch --begin
   struct Ahead {
     int64_t job_id = 0;
     int64_t priority = 0;
   };
-  std::vector<Ahead> ahead;    // the pending jobs of its partition considered before it,
-  int64_t ahead_count = 0;     // in that order (the first few) and how many there are
+  std::vector<Ahead> ahead;  // the pending jobs of its partition considered before it,
+  int64_t ahead_count = 0;   // in that order (the first few) and how many there are
   // The dependency terms still in its way, in words ("afterok:811 (811 RUNNING)").
   std::vector<std::string> dependencies;
+  // Whether the reader may see job `id` named (PrivateData=jobs); unset: every job. A
+  // running job it may not see is "a running job".
+  std::function<bool(int64_t)> names_job;
 };
 
 // `snapshot`: the cluster now (nodes, running jobs with their ends, reservations, and the

@@ -89,6 +89,20 @@ TEST(Explain, ResourcesNamesTheIdleGpusAndTheJobWhoseEndStartsIt) {
             "nodes have room for it; no start planned within the backfill window");
 }
 
+// PrivateData=jobs: a reader who may not see job 812 is told of "a running job".
+TEST(Explain, OthersJobsAreNotNamedToAReaderWhoMayNotSeeThem) {
+  ClusterSnapshot s = GpuCluster();
+  Hold(&s, 0, 812, 8, kNow + 3600);
+  Hold(&s, 1, 811, 4, kNow + 1800);
+  ExplainInput in = FromPass(s, {GpuJob(900, 2, 8)}, 900);
+  in.names_job = [](int64_t id) { return id != 812; };
+  const std::string words = Explain(s, in, kNow, At);
+  EXPECT_EQ(words.find("812"), std::string::npos) << words;
+  EXPECT_NE(words.find("(in 1 h 0 min) when a running job ends"), std::string::npos) << words;
+  in.names_job = [](int64_t id) { return id == 812; };
+  EXPECT_NE(Explain(s, in, kNow, At).find("when job 812 ends"), std::string::npos);
+}
+
 TEST(Explain, ResourcesWithoutTimeLimitsPlansNoStartAndSaysWhy) {
   ClusterSnapshot s = GpuCluster();
   Hold(&s, 0, 812, 8, 0);  // no time limit
@@ -144,7 +158,8 @@ TEST(Explain, NeverNamesTheLargestNode) {
   JobRequest featured = GpuJob(902, 1, 1);
   featured.constraint = "ib";
   in = FromPass(s, {featured}, 902);
-  EXPECT_EQ(Explain(s, in, kNow, At), "can never run: no node of partition gpu has the features ib");
+  EXPECT_EQ(Explain(s, in, kNow, At),
+            "can never run: no node of partition gpu has the features ib");
 }
 
 TEST(Explain, GatesOutsideTheSchedulerSayWhatTheyWaitFor) {

@@ -51,7 +51,9 @@ class MetricsTest : public ClusterTest {
     std::ofstream(dir + "/prometheus.yml")
         << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
         << "scrape_configs:\n  - job_name: sluice\n    static_configs:\n"
-        << "      - targets: ['127.0.0.1:" << metrics_port_ << "']\n";
+        << "      - targets: ['127.0.0.1:" << metrics_port_ << "']\n"
+        << "  - job_name: sluiced\n    static_configs:\n      - targets: [" << AgentTargets()
+        << "]\n";
     auto pid = SpawnDetached({kPrometheus, "--config.file=" + dir + "/prometheus.yml",
                               "--storage.tsdb.path=" + dir + "/data",
                               "--web.listen-address=127.0.0.1:" + std::to_string(prom_port_)},
@@ -64,6 +66,18 @@ class MetricsTest : public ClusterTest {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     FAIL() << "prometheus not ready: " << ReadFile(dir + "/prometheus.log");
+  }
+
+  // Every agent's metrics endpoint, as 'host:port' items of a YAML list.
+  std::string AgentTargets() {
+    std::string out;
+    for (int i = 0; i < 4; ++i) {
+      std::string url = cluster_->AgentMetricsUrl(cluster_->NodeName(i));
+      EXPECT_FALSE(url.empty()) << cluster_->NodeName(i);
+      url = url.substr(url.find("//") + 2);
+      out += (i ? ", '" : "'") + url.substr(0, url.find('/')) + "'";
+    }
+    return out;
   }
 
   // The value of an instant query with one result; NaN when it has none.
@@ -117,6 +131,11 @@ TEST_F(MetricsTest, PrometheusSeesJobsStartRunAndEnd) {
   EXPECT_EQ(WaitQuery("sluice_jobs_submitted_total", 2), 2);
   EXPECT_EQ(WaitQuery("sluice_rpc_requests_total{method=\"SubmitJob\"}", 2), 2);
   EXPECT_EQ(WaitQuery("clamp_max(sluice_sched_pass_duration_seconds_count, 1)", 1), 1);
+  // The agents: all registered and answered lately; the batch host runs the job's stepd.
+  EXPECT_EQ(WaitQuery("count(sluice_agent_registered == 1)", 4), 4);
+  EXPECT_EQ(WaitQuery("max(sluice_agent_heartbeat_age_seconds) < bool 30", 1), 1);
+  EXPECT_EQ(WaitQuery("sum(sluice_agent_running_jobs)", 1), 1);
+  EXPECT_EQ(WaitQuery("sum(sluice_agent_stepd_spawn_seconds_count)", 1), 1);
 
   ASSERT_EQ(Run({"scancel", std::to_string(runs), std::to_string(held)}).exit_code, 0);
   WaitDone(runs);
@@ -124,6 +143,24 @@ TEST_F(MetricsTest, PrometheusSeesJobsStartRunAndEnd) {
   EXPECT_EQ(WaitQuery("sum(sluice_partition_gpus{state=\"allocated\"})", 0), 0);
   EXPECT_EQ(WaitQuery("sum(sluice_jobs{state=\"CANCELLED\"})", 2), 2);
   EXPECT_EQ(WaitQuery("sum(sluice_jobs{state=\"RUNNING\"}) or vector(0)", 0), 0);
+  EXPECT_EQ(WaitQuery("sum(sluice_agent_running_jobs)", 0), 0);
+}
+
+TEST_F(MetricsTest, EachAgentServesItsOwnMetrics) {
+  const std::string node = cluster_->NodeName(2);
+  const std::string url = cluster_->AgentMetricsUrl(node);
+  ASSERT_FALSE(url.empty());
+  const std::string hostport = url.substr(7, url.find('/', 7) - 7);
+  httplib::Client c("127.0.0.1", std::stoi(hostport.substr(hostport.find(':') + 1)));
+  auto r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->get_header_value("Content-Type").find("version=0.0.4"), std::string::npos);
+  EXPECT_NE(r->body.find("sluice_agent_registered{node=\"" + node + "\"} 1\n"), std::string::npos)
+      << r->body;
+  EXPECT_NE(r->body.find("# TYPE sluice_agent_stepd_spawn_seconds histogram"), std::string::npos);
+  EXPECT_EQ(c.Get("/nosuch")->status, 404);
+  EXPECT_EQ(c.Post("/metrics", "x", "text/plain")->status, 405);
 }
 
 TEST_F(MetricsTest, EndpointAnswersAreasAndRefusesBadInput) {

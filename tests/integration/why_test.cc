@@ -43,8 +43,8 @@ TEST_F(WhyTest, PendingJobsSayWhatTheyWaitFor) {
   const int64_t held = Submit({"--hold", "--wrap", "true"});
   EXPECT_EQ(WaitWhy(held, "held"), "Job " + std::to_string(held) +
                                        " (wrap) is PENDING (JobHeldUser): held by its user: "
-                                       "`scontrol release " + std::to_string(held) +
-                                       "` lets it run\n");
+                                       "`scontrol release " +
+                                       std::to_string(held) + "` lets it run\n");
   const int64_t after = Submit({"--dependency=afterok:" + std::to_string(big), "--wrap", "true"});
   why = WaitWhy(after, "dependency");
   EXPECT_NE(why.find("(Dependency): waiting for its dependency: afterok:" + std::to_string(big) +
@@ -53,8 +53,9 @@ TEST_F(WhyTest, PendingJobsSayWhatTheyWaitFor) {
       << why;
 
   RunResult running = Run({"sluice", "why", std::to_string(big)});
-  EXPECT_EQ(running.out.find("Job " + std::to_string(big) + " (wrap) is RUNNING on node[01-04] since "),
-            0u)
+  EXPECT_EQ(
+      running.out.find("Job " + std::to_string(big) + " (wrap) is RUNNING on node[01-04] since "),
+      0u)
       << running.out;
   RunResult unknown = Run({"sluice", "why", "999999"});
   EXPECT_EQ(unknown.exit_code, 1);

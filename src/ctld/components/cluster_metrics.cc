@@ -37,7 +37,8 @@ std::string FreeState(const NodeRuntime& n) {
   return "idle";
 }
 
-// sinfo's state of the node, spelled out.
+}  // namespace
+
 std::string NodeStateName(const NodeInfo& i) {
   const bool busy = i.state() == NODE_MIXED || i.state() == NODE_ALLOCATED;
   if (i.drain() && i.state() != NODE_DOWN) return busy ? "draining" : "drained";
@@ -54,6 +55,8 @@ std::string NodeStateName(const NodeInfo& i) {
       return "unknown";
   }
 }
+
+namespace {
 
 void WriteJobs(const MetricsSources& in, MetricsText* m) {
   Counts by_state, pending;

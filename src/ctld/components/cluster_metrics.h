@@ -52,4 +52,7 @@ struct MetricsSources {
 
 std::string RenderMetrics(const MetricsSources& in, MetricsArea area);
 
+// sinfo's state of a node, spelled out: idle, mixed, allocated, draining, drained, down.
+std::string NodeStateName(const NodeInfo& info);
+
 }  // namespace sluice::ctld

@@ -135,7 +135,7 @@ std::string Controller::TestOnlyMessage(const JobInfo& job) {
                      job.spec().partition());
 }
 
-Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
+Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req, const Caller* viewer) const {
   GetJobsReply reply;
   reply.set_now(Now());
   // job_id and uid whatever the mask: HidePrivate (PrivateData) filters the reply by uid.
@@ -204,7 +204,7 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req) const {
       rec->set_array_task_str(PendingTasksString(std::move(c.tasks), c.throttle));
     }
   }
-  if (req.explain()) Explain(&reply);
+  if (req.explain()) Explain(&reply, viewer);
   return reply;
 }
 

@@ -205,7 +205,13 @@ void Controller::FinishJob(JobInfo* job, JobState state, int exit_code, int term
   ReleaseResources(job);
 }
 
-void Controller::RequeueNow(JobInfo* job, const std::string& reason) {
+void Controller::RequeueNow(JobInfo* job, const std::string& reason, const std::string& cause) {
+  std::string why = cause;
+  if (why.empty() && job->preempted_by() > 0)
+    why = "preempted by job " + std::to_string(job->preempted_by());
+  RecordEvent(
+      EventKind::kRequeue, job, job->alloc_size() > 0 ? job->alloc(0).node() : "",
+      "job " + std::to_string(job->job_id()) + " requeued" + (why.empty() ? "" : ": " + why));
   if (HoldsResources(*job)) ReleaseResources(job);
   if (job->start_time() > 0) job->set_restarts(job->restarts() + 1);
   jobs_.SetState(job, JOB_PENDING);

@@ -31,10 +31,12 @@
 #include "ctld/components/assoc_db.h"
 #include "ctld/components/cluster_metrics.h"
 #include "ctld/components/ctld_stats.h"
+#include "ctld/components/gpu_hours.h"
 #include "ctld/components/job_scripts.h"
 #include "ctld/components/job_table.h"
 #include "ctld/components/node_table.h"
 #include "ctld/components/preemption.h"
+#include "ctld/components/recent_events.h"
 #include "ctld/components/reservation_book.h"
 #include "ctld/components/reservation_spec.h"
 #include "ctld/components/step_launch.h"
@@ -109,7 +111,8 @@ class Controller {
   Expected<SubmitReply> Submit(const Caller& caller, const SubmitRequest& req);
   // The jobs `req` names and its filters pass (job_query.h), without their script and
   // environment unless asked (then read from the store: JobScripts).
-  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req) const;
+  // `viewer`: who reads the explanations (PrivateData hides others' job ids in them).
+  Expected<GetJobsReply> GetJobs(const GetJobsRequest& req, const Caller* viewer = nullptr) const;
   CancelReply Cancel(const Caller& caller, const CancelRequest& req);
   Expected<GetNodesReply> GetNodes(const GetNodesRequest& req) const;
   GetPartitionsReply GetPartitions() const;
@@ -126,6 +129,9 @@ class Controller {
   // when PrivateData is set. `rpcs`: the RPC statistics (RpcStats::Lifetime()).
   std::string Metrics(const Caller& caller, MetricsArea area,
                       std::map<std::string, RpcStats::Method> rpcs) const;
+  // The web dashboard's state (dashboard_view.h) as `caller` may see it, as JSON text
+  // (dashboard_ops.cc).
+  std::string Dashboard(const Caller& caller) const;
 
   // ---- node API (node_ops.cc); `node` is the authenticated sender ----
   Expected<RegisterNodeReply> RegisterNode(const RegisterNodeRequest& req);
@@ -216,7 +222,8 @@ class Controller {
   void BeginRequeue(JobInfo* job);
   // A pending job that will never run: `state` (terminal) from now.
   void EndPending(JobInfo* job, JobState state);
-  void RequeueNow(JobInfo* job, const std::string& reason);
+  // `cause`: why, in words, for the dashboard's events ("" when the job says it).
+  void RequeueNow(JobInfo* job, const std::string& reason, const std::string& cause = "");
   void StartCancel(JobInfo* job, JobState state);
   void LoseJob(JobInfo* job, const std::string& lost_node);  // a node of it is gone
   void ApplyEndReport(JobInfo* job, const JobReport& r);
@@ -287,6 +294,9 @@ class Controller {
   int64_t next_job_id_ = 1;
   int64_t start_ms_ = 0;
   CtldStats stats_;
+  RecentEvents events_;       // node failures, requeues, preemptions (the dashboard)
+  GpuHoursWindow gpu_hours_;  // GPU-hours by account, last 24 h (the dashboard)
+  void RecordEvent(EventKind kind, const JobInfo* job, std::string node, std::string text);
   int64_t last_session_ = 0;  // RegisterNodeReply.session last given
   bool next_id_dirty_ = false;
   std::set<int64_t> dirty_jobs_;
@@ -314,8 +324,9 @@ class Controller {
   // What a pass schedules against: nodes, running jobs with their ends, reservations and
   // (AccountingStorageEnforce=limits) the limits of the running jobs and of `pending`.
   sched::ClusterSnapshot PassSnapshot(const std::vector<sched::JobRequest>& pending) const;
-  // Sets `explanation` on the pending jobs of `reply` (explain_ops.cc).
-  void Explain(GetJobsReply* reply) const;
+  // Sets `explanation` on the pending jobs of `reply` (explain_ops.cc), naming only the
+  // jobs `viewer` may see (nullptr: every job).
+  void Explain(GetJobsReply* reply, const Caller* viewer = nullptr) const;
   sched::UsageLedger usage_;                           // fair-share usage, decayed
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 

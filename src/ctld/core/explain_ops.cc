@@ -83,7 +83,7 @@ sched::ClusterSnapshot Controller::PassSnapshot(
   return snap;
 }
 
-void Controller::Explain(GetJobsReply* reply) const {
+void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
   std::vector<JobInfo*> wanted;
   std::vector<sched::JobRequest> requests;
   for (JobInfo& out : *reply->mutable_jobs()) {  // (the reply may carry only some fields)
@@ -97,6 +97,13 @@ void Controller::Explain(GetJobsReply* reply) const {
   if (wanted.empty()) return;
   const sched::ClusterSnapshot snap = PassSnapshot(requests);
   const PartitionQueues queues(jobs_);
+  std::function<bool(int64_t)> names_job;
+  if (viewer && HidesOthersJobs(*viewer)) {
+    names_job = [this, uid = viewer->uid](int64_t id) {
+      const JobInfo* j = jobs_.Find(id);
+      return j && j->uid() == uid;
+    };
+  }
   for (size_t i = 0; i < wanted.size(); ++i) {
     const JobInfo& job = *jobs_.Find(wanted[i]->job_id());
     sched::ExplainInput in;
@@ -110,6 +117,7 @@ void Controller::Explain(GetJobsReply* reply) const {
     in.begin_time = job.spec().begin_time();
     queues.Ahead(job, &in);
     in.dependencies = DependencyWords(job);
+    in.names_job = names_job;
     wanted[i]->set_explanation(sched::Explain(snap, in, Now(), FormatTimestamp));
   }
 }

@@ -240,6 +240,8 @@ void Controller::SetNodeDown(NodeRuntime* n, bool admin, const std::string& reas
     log_->warn("node not responding, set DOWN node={}", n->cfg.name);
     n->responding = false;
     ++stats_.process.node_failures;
+    RecordEvent(EventKind::kNodeFailure, nullptr, n->cfg.name,
+                "node " + n->cfg.name + " not responding, set DOWN");
   }
   FailJobsOn(n);
   WantSchedule();

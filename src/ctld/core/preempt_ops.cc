@@ -56,6 +56,9 @@ void Controller::StartPreempt(JobInfo* job, int64_t preemptor) {
   log_->info("job preempted job_id={} by_job_id={} mode={} grace_s={}", job->job_id(), preemptor,
              PreemptModeName(mode), grace);
   ++stats_.process.preemptions;
+  RecordEvent(EventKind::kPreemption, job, job->alloc_size() > 0 ? job->alloc(0).node() : "",
+              fmt::format("job {} preempted by job {} ({})", job->job_id(), preemptor,
+                          PreemptModeName(mode)));
   job->set_preempt_time(Now());
   job->set_preempted_by(preemptor);
   job->set_preempt_mode(static_cast<int>(mode));

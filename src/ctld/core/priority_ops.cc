@@ -100,6 +100,7 @@ void Controller::AccrueUsage() {
     charges.push_back(std::move(c));
   }
   usage_.Accrue(Now(), config_.priority.decay_half_life_s, charges);
+  gpu_hours_.Charge(Now(), charges);
   SaveUsage(false);
 }
 

@@ -27,7 +27,7 @@ void Controller::AutoRequeueOrFail(JobInfo* job, const std::string& why,
   }
   log_->warn("job requeued job_id={} cause={:?}", id, why);
   job->set_auto_requeues(job->auto_requeues() + 1);
-  RequeueNow(job, "None");
+  RequeueNow(job, "None", why);
 }
 
 bool Controller::RequeueOnExitCode(JobInfo* job, JobState end_state, const JobReport& r) {
@@ -39,7 +39,7 @@ bool Controller::RequeueOnExitCode(JobInfo* job, JobState end_state, const JobRe
   log_->info("job requeued on its exit code job_id={} exit_code={} held={}", job->job_id(),
              r.exit_code(), hold);
   job->set_hold_on_requeue(hold);
-  RequeueNow(job, "None");
+  RequeueNow(job, "None", "exit code " + std::to_string(r.exit_code()));
   return true;
 }
 

@@ -16,8 +16,8 @@
 #include "ctld/runtime/agent_link.h"
 #include "ctld/runtime/owner_loop.h"
 #include "ctld/services/client_service.h"
+#include "ctld/services/ctld_http.h"
 #include "ctld/services/jwt.h"
-#include "ctld/services/metrics_http.h"
 #include "ctld/services/node_service.h"
 #include "rpc/credential.h"
 #include "rpc/grpc_limits.h"
@@ -192,19 +192,20 @@ int RunDaemon(const DaemonOptions& options) {
     loop.Stop();
     return Fail("cannot listen on " + listen);
   }
-  MetricsHttp metrics(&client_service.verifier(), &loop, &rpc_stats);
+  CtldHttp http(&client_service.verifier(), &loop, &rpc_stats);
   if (cfg.metrics_port > 0) {
-    if (Status st = metrics.Start(cfg.ctld_host, cfg.metrics_port); !st.ok()) {
+    if (Status st = http.Start(cfg.ctld_host, cfg.metrics_port); !st.ok()) {
       server->Shutdown();
       loop.Stop();
       return Fail(st.message());
     }
-    log->info("serving metrics url=http://{}:{}/metrics", cfg.ctld_host, metrics.port());
+    log->info("serving metrics url=http://{}:{}/metrics", cfg.ctld_host, http.port());
+    log->info("serving dashboard url=http://{}:{}/dashboard/", cfg.ctld_host, http.port());
   }
   log->info("listening cluster={} address={} jobs_restored={}", cfg.cluster_name, listen,
             controller.jobs().size());
   WaitForSignal(log);
-  metrics.Stop();
+  http.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   loop.Stop();
   if (acct_writer) {

@@ -108,7 +108,7 @@ grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsReque
   return Run(
       loop_,
       [&](Controller* c) -> Expected<GetJobsReply> {
-        ASSIGN_OR_RETURN(GetJobsReply r, c->GetJobs(*req));
+        ASSIGN_OR_RETURN(GetJobsReply r, c->GetJobs(*req, &caller));
         RETURN_IF_ERROR(
             c->HidePrivate(caller, !req->job_ids().empty() || !req->array_tasks().empty(), &r));
         return r;
