@@ -80,6 +80,13 @@ int64_t PlannedRuntime(const JobRequest& job) {
   return job.time_limit_s > 0 ? job.time_limit_s : kUnlimitedRuntime;
 }
 
+bool IsStarving(const JobRequest& job, const BackfillOrderConfig& config, int64_t now) {
+  if (config.starvation_factor <= 0) return false;
+  const double waited = static_cast<double>(std::max<int64_t>(0, now - job.submit_time));
+  return waited >=
+         config.starvation_factor * std::max(kTauS, static_cast<double>(PlannedRuntime(job)));
+}
+
 void SortBackfillCandidates(const std::vector<JobRequest>& pending,
                             const BackfillOrderConfig& config, int64_t now,
                             std::vector<size_t>* positions) {
@@ -95,10 +102,7 @@ void SortBackfillCandidates(const std::vector<JobRequest>& pending,
   entries.reserve(positions->size());
   for (size_t rank = 0; rank < positions->size(); ++rank) {
     const JobRequest& job = pending[(*positions)[rank]];
-    const double waited = static_cast<double>(std::max<int64_t>(0, now - job.submit_time));
-    const double bound =
-        config.starvation_factor * std::max(kTauS, static_cast<double>(PlannedRuntime(job)));
-    const bool promoted = config.starvation_factor > 0 && waited >= bound;
+    const bool promoted = IsStarving(job, config, now);
     const double key = promoted || config.order == BackfillOrder::kPriority
                            ? static_cast<double>(rank)
                            : Key(job, config, now);

@@ -12,9 +12,11 @@
 //  - kUnicep: highest w / (log2(n) x d) first (n counted as at least 2);
 //  - kF1: lowest log10(d) x n + 870 x log10(s) first (Carastan-Santos & de Camargo 2017);
 //  - kSgtf: smallest GPU-time (GPUs, else CPUs, x d) first, aged: divided by 1 + w / 1 h.
-// Starvation guard: with factor K > 0, a candidate that has waited at least K x max(d,
-// 10 s) (its bounded slowdown so far is K) is promoted: all such jobs come first, in the
-// pending order.
+// Starvation guard: with factor K > 0, a job that has waited at least K x max(d, 10 s)
+// (its bounded slowdown so far is K) is starving. Starving candidates are promoted: they
+// come first, in the pending order. A starving head is protected: the candidates behind
+// it are planned with their time limits, not their predictions (backfill_scheduler.cc),
+// so an under-predicted backfill cannot delay it, as in plain EASY.
 // Pure and deterministic.
 #pragma once
 
@@ -40,6 +42,9 @@ const char* BackfillOrderName(BackfillOrder order);
 
 // The planned run time of `job` (d above).
 int64_t PlannedRuntime(const JobRequest& job);
+
+// Whether `job` is starving at `now` under `config` (never when the factor is 0).
+bool IsStarving(const JobRequest& job, const BackfillOrderConfig& config, int64_t now);
 
 // Sorts `positions` (indexes into `pending`, in pending order) into backfill order.
 void SortBackfillCandidates(const std::vector<JobRequest>& pending,

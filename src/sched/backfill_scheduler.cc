@@ -139,6 +139,10 @@ class BackfillPass {
     return out;
   }
 
+  // From now on, jobs are planned with their time limits (a starving head is protected
+  // from under-predicted backfills).
+  void PlanWithLimits() { with_limits_ = true; }
+
   Decision Decide(const JobRequest& job) {
     Decision decision;
     decision.job_id = job.job_id;
@@ -274,7 +278,7 @@ class BackfillPass {
   // How long the plan holds a job's resources: its predicted run time, else its time
   // limit, else the whole window.
   int64_t Duration(const JobRequest& job) const {
-    if (job.predicted_runtime_s > 0) {
+    if (job.predicted_runtime_s > 0 && !with_limits_) {
       return job.time_limit_s > 0 ? std::min(job.predicted_runtime_s, job.time_limit_s)
                                   : job.predicted_runtime_s;
     }
@@ -314,6 +318,7 @@ class BackfillPass {
   int64_t tests_ = 0;
   bool fifo_ = false;
   bool blocked_ = false;
+  bool with_limits_ = false;
   std::unordered_map<int, std::vector<char>> cpus_taken_;
   LimitsTracker limits_;
 };
@@ -369,6 +374,7 @@ class BackfillScheduler : public Scheduler {
       }
       if (!head_found && IsHead(out)) {  // the rest are backfill candidates
         head_found = true;
+        if (IsStarving(job, config_.bf_order, now)) pass.PlanWithLimits();
         std::vector<size_t> rest(order.begin() + k + 1, order.end());
         SortBackfillCandidates(pending, config_.bf_order, now, &rest);
         std::copy(rest.begin(), rest.end(), order.begin() + k + 1);
