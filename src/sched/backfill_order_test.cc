@@ -108,6 +108,26 @@ TEST(BackfillOrderTest, StarvingCandidateIsPromoted) {
   EXPECT_EQ(guarded.decisions[2].outcome, Outcome::kPending);
 }
 
+TEST(BackfillOrderTest, StarvingHeadIsProtectedFromPredictedBackfills) {
+  // A (head) has waited 10000 s, over 5 x its 50 s. B's prediction (60 s) would fit before
+  // A's reservation at kNow + 100, its limit (500 s) would not: with the guard on, B is
+  // planned with its limit and waits.
+  std::vector<JobRequest> queue = {Submitted(Timed(MakeJob(10, 2, 8), 50), kNow - 10000),
+                                   Predicted(Submitted(Timed(MakeJob(11, 1, 8), 500), kNow), 60)};
+  Plan unguarded = MakeScheduler(Easy(BackfillOrder::kSjbf))
+                       ->Schedule(testing::BusyFirstNode(kNow + 100), queue, kNow);
+  EXPECT_EQ(unguarded.decisions[1].outcome, Outcome::kStartNow);
+  Plan guarded = MakeScheduler(Easy(BackfillOrder::kSjbf, 5))
+                     ->Schedule(testing::BusyFirstNode(kNow + 100), queue, kNow);
+  EXPECT_EQ(guarded.decisions[0].planned_start, kNow + 100);
+  EXPECT_EQ(guarded.decisions[1].outcome, Outcome::kPending);
+  // Not yet starving (waited 200 s < 5 x 50 s): predictions are used.
+  queue[0].submit_time = kNow - 200;
+  Plan young = MakeScheduler(Easy(BackfillOrder::kSjbf, 5))
+                   ->Schedule(testing::BusyFirstNode(kNow + 100), queue, kNow);
+  EXPECT_EQ(young.decisions[1].outcome, Outcome::kStartNow);
+}
+
 std::vector<int64_t> Sorted(const std::vector<JobRequest>& jobs, BackfillOrder order, int64_t now,
                             int64_t origin = 0) {
   std::vector<size_t> pos;
