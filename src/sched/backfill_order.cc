@@ -90,7 +90,7 @@ bool IsStarving(const JobRequest& job, const BackfillOrderConfig& config, int64_
 void SortBackfillCandidates(const std::vector<JobRequest>& pending,
                             const BackfillOrderConfig& config, int64_t now,
                             std::vector<size_t>* positions) {
-  if (config.order == BackfillOrder::kPriority && config.starvation_factor <= 0) return;
+  if (config.order == BackfillOrder::kPriority) return;  // promotion would only reorder
   struct Entry {
     bool promoted;
     double key;
@@ -103,9 +103,7 @@ void SortBackfillCandidates(const std::vector<JobRequest>& pending,
   for (size_t rank = 0; rank < positions->size(); ++rank) {
     const JobRequest& job = pending[(*positions)[rank]];
     const bool promoted = IsStarving(job, config, now);
-    const double key = promoted || config.order == BackfillOrder::kPriority
-                           ? static_cast<double>(rank)
-                           : Key(job, config, now);
+    const double key = promoted ? static_cast<double>(rank) : Key(job, config, now);
     entries.push_back({promoted, key, job.job_id, rank, (*positions)[rank]});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {

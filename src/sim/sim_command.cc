@@ -2,6 +2,7 @@
 #include "sim/sim_command.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "sim/compare.h"
+#include "sim/html_report.h"
 #include "sim/metrics.h"
 #include "sim/policy.h"
 #include "sim/report.h"
@@ -39,6 +41,7 @@ struct Options {
   double bf_starvation_factor = 0;
   std::string filter = "none";
   bool predict_by_app = false;
+  std::string report_dir;
 };
 
 void AddOptions(CLI::App* app, Options* o) {
@@ -63,6 +66,8 @@ void AddOptions(CLI::App* app, Options* o) {
   app->add_option("--filter", o->filter,
                   "none | published (also drop jobs without a requested time or wider than "
                   "MaxProcs)");
+  app->add_option("--report", o->report_dir,
+                  "write DIR/index.html: the compare table and inline SVG plots");
   app->add_flag("--predict-by-app", o->predict_by_app,
                 "-pred policies: history per user and executable instead of per user");
   app->add_option("--bf-max-job-test", o->bf_max_job_test,
@@ -135,6 +140,13 @@ Status Run(const Options& o, std::ostream& out) {
   for (const PolicySpec& spec : specs) {
     ASSIGN_OR_RETURN(CompareRow row, Replay(spec, o, workload));
     rows.push_back(std::move(row));
+  }
+  if (!o.report_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.report_dir, ec);
+    if (ec) return InvalidArgument(o.report_dir + ": " + ec.message());
+    RETURN_IF_ERROR(WriteFile((std::filesystem::path(o.report_dir) / "index.html").string(),
+                              FormatHtmlReport(trace.name, workload, rows)));
   }
   if (!o.compare.empty()) {
     out << FormatCompareTable(trace.name, workload, rows);

@@ -176,6 +176,42 @@ TEST_F(SimCommandTest, CompareTableOneRowPerPolicyDeterministic) {
   EXPECT_EQ(out, again);
 }
 
+TEST_F(SimCommandTest, ReportWritesSelfContainedHtmlWithSvgPlots) {
+  std::string out, err;
+  const std::string dir = Path("report");
+  ASSERT_EQ(Run({"--trace", Path("t.swf"), "--compare", "easy,easy-pred-sjbf", "--report", dir},
+                &out, &err),
+            0)
+      << err;
+  std::ifstream file(dir + "/index.html");
+  std::stringstream html;
+  html << file.rdbuf();
+  const std::string text = html.str();
+  EXPECT_THAT(text, HasSubstr("<!DOCTYPE html>"));
+  for (const char* title : {"CPU utilization over time", "Queue length over time", "Wait-time CDF",
+                            "Mean bounded slowdown by job size (CPUs)",
+                            "Mean bounded slowdown by run time", "Run-time estimate error"}) {
+    EXPECT_THAT(text, HasSubstr(title));
+  }
+  size_t svgs = 0;
+  for (size_t at = text.find("<svg"); at != std::string::npos; at = text.find("<svg", at + 1))
+    ++svgs;
+  EXPECT_EQ(svgs, 6u);
+  EXPECT_THAT(text, HasSubstr("easy-pred-sjbf"));
+  EXPECT_EQ(text.find("<script"), std::string::npos);
+  EXPECT_EQ(text.find("http://", text.find("<body")), text.find("http://www.w3.org/2000/svg"));
+  // The compare table heads the page (mean wait 30 s: waits 0, 0, 90). Reruns are
+  // byte-identical.
+  EXPECT_THAT(text, HasSubstr("|       30.0 |"));
+  ASSERT_EQ(Run({"--trace", Path("t.swf"), "--compare", "easy,easy-pred-sjbf", "--report", dir},
+                &out, &err),
+            0);
+  std::ifstream again_file(dir + "/index.html");
+  std::stringstream again;
+  again << again_file.rdbuf();
+  EXPECT_EQ(text, again.str());
+}
+
 TEST_F(SimCommandTest, PublishedFilterDropsJobsWiderThanMaxProcs) {
   std::string out, err;
   ASSERT_EQ(Run({"--trace", Path("t.swf"), "--filter", "published"}, &out, &err), 0) << err;
