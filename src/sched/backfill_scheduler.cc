@@ -9,6 +9,10 @@
 // (reservations.h) give each reservation its own lane (timeline) of what its jobs may use.
 // The components of a heterogeneous job are decided together when the first of them comes
 // up (DecideGroup): all start now, or all get a reservation at one common start, or none.
+// Jobs hold the plan for their predicted run time when they carry one (else their limit).
+// Once a job waits for resources (the head), the jobs after it are tried in the
+// configured backfill order (backfill_order.h); a starving head makes the rest of the
+// pass plan with limits instead of predictions.
 #include <algorithm>
 #include <deque>
 #include <map>
