@@ -133,14 +133,14 @@ std::string Legend(const std::vector<CompareRow>& rows) {
 
 bool Ran(const JobOutcome& o) { return !o.rejected && o.start_s >= 0; }
 
-// Utilization and queue length sampled at kSamples times over [0, horizon].
+// Utilization and queue length, averaged over kSamples bins of [0, horizon].
 void OverTime(const Workload& workload, const SimResult& result, int64_t horizon, Series* util,
               Series* queue) {
   const bool gpu = workload.kind == TraceKind::kGpu;
   const double capacity =
       static_cast<double>(std::max<int64_t>(1, gpu ? workload.total_gpus : workload.total_cpus));
-  std::vector<std::pair<int64_t, double>> use;   // (time, +-resources)
-  std::vector<std::pair<int64_t, int>> waiting;  // (time, +-1)
+  std::vector<std::pair<int64_t, double>> use;      // (time, +-resources)
+  std::vector<std::pair<int64_t, double>> waiting;  // (time, +-1)
   for (size_t i = 0; i < workload.jobs.size(); ++i) {
     const SimJob& job = workload.jobs[i];
     const JobOutcome& o = result.jobs[i];
@@ -152,18 +152,8 @@ void OverTime(const Workload& workload, const SimResult& result, int64_t horizon
     use.emplace_back(o.start_s, r);
     use.emplace_back(o.end_s, -r);
   }
-  std::sort(use.begin(), use.end());
-  std::sort(waiting.begin(), waiting.end());
-  size_t u = 0, q = 0;
-  double used = 0;
-  int pending = 0;
-  for (int k = 0; k <= kSamples; ++k) {
-    const int64_t t = horizon * k / kSamples;
-    while (u < use.size() && use[u].first <= t) used += use[u++].second;
-    while (q < waiting.size() && waiting[q].first <= t) pending += waiting[q++].second;
-    util->points.emplace_back(static_cast<double>(t) / 3600.0, used / capacity);
-    queue->points.emplace_back(static_cast<double>(t) / 3600.0, pending);
-  }
+  util->points = BinAverages(std::move(use), horizon, kSamples, capacity);
+  queue->points = BinAverages(std::move(waiting), horizon, kSamples, 1.0);
 }
 
 int SizeClass(int64_t size) {
@@ -185,6 +175,29 @@ int RuntimeClass(int64_t run_s) {
 constexpr int kErrorBins = 32;  // half-unit bins of log2(estimate / run) from -6 to +10
 
 }  // namespace
+
+std::vector<std::pair<double, double>> BinAverages(std::vector<std::pair<int64_t, double>> steps,
+                                                   int64_t horizon, int bins, double scale) {
+  std::sort(steps.begin(), steps.end());
+  std::vector<std::pair<double, double>> points;
+  size_t next = 0;
+  double level = 0;
+  for (int k = 0; k < bins; ++k) {
+    const int64_t from = horizon * k / bins, to = horizon * (k + 1) / bins;
+    double area = 0;
+    int64_t at = from;
+    while (next < steps.size() && steps[next].first < to) {
+      const int64_t t = std::max(steps[next].first, from);
+      area += level * static_cast<double>(t - at);
+      at = t;
+      level += steps[next++].second;
+    }
+    area += level * static_cast<double>(to - at);
+    const double width = static_cast<double>(std::max<int64_t>(1, to - from));
+    points.emplace_back(static_cast<double>(from + to) / 2 / 3600.0, area / width / scale);
+  }
+  return points;
+}
 
 std::string FormatHtmlReport(const std::string& trace, const Workload& workload,
                              const std::vector<CompareRow>& rows) {
