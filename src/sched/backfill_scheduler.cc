@@ -9,6 +9,10 @@
 // (reservations.h) give each reservation its own lane (timeline) of what its jobs may use.
 // The components of a heterogeneous job are decided together when the first of them comes
 // up (DecideGroup): all start now, or all get a reservation at one common start, or none.
+// Jobs hold the plan for their predicted run time when they carry one (else their limit).
+// Once a job waits for resources (the head), the jobs after it are tried in the
+// configured backfill order (backfill_order.h); a starving head makes the rest of the
+// pass plan with limits instead of predictions.
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -138,6 +142,10 @@ class BackfillPass {
     }
     return out;
   }
+
+  // From now on, jobs are planned with their time limits (a starving head is protected
+  // from under-predicted backfills).
+  void PlanWithLimits() { with_limits_ = true; }
 
   Decision Decide(const JobRequest& job) {
     Decision decision;
@@ -271,8 +279,13 @@ class BackfillPass {
     return {lane, std::max(now_, lane->resv->start), std::min(latest_start_, lane->resv->end - 1)};
   }
 
-  // How long the plan holds a job's resources: its time limit, else the whole window.
+  // How long the plan holds a job's resources: its predicted run time, else its time
+  // limit, else the whole window.
   int64_t Duration(const JobRequest& job) const {
+    if (job.predicted_runtime_s > 0 && !with_limits_) {
+      return job.time_limit_s > 0 ? std::min(job.predicted_runtime_s, job.time_limit_s)
+                                  : job.predicted_runtime_s;
+    }
     return job.time_limit_s > 0 ? job.time_limit_s : window_;
   }
 
@@ -309,9 +322,16 @@ class BackfillPass {
   int64_t tests_ = 0;
   bool fifo_ = false;
   bool blocked_ = false;
+  bool with_limits_ = false;
   std::unordered_map<int, std::vector<char>> cpus_taken_;
   LimitsTracker limits_;
 };
+
+// The head of the queue: the first job that waits for resources (with or without a
+// reservation), not for a limit or a reservation window.
+bool IsHead(const Decision& d) {
+  return d.outcome == Outcome::kPending && (d.planned_start > 0 || d.reason == kReasonResources);
+}
 
 class BackfillScheduler : public Scheduler {
  public:
@@ -338,18 +358,31 @@ class BackfillScheduler : public Scheduler {
       if (job.het_job_id != 0) groups[job.het_job_id].push_back(&job);
     }
     std::map<int64_t, Decision> decided;  // components decided with the first of their group
-    for (const JobRequest& job : pending) {
+    std::vector<size_t> order(pending.size());
+    for (size_t pos = 0; pos < order.size(); ++pos) order[pos] = pos;
+    plan.decisions.resize(pending.size());
+    bool head_found = false;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const JobRequest& job = pending[order[k]];
+      Decision& out = plan.decisions[order[k]];
       if (job.het_job_id == 0) {
-        plan.decisions.push_back(pass.Decide(job));
-        continue;
+        out = pass.Decide(job);
+      } else {
+        auto it = decided.find(job.job_id);
+        if (it == decided.end()) {
+          for (Decision& d : pass.DecideGroup(groups[job.het_job_id]))
+            decided[d.job_id] = std::move(d);
+          it = decided.find(job.job_id);
+        }
+        out = std::move(it->second);
       }
-      auto it = decided.find(job.job_id);
-      if (it == decided.end()) {
-        for (Decision& d : pass.DecideGroup(groups[job.het_job_id]))
-          decided[d.job_id] = std::move(d);
-        it = decided.find(job.job_id);
+      if (!head_found && IsHead(out)) {  // the rest are backfill candidates
+        head_found = true;
+        if (IsStarving(job, config_.bf_order, now)) pass.PlanWithLimits();
+        std::vector<size_t> rest(order.begin() + k + 1, order.end());
+        SortBackfillCandidates(pending, config_.bf_order, now, &rest);
+        std::copy(rest.begin(), rest.end(), order.begin() + k + 1);
       }
-      plan.decisions.push_back(std::move(it->second));
     }
     return plan;
   }

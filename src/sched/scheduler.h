@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "sched/backfill_order.h"
 #include "sched/types.h"
 
 namespace sluice::sched {
@@ -29,6 +30,15 @@ struct SchedulerConfig {
   int bf_max_job_test = 0;          // conservative: reservations for the first N jobs (0 = all)
   int64_t bf_window_s = 7 * 86400;  // how far ahead backfill plans
   int64_t bf_resolution_s = 60;     // time granularity of the plan
+  // The order backfill candidates (the jobs behind the first one that cannot start now)
+  // are tried in, and the starvation guard (backfill_order.h). The head keeps the
+  // pending order.
+  BackfillOrderConfig bf_order;
+  // Runtime predictions (runtime_predictor.h): kUser2 = the caller fills
+  // JobRequest.predicted_runtime_s and RunningJob.planned_end from user history (the
+  // simulator does; the controller does not yet). The scheduler plans with what it is given.
+  enum class Prediction { kNone, kUser2 };
+  Prediction bf_predict = Prediction::kNone;
 };
 std::unique_ptr<Scheduler> MakeScheduler(const SchedulerConfig& config);
 

@@ -115,8 +115,9 @@ Timeline Timeline::Build(const ClusterSnapshot& snapshot, int64_t now) {
 
   std::vector<Freed> releases;
   for (const RunningJob& job : snapshot.running) {
-    if (job.end_time == 0) continue;
-    const int64_t at = std::max(job.end_time, now + 1);
+    const int64_t end = job.planned_end > 0 ? job.planned_end : job.end_time;
+    if (end == 0) continue;
+    const int64_t at = std::max(end, now + 1);
     for (const NodeShare& share : job.alloc) {
       const int i = t.FindNode(share.node);
       if (i < 0) continue;

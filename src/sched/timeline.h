@@ -1,6 +1,6 @@
 // The planner: free capacity of every node as step functions of time, built from a
-// cluster snapshot (free now, plus each running job's release at its end_time; end_time 0
-// never releases). Per node it tracks free CPU count, free memory, the set of free GPUs
+// cluster snapshot (free now, plus each running job's release at its planned_end, else its
+// end_time; 0 never releases). Per node it tracks free CPU count, free memory, the set of free GPUs
 // (as a bitmask in ascending GPU-index order, typed), the number of jobs holding the node
 // and whether one holds it exclusively.
 //
@@ -62,8 +62,8 @@ struct Need {
 
 class Timeline {
  public:
-  // Free capacity from `now` on. Running jobs whose end_time is <= now are treated as
-  // releasing at now + 1 (they are overdue but still hold their resources).
+  // Free capacity from `now` on. Running jobs whose end (planned_end, else end_time) is <= now are
+  // treated as releasing at now + 1 (they are overdue but still hold their resources).
   static Timeline Build(const ClusterSnapshot& snapshot, int64_t now);
 
   int64_t origin() const { return origin_; }

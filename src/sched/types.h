@@ -66,6 +66,9 @@ struct RunningJob {
   std::string qos{};             // its QOS ("" = none)
   bool preempt_off = false;      // its PreemptMode is OFF: never a victim
   bool being_preempted = false;  // already a victim (grace period / being killed)
+  // When the plan expects it to end (a runtime prediction, sched/runtime_predictor.h;
+  // 0 = end_time). Planning only: the job still ends at end_time at the latest.
+  int64_t planned_end = 0;
 };
 
 // A QOS's preemption rule (PreemptType=preempt/qos): the QOS names its jobs may preempt,
@@ -133,6 +136,9 @@ struct JobRequest {
   // not at all (never preemptors). 0 = an ordinary job.
   int64_t het_job_id = 0;
   int het_size = 0;
+  // How long the plan expects it to run (a runtime prediction, <= time_limit_s; 0 = the
+  // time limit). Backfill plans with it; the job is still killed only at its limit.
+  int64_t predicted_runtime_s = 0;
 };
 
 enum class Outcome {

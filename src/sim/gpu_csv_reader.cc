@@ -126,6 +126,7 @@ Status ParsePhilly(const Row& row, TraceJob* job) {
         fmt::format("bad timestamp '{}' (want YYYY-MM-DD HH:MM:SS)", row.Text("timestamp")));
   }
   job->id = std::to_string(row.line_no - 2);
+  job->user = std::string(row.Text("cluster"));  // the virtual cluster: the closest to a user
   job->submit_s = *submit;
   job->gpus = static_cast<int>(Round(gpus, 0));
   job->run_s = Round(duration, -1);

@@ -7,7 +7,11 @@
 //  - completion time (JCT) = end - submit; mean;
 //  - makespan = last end - first submit (0 when nothing ran);
 //  - utilization of a resource = resource-seconds held by jobs / (capacity x makespan);
-//    the primary one is CPU for SWF traces and GPU for GPU traces.
+//    the primary one is CPU for SWF traces and GPU for GPU traces;
+//  - run-time estimate accuracy: the estimate is the prediction a job was queued with
+//    (JobOutcome.predicted_s), else its time limit (unlimited jobs are left out); mean
+//    absolute error, the fraction under-estimated (estimate < run) and the mean of
+//    estimate / run.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +39,12 @@ struct Metrics {
   int64_t p99_wait_s = 0;
   double mean_bounded_slowdown = 0;
   double mean_jct_s = 0;
+  double max_bounded_slowdown = 0;
+  int64_t p95_jct_s = 0;
+  int64_t estimated = 0;  // started jobs with an estimate
+  double estimate_mae_s = 0;
+  double estimate_under_fraction = 0;
+  double estimate_mean_ratio = 0;
 };
 
 Metrics ComputeMetrics(const Workload& workload, const SimResult& result);

@@ -6,7 +6,12 @@
 #include <filesystem>
 #include <map>
 
+#include "common/clock.h"
+#include "sim/metrics.h"
+#include "sim/policy.h"
+#include "sim/simulator.h"
 #include "sim/trace_reader.h"
+#include "sim/workload.h"
 
 namespace sluice::sim {
 namespace {
@@ -72,6 +77,37 @@ TEST(RealTraces, AlibabaRawMatchesNormalized) {
   REQUIRE_TRACE("alibaba_openb_pod_list_default.csv");
   ExpectSameJobs("alibaba_openb_pod_list_default.csv", "alibaba_openb_pod_list_default.norm.csv",
                  8152);
+}
+
+// The first 3,000 KTH jobs under EASY and EASY with user-history predictions and SJBF:
+// every SWF job names its user, every job runs, predictions never exceed the limit, and
+// they are under the run time for some jobs (limits never are).
+TEST(RealTraces, KthPredictionsReplay) {
+  REQUIRE_TRACE("KTH-SP2-1996-2.1-cln.swf.gz");
+  auto trace = ReadTrace(TracePath("KTH-SP2-1996-2.1-cln.swf.gz"), TraceFormat::kAuto, 3000);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ApplyPublishedFilter(&*trace);
+  for (const TraceJob& job : trace->jobs) ASSERT_FALSE(job.user.empty());
+  auto workload = BuildWorkload(*trace, {});
+  ASSERT_TRUE(workload.ok());
+  std::map<std::string, Metrics> metrics;
+  for (const char* name : {"easy", "easy-pred-sjbf"}) {
+    auto spec = ParsePolicySpec(name);
+    ASSERT_TRUE(spec.ok());
+    auto scheduler = MakeSpecScheduler(*spec);
+    ManualClock clock(1'000'000'000);
+    auto result = Simulate(workload->cluster, workload->jobs, scheduler.get(), &clock, {},
+                           PreemptMode::kCancel, spec->prediction);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    for (size_t i = 0; i < workload->jobs.size(); ++i) {
+      ASSERT_LE(result->jobs[i].predicted_s, workload->jobs[i].request.time_limit_s);
+    }
+    metrics[name] = ComputeMetrics(*workload, *result);
+    EXPECT_EQ(metrics[name].started, static_cast<int64_t>(workload->jobs.size())) << name;
+  }
+  EXPECT_EQ(metrics["easy"].estimate_under_fraction, 0.0);
+  EXPECT_GT(metrics["easy-pred-sjbf"].estimate_under_fraction, 0.1);
+  EXPECT_LT(metrics["easy-pred-sjbf"].estimate_mean_ratio, metrics["easy"].estimate_mean_ratio);
 }
 
 }  // namespace

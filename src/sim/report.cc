@@ -51,6 +51,11 @@ std::vector<std::pair<std::string, std::string>> MetricFields(const Metrics& m) 
       {"p99_wait_s", fmt::format("{}", m.p99_wait_s)},
       {"mean_bounded_slowdown", fmt::format("{:.3f}", m.mean_bounded_slowdown)},
       {"mean_jct_s", fmt::format("{:.3f}", m.mean_jct_s)},
+      {"max_bounded_slowdown", fmt::format("{:.3f}", m.max_bounded_slowdown)},
+      {"p95_jct_s", fmt::format("{}", m.p95_jct_s)},
+      {"estimate_mae_s", fmt::format("{:.3f}", m.estimate_mae_s)},
+      {"estimate_under_fraction", fmt::format("{:.4f}", m.estimate_under_fraction)},
+      {"estimate_mean_ratio", fmt::format("{:.3f}", m.estimate_mean_ratio)},
   };
 }
 
@@ -74,9 +79,14 @@ std::string FormatTextReport(const RunInfo& info, const Workload& workload, cons
   line("wait_s p50/p95/p99", fmt::format("{} / {} / {}", m.p50_wait_s, m.p95_wait_s, m.p99_wait_s));
   line("bounded_slowdown mean",
        fmt::format("{:.3f} (tau = {:.0f} s)", m.mean_bounded_slowdown, kSlowdownTauS));
+  line("bounded_slowdown max", fmt::format("{:.3f}", m.max_bounded_slowdown));
+  line("estimate error",
+       fmt::format("MAE {:.1f} s, {:.1f}% under, mean estimate/run {:.2f}", m.estimate_mae_s,
+                   100 * m.estimate_under_fraction, m.estimate_mean_ratio));
   if (workload.kind == TraceKind::kGpu) {
     line("gpu_utilization", fmt::format("{:.4f}", m.gpu_utilization));
     line("jct_s mean", fmt::format("{:.3f}", m.mean_jct_s));
+    line("jct_s p95", fmt::format("{}", m.p95_jct_s));
   }
   line("scheduler passes",
        fmt::format("{} (max {} pending)", result.stats.passes, result.stats.max_pending));

@@ -23,7 +23,9 @@ struct RunInfo {
 
 // The metrics as (name, formatted value) pairs in report order: started, rejected,
 // never_started, makespan_s, utilization, cpu_utilization, gpu_utilization, mean_wait_s,
-// p50_wait_s, p95_wait_s, p99_wait_s, mean_bounded_slowdown, mean_jct_s. The JSON report
+// p50_wait_s, p95_wait_s, p99_wait_s, mean_bounded_slowdown, mean_jct_s,
+// max_bounded_slowdown, p95_jct_s, estimate_mae_s, estimate_under_fraction,
+// estimate_mean_ratio. The JSON report
 // and scenario files' `expect` lines use these names and this formatting.
 std::vector<std::pair<std::string, std::string>> MetricFields(const Metrics& metrics);
 

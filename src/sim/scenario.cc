@@ -447,10 +447,21 @@ Status ParseLine(const std::vector<std::string_view>& tokens, std::string_view n
   const std::string_view directive = tokens[0];
   if (directive == "policy") {
     for (size_t i = 1; i < tokens.size(); ++i) {
-      auto policy = ParsePolicy(tokens[i]);
-      if (!policy.ok()) return LineError(name, line, policy.status().message());
-      scenario->policies.push_back(*policy);
+      if (auto policy = ParsePolicy(tokens[i]); policy.ok()) {
+        scenario->policies.push_back(*policy);
+        continue;
+      }
+      auto spec = ParsePolicySpec(tokens[i]);
+      if (!spec.ok()) return LineError(name, line, spec.status().message());
+      scenario->specs.push_back(*spec);
     }
+    return Status::Ok();
+  }
+  if (directive == "backfill" && tokens.size() == 2 &&
+      tokens[1].substr(0, 18) == "starvation_factor=") {
+    auto factor = internal::ParseNumber(tokens[1].substr(18));
+    if (!factor || *factor < 0) return LineError(name, line, "bad starvation_factor");
+    scenario->starvation_factor = *factor;
     return Status::Ok();
   }
   if (directive == "kind" && tokens.size() == 2 && (tokens[1] == "cpu" || tokens[1] == "gpu")) {
@@ -623,7 +634,8 @@ Expected<Scenario> ParseScenario(std::string_view text, std::string_view name) {
     if (tokens.empty()) continue;
     RETURN_IF_ERROR(ParseLine(tokens, name, i + 1, &scenario, &declared));
   }
-  if (scenario.policies.empty()) return LineError(name, lines.size(), "no policy line");
+  if (scenario.policies.empty() && scenario.specs.empty())
+    return LineError(name, lines.size(), "no policy line");
   if (scenario.workload.cluster.nodes.empty()) return LineError(name, lines.size(), "no nodes");
   if (scenario.workload.jobs.empty()) return LineError(name, lines.size(), "no jobs");
   RETURN_IF_ERROR(FinishScenario(declared, name, &scenario));
@@ -631,11 +643,20 @@ Expected<Scenario> ParseScenario(std::string_view text, std::string_view name) {
 }
 
 Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy policy) {
-  std::unique_ptr<sched::Scheduler> scheduler = MakePolicyScheduler(policy);
+  return RunScenario(scenario, SpecOf(policy));
+}
+
+Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, const PolicySpec& spec) {
+  sched::SchedulerConfig knobs;
+  knobs.bf_order.starvation_factor = scenario.starvation_factor;
+  knobs.bf_order.origin = kScenarioEpoch;
+  std::unique_ptr<sched::Scheduler> scheduler = MakeSpecScheduler(spec, knobs);
   ManualClock clock(kScenarioEpoch);
   const Workload& workload = scenario.workload;
-  ASSIGN_OR_RETURN(SimResult result, Simulate(workload.cluster, workload.jobs, scheduler.get(),
-                                              &clock, scenario.priority, scenario.preempt_mode));
+  ASSIGN_OR_RETURN(SimResult result,
+                   Simulate(workload.cluster, workload.jobs, scheduler.get(), &clock,
+                            scenario.priority, scenario.preempt_mode, spec.prediction));
+  const char* policy_name = spec.name.c_str();
   std::vector<std::string> problems;
   for (size_t i = 0; i < scenario.expected.size(); ++i) {
     const ScenarioJob& want = scenario.expected[i];
@@ -649,16 +670,16 @@ Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy 
                                       : std::to_string(want.expect_start);
     if (got_text != want_text) {
       problems.push_back(fmt::format("{} [{}]: job {} started {}, expected {}", scenario.name,
-                                     PolicyName(policy), want.id, got_text, want_text));
+                                     policy_name, want.id, got_text, want_text));
     }
     if (got.preempted != want.expect_preempted) {
       problems.push_back(fmt::format("{} [{}]: job {} was preempted {} times, expected {}",
-                                     scenario.name, PolicyName(policy), want.id, got.preempted,
+                                     scenario.name, policy_name, want.id, got.preempted,
                                      want.expect_preempted));
     }
     if (!want.expect_reason.empty() && got.reason != want.expect_reason) {
       problems.push_back(fmt::format("{} [{}]: job {} last waited for '{}', expected '{}'",
-                                     scenario.name, PolicyName(policy), want.id, got.reason,
+                                     scenario.name, policy_name, want.id, got.reason,
                                      want.expect_reason));
     }
   }
@@ -666,8 +687,8 @@ Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy 
   for (const auto& [key, want] : scenario.expect_metrics) {
     for (const auto& [name, got] : fields) {
       if (name == key && got != want) {
-        problems.push_back(fmt::format("{} [{}]: {} = {}, expected {}", scenario.name,
-                                       PolicyName(policy), key, got, want));
+        problems.push_back(fmt::format("{} [{}]: {} = {}, expected {}", scenario.name, policy_name,
+                                       key, got, want));
       }
     }
   }

@@ -3,11 +3,15 @@
 // RunScenario replays one under a policy and lists every mismatch.
 //
 // Format (one directive per line, `#` starts a comment, tokens are key=value):
-//   policy fcfs [easy] [conservative]      the policies whose answers the file gives
+//   policy fcfs [easy] [conservative] [easy-pred-sjbf] ...
+//                                          the policies whose answers the file gives (any
+//                                          sim/policy.h name: predictions, backfill orders)
+//   backfill starvation_factor=K           the backfill starvation guard (default 0 = off)
 //   nodes count=2 cpus=4 [gpus=0] [mem=0]  adds `count` identical nodes (may repeat)
 //   job id=a submit=0 run=10 [limit=run] [nodes=1] [cpus=1] [gpus=0] [exclusive=0]
 //       start=T | start=rejected | start=never   expected start (relative seconds)
 //       [user=U] [account=A] [partition=P] [qos=Q] [nice=0]   multifactor priority inputs
+//       (user= is also the runtime-prediction history key of -pred policies)
 //   expect KEY=VALUE ...                   metrics, with MetricFields' names and format
 //   kind cpu|gpu                           which utilization is primary (default: gpu
 //                                          when any node has GPUs)
@@ -78,6 +82,8 @@ struct Scenario {
   std::vector<std::pair<std::string, std::string>> expect_metrics;
   SimPriority priority;  // multifactor priority (off without a `priority` line)
   PreemptMode preempt_mode = PreemptMode::kCancel;  // what happens to victims
+  std::vector<PolicySpec> specs;                    // `policy` names beyond fcfs/easy/conservative
+  double starvation_factor = 0;                     // `backfill starvation_factor=K`
 };
 
 Expected<Scenario> ParseScenario(std::string_view text, std::string_view name);
@@ -85,5 +91,6 @@ Expected<Scenario> ParseScenario(std::string_view text, std::string_view name);
 // Replays `scenario` under `policy`; the returned strings describe each mismatch (empty
 // = all expectations hold). A scheduler/simulator error is returned as a status.
 Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, Policy policy);
+Expected<std::vector<std::string>> RunScenario(const Scenario& scenario, const PolicySpec& spec);
 
 }  // namespace sluice::sim

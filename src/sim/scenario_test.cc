@@ -45,6 +45,12 @@ TEST(Scenarios, AllHoldUnderTheirPolicies) {
       for (const std::string& problem : *problems) ADD_FAILURE() << problem;
       ++runs;
     }
+    for (const PolicySpec& spec : scenario->specs) {
+      auto problems = RunScenario(*scenario, spec);
+      ASSERT_TRUE(problems.ok()) << path << ": " << problems.status().message();
+      for (const std::string& problem : *problems) ADD_FAILURE() << problem;
+      ++runs;
+    }
   }
   EXPECT_GT(runs, 0);
 }
@@ -59,6 +65,19 @@ TEST(Scenarios, EveryPolicyHasScenarios) {
   EXPECT_TRUE(covered.count(Policy::kFifo));
   EXPECT_TRUE(covered.count(Policy::kEasy));
   EXPECT_TRUE(covered.count(Policy::kConservative));
+}
+
+TEST(Scenarios, EveryNewPolicyHasScenarios) {
+  std::set<std::string> covered;
+  for (const auto& path : ScenarioFiles()) {
+    auto scenario = ParseScenario(ReadAll(path), path.filename().string());
+    ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+    for (const PolicySpec& spec : scenario->specs) covered.insert(spec.name);
+  }
+  for (const char* name : {"easy-sjbf", "easy-pred", "easy-pred-sjbf", "easy-clairvoyant-sjbf",
+                           "wfp3", "unicep", "f1", "gpu-sgtf"}) {
+    EXPECT_TRUE(covered.count(name)) << name;
+  }
 }
 
 TEST(Scenarios, MismatchesAreReported) {

@@ -2,11 +2,15 @@
 #include "sim/sim_command.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "common/clock.h"
 #include "common/config.h"
+#include "sim/compare.h"
+#include "sim/html_report.h"
 #include "sim/metrics.h"
 #include "sim/policy.h"
 #include "sim/report.h"
@@ -33,6 +37,11 @@ struct Options {
   int64_t limit = 0;
   bool json = false;
   std::string jobs_csv;
+  std::string compare;
+  double bf_starvation_factor = 0;
+  std::string filter = "none";
+  bool predict_by_app = false;
+  std::string report_dir;
 };
 
 void AddOptions(CLI::App* app, Options* o) {
@@ -45,7 +54,22 @@ void AddOptions(CLI::App* app, Options* o) {
       ->check(CLI::PositiveNumber);
   app->add_option("--gpus-per-node", o->gpus_per_node, "GPU traces: GPUs per derived node (8)")
       ->check(CLI::PositiveNumber);
-  app->add_option("--policy", o->policy, "fcfs | easy | conservative (default easy)");
+  app->add_option("--policy", o->policy,
+                  "fcfs | easy | conservative | easy[-pred|-clairvoyant][-sjbf|-wfp3|-unicep|-f1"
+                  "|-sgtf] | wfp3 | unicep | f1 | gpu-sgtf (default easy)");
+  app->add_option("--compare", o->compare,
+                  "comma-separated policies: replay each, print one table (replaces --policy)");
+  app->add_option("--bf-starvation-factor", o->bf_starvation_factor,
+                  "backfill candidates whose wait reached K x their run time are tried first "
+                  "(0 = off)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--filter", o->filter,
+                  "none | published (also drop jobs without a requested time or wider than "
+                  "MaxProcs)");
+  app->add_option("--report", o->report_dir,
+                  "write DIR/index.html: the compare table and inline SVG plots");
+  app->add_flag("--predict-by-app", o->predict_by_app,
+                "-pred policies: history per user and executable instead of per user");
   app->add_option("--bf-max-job-test", o->bf_max_job_test,
                   "conservative: reservations for the first N jobs (0 = all)")
       ->check(CLI::NonNegativeNumber);
@@ -63,13 +87,45 @@ Status WriteFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-Status Run(const Options& o, std::ostream& out) {
-  ASSIGN_OR_RETURN(Policy policy, ParsePolicy(o.policy));
-  ASSIGN_OR_RETURN(TraceFormat format, ParseTraceFormat(o.format));
+// One policy replayed on `workload`.
+Expected<CompareRow> Replay(const PolicySpec& spec, const Options& o, const Workload& workload) {
   sched::SchedulerConfig knobs;
   knobs.bf_max_job_test = o.bf_max_job_test;
-  std::unique_ptr<sched::Scheduler> scheduler = MakePolicyScheduler(policy, knobs);
+  knobs.bf_order.starvation_factor = o.bf_starvation_factor;
+  knobs.bf_order.origin = kSimEpoch;  // F1's submit times count from the trace start
+  std::unique_ptr<sched::Scheduler> scheduler = MakeSpecScheduler(spec, knobs);
+  SimPrediction prediction = spec.prediction;
+  prediction.by_app = o.predict_by_app;
+  ManualClock clock(kSimEpoch);
+  ASSIGN_OR_RETURN(SimResult result, Simulate(workload.cluster, workload.jobs, scheduler.get(),
+                                              &clock, {}, PreemptMode::kCancel, prediction));
+  Metrics metrics = ComputeMetrics(workload, result);
+  return CompareRow{spec.name, std::move(result), metrics};
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+Status Run(const Options& o, std::ostream& out) {
+  std::vector<PolicySpec> specs;
+  for (const std::string& name : SplitCommas(o.compare.empty() ? o.policy : o.compare)) {
+    ASSIGN_OR_RETURN(PolicySpec spec, ParsePolicySpec(name));
+    specs.push_back(std::move(spec));
+  }
+  if (specs.empty()) return InvalidArgument("no policy given");
+  if (o.filter != "none" && o.filter != "published") {
+    return InvalidArgument("--filter " + o.filter + " (want none or published)");
+  }
+  ASSIGN_OR_RETURN(TraceFormat format, ParseTraceFormat(o.format));
   ASSIGN_OR_RETURN(Trace trace, ReadTrace(o.trace, format, o.limit));
+  if (o.filter == "published") ApplyPublishedFilter(&trace);
   WorkloadOptions workload_options;
   workload_options.nodes = o.nodes;
   workload_options.cpus_per_node = o.cpus_per_node;
@@ -80,14 +136,29 @@ Status Run(const Options& o, std::ostream& out) {
     workload_options.config = &config;
   }
   ASSIGN_OR_RETURN(Workload workload, BuildWorkload(trace, workload_options));
-  ManualClock clock(kSimEpoch);
-  ASSIGN_OR_RETURN(SimResult result,
-                   Simulate(workload.cluster, workload.jobs, scheduler.get(), &clock));
-  const Metrics metrics = ComputeMetrics(workload, result);
-  const RunInfo info{trace.name, PolicyName(policy), trace.dropped};
-  if (!o.jobs_csv.empty()) RETURN_IF_ERROR(WriteFile(o.jobs_csv, FormatJobsCsv(workload, result)));
-  out << (o.json ? FormatJsonReport(info, workload, result, metrics)
-                 : FormatTextReport(info, workload, result, metrics));
+  std::vector<CompareRow> rows;
+  for (const PolicySpec& spec : specs) {
+    ASSIGN_OR_RETURN(CompareRow row, Replay(spec, o, workload));
+    rows.push_back(std::move(row));
+  }
+  if (!o.report_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.report_dir, ec);
+    if (ec) return InvalidArgument(o.report_dir + ": " + ec.message());
+    RETURN_IF_ERROR(WriteFile((std::filesystem::path(o.report_dir) / "index.html").string(),
+                              FormatHtmlReport(trace.name, workload, rows)));
+  }
+  if (!o.compare.empty()) {
+    out << FormatCompareTable(trace.name, workload, rows);
+    return Status::Ok();
+  }
+  const CompareRow& row = rows.front();
+  const RunInfo info{trace.name, row.policy, trace.dropped};
+  if (!o.jobs_csv.empty()) {
+    RETURN_IF_ERROR(WriteFile(o.jobs_csv, FormatJobsCsv(workload, row.result)));
+  }
+  out << (o.json ? FormatJsonReport(info, workload, row.result, row.metrics)
+                 : FormatTextReport(info, workload, row.result, row.metrics));
   return Status::Ok();
 }
 

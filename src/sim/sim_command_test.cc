@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -147,6 +149,76 @@ TEST_F(SimCommandTest, ClusterConfigReplacesDerivedCluster) {
       << err;
   EXPECT_THAT(out, HasSubstr("cluster                 2 nodes, 16 CPUs, 0 GPUs\n"));
   EXPECT_THAT(out, HasSubstr("jobs                    4 started, 0 rejected, 0 never started\n"));
+}
+
+TEST_F(SimCommandTest, CompareTableOneRowPerPolicyDeterministic) {
+  std::string out, err;
+  const std::vector<std::string> args = {"--trace", Path("t.swf"), "--compare",
+                                         "fcfs,easy,easy-pred-sjbf,f1"};
+  ASSERT_EQ(Run(args, &out, &err), 0) << err;
+  EXPECT_THAT(out, HasSubstr("trace t.swf (4 jobs, 4 nodes, 4 CPUs, 0 GPUs); reference easy\n"));
+  EXPECT_THAT(out, HasSubstr("| policy "));
+  EXPECT_THAT(out, HasSubstr("bsld max"));
+  EXPECT_THAT(out, HasSubstr("wait ratio"));
+  // Waits 0, 0, 90 under every policy (job 3 needs all 4 processors): mean 30, p99 90;
+  // bounded slowdowns 1, 1, (90 + 20) / 20 = 5.5 -> mean 2.5, max 5.5; same waits as the
+  // reference -> wait ratio 1.
+  for (const char* policy : {"fcfs", "easy", "easy-pred-sjbf", "f1"}) {
+    EXPECT_THAT(out,
+                HasSubstr(fmt::format("| {:<22} |       30.0 |        0 |       90 |       90 |"
+                                      "     2.50 |       5.5 |",
+                                      policy)))
+        << out;
+  }
+  EXPECT_THAT(out, HasSubstr("|       1.00 |\n"));
+  std::string again;
+  ASSERT_EQ(Run(args, &again, &err), 0);
+  EXPECT_EQ(out, again);
+}
+
+TEST_F(SimCommandTest, ReportWritesSelfContainedHtmlWithSvgPlots) {
+  std::string out, err;
+  const std::string dir = Path("report");
+  ASSERT_EQ(Run({"--trace", Path("t.swf"), "--compare", "easy,easy-pred-sjbf", "--report", dir},
+                &out, &err),
+            0)
+      << err;
+  std::ifstream file(dir + "/index.html");
+  std::stringstream html;
+  html << file.rdbuf();
+  const std::string text = html.str();
+  EXPECT_THAT(text, HasSubstr("<!DOCTYPE html>"));
+  for (const char* title : {"CPU utilization over time", "Queue length over time", "Wait-time CDF",
+                            "Mean bounded slowdown by job size (CPUs)",
+                            "Mean bounded slowdown by run time", "Run-time estimate error"}) {
+    EXPECT_THAT(text, HasSubstr(title));
+  }
+  size_t svgs = 0;
+  for (size_t at = text.find("<svg"); at != std::string::npos; at = text.find("<svg", at + 1))
+    ++svgs;
+  EXPECT_EQ(svgs, 6u);
+  EXPECT_THAT(text, HasSubstr("easy-pred-sjbf"));
+  EXPECT_EQ(text.find("<script"), std::string::npos);
+  EXPECT_EQ(text.find("http://", text.find("<body")), text.find("http://www.w3.org/2000/svg"));
+  // The compare table heads the page (mean wait 30 s: waits 0, 0, 90). Reruns are
+  // byte-identical.
+  EXPECT_THAT(text, HasSubstr("|       30.0 |"));
+  ASSERT_EQ(Run({"--trace", Path("t.swf"), "--compare", "easy,easy-pred-sjbf", "--report", dir},
+                &out, &err),
+            0);
+  std::ifstream again_file(dir + "/index.html");
+  std::stringstream again;
+  again << again_file.rdbuf();
+  EXPECT_EQ(text, again.str());
+}
+
+TEST_F(SimCommandTest, PublishedFilterDropsJobsWiderThanMaxProcs) {
+  std::string out, err;
+  ASSERT_EQ(Run({"--trace", Path("t.swf"), "--filter", "published"}, &out, &err), 0) << err;
+  EXPECT_THAT(out, HasSubstr("t.swf (3 jobs, 2 dropped by cleaning rules)"));
+  EXPECT_THAT(out, HasSubstr("jobs                    3 started, 0 rejected, 0 never started\n"));
+  EXPECT_EQ(Run({"--trace", Path("t.swf"), "--filter", "odd"}, &out, &err), 1);
+  EXPECT_THAT(err, HasSubstr("--filter odd"));
 }
 
 TEST_F(SimCommandTest, Errors) {

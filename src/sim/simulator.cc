@@ -14,6 +14,7 @@
 #include "sched/assoc_limits.h"
 #include "sched/placement.h"
 #include "sched/preempt.h"
+#include "sched/runtime_predictor.h"
 
 namespace sluice::sim {
 
@@ -38,12 +39,13 @@ class Replay {
  public:
   Replay(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
          sched::Scheduler* scheduler, ManualClock* clock, const SimPriority& priority,
-         PreemptMode preempt_mode)
+         PreemptMode preempt_mode, const SimPrediction& prediction)
       : jobs_(jobs),
         scheduler_(scheduler),
         clock_(clock),
         epoch_(clock->Now()),
         preempt_mode_(preempt_mode),
+        prediction_(prediction),
         snapshot_(cluster),
         empty_(sched::EmptyCluster(cluster)) {
     for (size_t i = 0; i < snapshot_.nodes.size(); ++i) node_index_[snapshot_.nodes[i].name] = i;
@@ -144,7 +146,43 @@ class Replay {
     eligible_s_[index] = now;
     pending_.push_back(jobs_[index].request);
     pending_.back().submit_time += epoch_;  // relative, like every trace time
+    pending_.back().predicted_runtime_s = Predict(index);
+    result_.jobs[index].predicted_s = pending_.back().predicted_runtime_s;
     pending_index_.push_back(index);
+  }
+
+  // The history key of a job ("" = none: it plans with its limit).
+  std::string HistoryKey(size_t index) const {
+    const SimJob& job = jobs_[index];
+    if (job.traits.user.empty()) return "";
+    return prediction_.by_app ? job.traits.user + "\x1f" + job.app : job.traits.user;
+  }
+
+  int64_t Predict(size_t index) const {
+    const SimJob& job = jobs_[index];
+    switch (prediction_.mode) {
+      case SimPrediction::Mode::kNone:
+        return 0;
+      case SimPrediction::Mode::kClairvoyant:
+        return job.run_s;
+      case SimPrediction::Mode::kUser2: {
+        const std::string key = HistoryKey(index);
+        return key.empty() ? 0 : predictor_.Predict(key, job.request.time_limit_s);
+      }
+    }
+    return 0;
+  }
+
+  // Running jobs that outlived their prediction get the next, longer one (planning only).
+  void ExtendPredictions(int64_t now) {
+    for (size_t pos = 0; pos < snapshot_.running.size(); ++pos) {
+      sched::RunningJob& r = snapshot_.running[pos];
+      const size_t index = running_index_[pos];
+      const int64_t predicted = result_.jobs[index].predicted_s;
+      const int64_t limit = jobs_[index].request.time_limit_s;
+      if (predicted <= 0 || r.planned_end > epoch_ + now) continue;
+      r.planned_end = sched::PredictedEnd(r.start_time, predicted, limit, epoch_ + now);
+    }
   }
 
   // Moves the waiting jobs whose dependencies are met into the queue; drops those that can
@@ -213,6 +251,12 @@ class Replay {
     }
     const std::vector<sched::JobRequest>& offered = throttled_ ? admitted : pending_;
     if (!snapshot_.limits.empty()) GatherLimitRuns(now);
+    if (prediction_.mode != SimPrediction::Mode::kNone) ExtendPredictions(now);
+    if (prediction_.mode == SimPrediction::Mode::kUser2) {  // with the runs ended since
+      for (size_t pos = 0; pos < pending_.size(); ++pos) {
+        pending_[pos].predicted_runtime_s = Predict(pending_index_[pos]);
+      }
+    }
     ++result_.stats.passes;
     result_.stats.max_pending =
         std::max<int64_t>(result_.stats.max_pending, static_cast<int64_t>(offered.size()));
@@ -338,6 +382,10 @@ class Replay {
     running.start_time = epoch_ + now;
     running.priority_tier = request.priority_tier;
     running.qos = request.qos;
+    result_.jobs[index].predicted_s = request.predicted_runtime_s;
+    if (request.predicted_runtime_s > 0) {
+      running.planned_end = epoch_ + now + sched::PlannedRuntime(request);
+    }
     running_pos_[index] = static_cast<int64_t>(snapshot_.running.size());
     running_index_.push_back(index);
     snapshot_.running.push_back(std::move(running));
@@ -413,6 +461,11 @@ class Replay {
     phase_[index] = phase;
     if (jobs_[index].array_job_id != 0) --array_running_[jobs_[index].array_job_id];
     if (priority_) ended_.push_back({index, result_.jobs[index].start_s, now});
+    if (phase == Phase::kCompleted && prediction_.mode == SimPrediction::Mode::kUser2) {
+      if (std::string key = HistoryKey(index); !key.empty()) {
+        predictor_.Record(key, now - result_.jobs[index].start_s);
+      }
+    }
     return Status::Ok();
   }
 
@@ -421,6 +474,8 @@ class Replay {
   ManualClock* clock_;
   const int64_t epoch_;
   const PreemptMode preempt_mode_;
+  const SimPrediction prediction_;
+  sched::RuntimePredictor predictor_;  // kUser2: the runs that ended so far
   sched::ClusterSnapshot snapshot_;
   const sched::ClusterSnapshot empty_;
   std::unordered_map<std::string, size_t> node_index_;  // lookups only, never iterated
@@ -450,13 +505,14 @@ class Replay {
 
 Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
                              sched::Scheduler* scheduler, ManualClock* clock,
-                             const SimPriority& priority, PreemptMode preempt_mode) {
+                             const SimPriority& priority, PreemptMode preempt_mode,
+                             const SimPrediction& prediction) {
   for (size_t i = 1; i < jobs.size(); ++i) {
     if (jobs[i].submit_s < jobs[i - 1].submit_s) {
       return InvalidArgument("simulator jobs must be in submit order");
     }
   }
-  return Replay(cluster, jobs, scheduler, clock, priority, preempt_mode).Run();
+  return Replay(cluster, jobs, scheduler, clock, priority, preempt_mode, prediction).Run();
 }
 
 }  // namespace sluice::sim

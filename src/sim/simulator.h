@@ -25,6 +25,12 @@
 // Besides job submits and ends, the replay also passes when a reservation starts or ends,
 // a --switches wait runs out and a running job's PreemptExemptTime is over, as the
 // controller's periodic pass would.
+// Runtime predictions (`prediction`, sched/runtime_predictor.h): kUser2 predicts each job
+// when it joins the queue from the runs of the same user (traits.user; + `app` with by_app)
+// that ended before then (jobs without a user plan with their limit); kClairvoyant gives
+// the exact run time. The request carries it (predicted_runtime_s) and a running job's
+// planned_end is start + the prediction, extended step-wise (ExtendPrediction) at each
+// pass once outlived. Jobs still end at start + run time (never later than their limit).
 // Errors: a scheduler that breaks its contract (wrong number or order of decisions, an
 // allocation on an unknown node or on resources already in use) -> Internal status.
 #pragma once
@@ -43,11 +49,18 @@
 namespace sluice::sim {
 
 struct JobOutcome {
-  int64_t start_s = -1;   // relative to the trace start; -1 = never started (last start
-  int64_t end_s = -1;     // and end when it was requeued)
-  bool rejected = false;  // can never run on this cluster
-  int preempted = 0;      // times it was a preemption victim
-  std::string reason;     // the last pending reason (empty if it never waited)
+  int64_t start_s = -1;     // relative to the trace start; -1 = never started (last start
+  int64_t end_s = -1;       // and end when it was requeued)
+  bool rejected = false;    // can never run on this cluster
+  int preempted = 0;        // times it was a preemption victim
+  std::string reason;       // the last pending reason (empty if it never waited)
+  int64_t predicted_s = 0;  // the run time predicted when it last joined the queue (0 = none)
+};
+
+struct SimPrediction {
+  enum class Mode { kNone, kUser2, kClairvoyant };
+  Mode mode = Mode::kNone;
+  bool by_app = false;  // kUser2: history per user + app instead of per user
 };
 
 struct SimStats {
@@ -63,6 +76,7 @@ struct SimResult {
 Expected<SimResult> Simulate(const sched::ClusterSnapshot& cluster, const std::vector<SimJob>& jobs,
                              sched::Scheduler* scheduler, ManualClock* clock,
                              const SimPriority& priority = {},
-                             PreemptMode preempt_mode = PreemptMode::kCancel);
+                             PreemptMode preempt_mode = PreemptMode::kCancel,
+                             const SimPrediction& prediction = {});
 
 }  // namespace sluice::sim

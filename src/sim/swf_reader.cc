@@ -54,6 +54,8 @@ Status ParseJobLine(std::string_view line, std::string_view name, size_t line_no
   job->submit_s = std::llround(values[1]);
   job->run_s = std::llround(values[3]);
   job->requested_s = std::llround(values[8]);
+  if (values[11] >= 0) job->user = fmt::format("{}", std::llround(values[11]));
+  if (values[13] >= 0) job->app = fmt::format("{}", std::llround(values[13]));
   const double procs = values[7] > 0 ? values[7] : values[4];
   job->procs = procs > 0 ? static_cast<int>(std::llround(procs)) : 0;
   *keep = values[1] >= 0 && job->procs > 0 && internal::CleanTimes(job);

@@ -72,6 +72,7 @@ Status LineError(std::string_view name, size_t line, std::string_view message) {
 
 bool CleanTimes(TraceJob* job) {
   if (job->run_s <= 0) return false;
+  job->requested_known = job->requested_s > 0;
   if (job->requested_s <= 0) job->requested_s = job->run_s;
   job->run_s = std::min(job->run_s, job->requested_s);
   return true;
@@ -87,3 +88,17 @@ void FinishTrace(Trace* trace, int64_t limit) {
 }
 
 }  // namespace sluice::sim::internal
+
+namespace sluice::sim {
+
+int64_t ApplyPublishedFilter(Trace* trace) {
+  const size_t before = trace->jobs.size();
+  std::erase_if(trace->jobs, [&](const TraceJob& job) {
+    return !job.requested_known || (trace->max_procs > 0 && job.procs > trace->max_procs);
+  });
+  const int64_t dropped = static_cast<int64_t>(before - trace->jobs.size());
+  trace->dropped += dropped;
+  return dropped;
+}
+
+}  // namespace sluice::sim

@@ -71,6 +71,8 @@ SimJob MakeJob(const TraceJob& trace_job, TraceKind kind, int node_cpus, int nod
   request.priority = static_cast<int64_t>(count - index);
   request.submit_time = trace_job.submit_s;
   request.time_limit_s = trace_job.requested_s;
+  if (!trace_job.user.empty()) job.traits.user = "u" + trace_job.user;
+  job.app = trace_job.app;
   if (kind == TraceKind::kCpu) {
     const int64_t n = CeilDiv(trace_job.procs, node_cpus);
     request.num_nodes = static_cast<int>(n);

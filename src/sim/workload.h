@@ -16,8 +16,9 @@
 //  - SWF: P processors -> n = ceil(P / C) nodes of ceil(P / n) CPUs each.
 //  - GPU: g GPUs -> n = the trace's node count, else ceil(g / G); ceil(g / n) GPUs and as
 //    many CPUs per node.
-//  - Time limit = the requested time; no memory request. A job larger than the cluster
-//    is kept; the simulator reports it as rejected.
+//  - Time limit = the requested time; no memory request. The trace's user (if any) is
+//    traits.user ("u" + id) and its executable the job's `app` (runtime prediction keys). A job
+//    larger than the cluster is kept; the simulator reports it as rejected.
 // Request job ids are 1.. in submit order, priorities decrease with it (FCFS order).
 #pragma once
 
@@ -50,6 +51,7 @@ struct SimJob {
   int64_t cpus = 0;  // CPUs it holds while running (all nodes)
   int64_t gpus = 0;  // GPUs it holds while running (all nodes)
   PriorityTraits traits;
+  std::string app;  // the trace's executable / job name ("" = not known): prediction key
   // Arrays and dependencies (scenario files; traces leave them empty). A job with
   // dependencies joins the queue when they are met, and that is its eligible time.
   int64_t array_job_id = 0;       // request job id of its array's first task (0 = none)

@@ -18,6 +18,23 @@ Status ApplyParam(const std::string& item, sched::SchedulerConfig* out) {
     return Status::Ok();
   }
   if (eq == std::string::npos) return Status::Ok();  // other Slurm flags: no effect here
+  const std::string value = item.substr(eq + 1);
+  if (key == "bf_order") {
+    if (!sched::ParseBackfillOrder(value, &out->bf_order.order))
+      return InvalidArgument("SchedulerParameters: bf_order=" + value +
+                             " (want priority, sjbf, wfp3, unicep, f1 or sgtf)");
+    return Status::Ok();
+  }
+  if (key == "bf_predict") {
+    if (value == "user2") {
+      out->bf_predict = sched::SchedulerConfig::Prediction::kUser2;
+    } else if (value == "none") {
+      out->bf_predict = sched::SchedulerConfig::Prediction::kNone;
+    } else {
+      return InvalidArgument("SchedulerParameters: bf_predict=" + value + " (want user2 or none)");
+    }
+    return Status::Ok();
+  }
   int64_t v = 0;
   try {
     size_t used = 0;
@@ -31,6 +48,7 @@ Status ApplyParam(const std::string& item, sched::SchedulerConfig* out) {
   if (key == "bf_max_job_test") out->bf_max_job_test = static_cast<int>(v);
   if (key == "bf_window") out->bf_window_s = v * 60;
   if (key == "bf_resolution") out->bf_resolution_s = std::max<int64_t>(1, v);
+  if (key == "bf_starvation_factor") out->bf_order.starvation_factor = static_cast<double>(v);
   return Status::Ok();
 }
 

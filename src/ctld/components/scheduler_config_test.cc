@@ -42,5 +42,20 @@ TEST(SchedulerConfig, BadValuesAndTypesAreErrors) {
   EXPECT_FALSE(SchedulerConfigFrom(With({{"SchedulerType", "sched/wiki"}})).ok());
 }
 
+TEST(SchedulerConfig, BackfillOrderPredictionAndStarvation) {
+  auto c = SchedulerConfigFrom(With(
+      {{"SchedulerParameters", "bf_order=sjbf,bf_predict=user2,bf_starvation_factor=4"}}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->bf_order.order, sched::BackfillOrder::kSjbf);
+  EXPECT_EQ(c->bf_order.starvation_factor, 4.0);
+  EXPECT_EQ(c->bf_predict, sched::SchedulerConfig::Prediction::kUser2);
+  auto d = SchedulerConfigFrom(With({}));
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->bf_order.order, sched::BackfillOrder::kPriority);
+  EXPECT_EQ(d->bf_predict, sched::SchedulerConfig::Prediction::kNone);
+  EXPECT_FALSE(SchedulerConfigFrom(With({{"SchedulerParameters", "bf_order=fastest"}})).ok());
+  EXPECT_FALSE(SchedulerConfigFrom(With({{"SchedulerParameters", "bf_predict=ml"}})).ok());
+}
+
 }  // namespace
 }  // namespace sluice::ctld
