@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ctld/components/scheduler_config.h"
 #include "ctld/components/validate.h"
 
 namespace sluice::ctld {
@@ -44,6 +45,9 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
   jobs_.CountInto(&stats_.jobs);
   for (auto& n : nodes_.nodes()) n.last_heartbeat_ms = start_ms_;
   assoc_db_.Seed(config_);
+  auto sched_config = SchedulerConfigFrom(config_);  // validated by the daemon
+  predict_runtimes_ =
+      sched_config.ok() && sched_config->bf_predict == sched::SchedulerConfig::Prediction::kUser2;
 }
 
 Status Controller::Load(bool clean_start) {
@@ -197,6 +201,7 @@ static std::string EndReason(JobState state, int exit_code, int term_signal) {
 }
 
 void Controller::FinishJob(JobInfo* job, JobState state, int exit_code, int term_signal) {
+  if (job->start_time() > 0) runtimes_.Record(job->user(), Now() - job->start_time());
   jobs_.SetState(job, state);
   job->set_exit_code(exit_code);
   job->set_term_signal(term_signal);

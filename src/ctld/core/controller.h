@@ -47,6 +47,7 @@
 #include "node.pb.h"
 #include "sched/array_throttle.h"
 #include "sched/priority.h"
+#include "sched/runtime_predictor.h"
 #include "sched/scheduler.h"
 #include "sched/usage_ledger.h"
 #include "storage/state_store.h"
@@ -327,6 +328,13 @@ class Controller {
   // Sets `explanation` on the pending jobs of `reply` (explain_ops.cc), naming only the
   // jobs `viewer` may see (nullptr: every job).
   void Explain(GetJobsReply* reply, const Caller* viewer = nullptr) const;
+  // SchedulerParameters=bf_predict=user2: passes plan with each user's last two run
+  // times (sched/runtime_predictor.h), learnt from the jobs that end here (memory only:
+  // a restarted controller plans with time limits until its users' jobs end again).
+  bool predict_runtimes_ = false;
+  sched::RuntimePredictor runtimes_;
+  // The run time a pass plans for a job of `job`'s user under its limit (0: the limit).
+  int64_t PredictedRuntime(const JobInfo& job) const;
   sched::UsageLedger usage_;                           // fair-share usage, decayed
   std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 

@@ -69,6 +69,10 @@ sched::ClusterSnapshot Controller::PassSnapshot(
     if (!HoldsResources(job)) continue;
     sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
     if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
+    if (predict_runtimes_ && r.end_time > 0) {
+      r.planned_end = sched::PredictedEnd(job.start_time(), PredictedRuntime(job),
+                                          job.time_limit_min() * 60, Now());
+    }
     for (const auto& a : job.alloc()) {
       r.alloc.push_back({a.node(),
                          {a.cpu_ids().begin(), a.cpu_ids().end()},
@@ -81,6 +85,10 @@ sched::ClusterSnapshot Controller::PassSnapshot(
   resvs_.AddTo(&snap);
   if (enforce_.limits) AddLimits(&snap, pending);
   return snap;
+}
+
+int64_t Controller::PredictedRuntime(const JobInfo& job) const {
+  return runtimes_.Predict(job.user(), std::max<int64_t>(0, job.time_limit_min() * 60));
 }
 
 void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {

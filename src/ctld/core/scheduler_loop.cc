@@ -100,6 +100,7 @@ bool Controller::SchedulePass() {
     }
     if (!DependencyGate(&job) || !ThrottleGate(&job, &throttle)) continue;
     pending.push_back(*req);
+    if (predict_runtimes_) pending.back().predicted_runtime_s = PredictedRuntime(job);
   }
   if (pending.empty()) return false;
   OrderPending(&pending);
