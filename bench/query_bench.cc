@@ -1,14 +1,16 @@
 // Job query benchmarks (Google Benchmark): Controller::GetJobs in-process, then the reply
 // serialized as the RPC would send it, with 100,000 pending jobs (1,000 users x 100 jobs,
 // each with a ~1.4 KB environment and a small batch script) on 4 nodes, no running job.
-// Rows: every job (whole, and only the fields squeue's default format asks for), `squeue -j ID`,
-// `squeue -u USER`, `squeue -t R`, a /metrics scrape, and the old reply (every job whole, script
-// and environment included) that every squeue got before the controller did the filtering. The
-// controller keeps its state in a SqliteStateStore in a temporary directory, as the daemon does
-// (scripts and environments live there, not in the job records); `ctld_KB_per_job` is the growth of
-// the process's resident memory per pending job while the queue was submitted and committed (job
-// records, the scheduler's requests, indexes, and SQLite's page cache, which is bounded). Results
-// and the command to reproduce: bench/RESULTS.md.
+// Rows: every job (whole, and only the fields squeue's default format asks for),
+// `squeue -j ID`, `squeue -u USER`, `squeue -t R`, a /metrics scrape, the dashboard's state
+// (also on a full 4,096-node x 8-GPU cluster, one job per node, 100,000 pending), and the
+// old reply (every job whole, script and environment included) that every squeue got
+// before the controller did the filtering. The controller keeps its state in a
+// SqliteStateStore in a temporary directory, as the daemon does (scripts and environments
+// live there, not in the job records); `ctld_KB_per_job` is the growth of the process's
+// resident memory per pending job while the queue was submitted and committed (job
+// records, the scheduler's requests, indexes, and SQLite's page cache, which is bounded).
+// Results and the command to reproduce: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <stdlib.h>

@@ -3,36 +3,28 @@
 // paths 404, other methods 405. Nothing private is served (no job or user names).
 #pragma once
 
-#include <memory>
 #include <string>
-#include <thread>
 
 #include "common/status.h"
 #include "noded/agent.h"
 #include "noded/agent_metrics.h"
-
-namespace httplib {
-class Server;
-}
+#include "rpc/http_listener.h"
 
 namespace sluice {
 
 class AgentHttp {
  public:
   AgentHttp(Agent* agent, const AgentMetrics* metrics, const Clock* clock);
-  ~AgentHttp();
   // Listens on host:port (port 0: a free one, see port()) and serves from its own threads.
   Status Start(const std::string& host, int port);
-  int port() const { return port_; }
-  void Stop();
+  int port() const { return http_.port(); }
+  void Stop() { http_.Stop(); }
 
  private:
   Agent* agent_;
   const AgentMetrics* metrics_;
   const Clock* clock_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  HttpListener http_;
 };
 
 }  // namespace sluice

@@ -7,17 +7,13 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include <grpcpp/grpcpp.h>
 
 #include "common/clock.h"
 #include "common/status.h"
 #include "restd/rest_api.h"
-
-namespace httplib {
-class Server;
-}
+#include "rpc/http_listener.h"
 
 namespace sluice {
 
@@ -25,19 +21,16 @@ class RestServer {
  public:
   // `ctld_target`: the controller's host:port.
   RestServer(std::string conf_path, std::string ctld_target);
-  ~RestServer();
   // Listens on host:port (0: a free one, see port()) and serves from its own threads.
   Status Start(const std::string& host, int port);
-  int port() const { return port_; }
-  void Stop();
+  int port() const { return http_.port(); }
+  void Stop() { http_.Stop(); }
 
  private:
   RealClock clock_;
   RestApi api_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  HttpListener http_;
 };
 
 }  // namespace sluice

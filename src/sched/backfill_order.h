@@ -14,10 +14,10 @@
 //  - kSgtf: smallest GPU-time (GPUs, else CPUs, x d) first, aged: divided by 1 + w / 1 h.
 // Starvation guard: with factor K > 0, a job that has waited at least K x max(d, 10 s)
 // (its bounded slowdown so far is K) is starving. Starving candidates are promoted: they
-// come first, in the pending order (kPriority keeps the pending order as it is). A starving head is protected: the candidates behind
-// it are planned with their time limits, not their predictions (backfill_scheduler.cc),
-// so an under-predicted backfill cannot delay it, as in plain EASY.
-// Pure and deterministic.
+// come first, in the pending order (kPriority keeps the pending order as it is). A starving head is
+// protected: the candidates behind it are planned with their time limits, not their predictions
+// (backfill_scheduler.cc), so an under-predicted backfill cannot delay it, as in plain EASY. Pure
+// and deterministic.
 #pragma once
 
 #include <cstdint>

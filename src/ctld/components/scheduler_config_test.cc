@@ -43,8 +43,8 @@ TEST(SchedulerConfig, BadValuesAndTypesAreErrors) {
 }
 
 TEST(SchedulerConfig, BackfillOrderPredictionAndStarvation) {
-  auto c = SchedulerConfigFrom(With(
-      {{"SchedulerParameters", "bf_order=sjbf,bf_predict=user2,bf_starvation_factor=4"}}));
+  auto c = SchedulerConfigFrom(
+      With({{"SchedulerParameters", "bf_order=sjbf,bf_predict=user2,bf_starvation_factor=4"}}));
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->bf_order.order, sched::BackfillOrder::kSjbf);
   EXPECT_EQ(c->bf_order.starvation_factor, 4.0);

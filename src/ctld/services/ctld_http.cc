@@ -9,14 +9,6 @@
 namespace sluice::ctld {
 namespace {
 
-std::string BearerToken(const httplib::Request& req) {
-  const std::string auth = req.get_header_value("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() > kBearer.size() && auth.compare(0, kBearer.size(), kBearer) == 0)
-    return auth.substr(kBearer.size());
-  return req.get_header_value("X-SLURM-USER-TOKEN");
-}
-
 void Refuse(httplib::Response& res, int status, const std::string& why) {
   res.status = status;
   res.set_content(why + "\n", "text/plain");
@@ -27,10 +19,8 @@ void Refuse(httplib::Response& res, int status, const std::string& why) {
 CtldHttp::CtldHttp(const TokenVerifier* verifier, OwnerLoop* loop, const RpcStats* rpcs)
     : verifier_(verifier), loop_(loop), rpcs_(rpcs) {}
 
-CtldHttp::~CtldHttp() { Stop(); }
-
 Expected<Caller> CtldHttp::CallerOf(const httplib::Request& req, const Caller& fallback) const {
-  const std::string token = BearerToken(req);
+  const std::string token = RequestToken(req);
   if (token.empty()) return fallback;
   return verifier_->Verify(token, req.get_header_value("X-SLURM-USER-NAME"));
 }
@@ -55,7 +45,7 @@ void CtldHttp::ServeMetrics(const httplib::Request& req, httplib::Response& res)
 
 void CtldHttp::ServeDashboardState(const httplib::Request& req, httplib::Response& res) {
   res.set_header("Cache-Control", "no-store");
-  if (BearerToken(req).empty()) return Refuse(res, 401, "log in: a token is needed");
+  if (RequestToken(req).empty()) return Refuse(res, 401, "log in: a token is needed");
   auto caller = CallerOf(req, {kNobody, kNobody});
   if (!caller.ok()) return Refuse(res, 401, caller.status().message());
   auto json = loop_->Call<std::string>(
@@ -65,40 +55,23 @@ void CtldHttp::ServeDashboardState(const httplib::Request& req, httplib::Respons
 }
 
 Status CtldHttp::Start(const std::string& host, int port) {
-  server_ = std::make_unique<httplib::Server>();
-  server_->Get("/metrics(/.*)?", [this](const httplib::Request& req, httplib::Response& res) {
+  httplib::Server& server = http_.server();
+  server.Get("/metrics(/.*)?", [this](const httplib::Request& req, httplib::Response& res) {
     ServeMetrics(req, res);
   });
-  server_->Get("/dashboard/state", [this](const httplib::Request& req, httplib::Response& res) {
+  server.Get("/dashboard/state", [this](const httplib::Request& req, httplib::Response& res) {
     ServeDashboardState(req, res);
   });
-  server_->Get("/(dashboard(/.*)?)?", [](const httplib::Request& req, httplib::Response& res) {
+  server.Get("/(dashboard(/.*)?)?", [](const httplib::Request& req, httplib::Response& res) {
     const DashboardAsset* asset = FindDashboardAsset(req.path);
     if (!asset) return Refuse(res, 404, "no such page: " + req.path);
     res.set_content(asset->body.data(), asset->body.size(), asset->content_type);
   });
-  server_->Get(".*", [](const httplib::Request& req, httplib::Response& res) {
+  server.Get(".*", [](const httplib::Request& req, httplib::Response& res) {
     Refuse(res, 404, "no such path: " + req.path);
   });
-  auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
-    Refuse(res, 405, "only GET");
-  };
-  server_->Post(".*", not_allowed);
-  server_->Put(".*", not_allowed);
-  server_->Delete(".*", not_allowed);
-  port_ =
-      port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
-  if (port_ <= 0) {
-    port_ = 0;
-    return Unavailable("MetricsPort: cannot listen on " + host + ":" + std::to_string(port));
-  }
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  return Status::Ok();
-}
-
-void CtldHttp::Stop() {
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
+  http_.OnlyGet();
+  return http_.Start(host, port, "MetricsPort");
 }
 
 }  // namespace sluice::ctld

@@ -11,17 +11,15 @@
 // 401. PrivateData decides what a caller sees (per-user series, others' jobs).
 #pragma once
 
-#include <memory>
 #include <string>
-#include <thread>
 
 #include "common/status.h"
 #include "ctld/runtime/owner_loop.h"
 #include "ctld/services/token_verifier.h"
+#include "rpc/http_listener.h"
 #include "rpc/rpc_stats.h"
 
 namespace httplib {
-class Server;
 struct Request;
 struct Response;
 }  // namespace httplib
@@ -33,11 +31,10 @@ inline constexpr uint32_t kNobody = 65534;
 class CtldHttp {
  public:
   CtldHttp(const TokenVerifier* verifier, OwnerLoop* loop, const RpcStats* rpcs);
-  ~CtldHttp();
   // Listens on host:port (port 0: a free one, see port()) and serves from its own threads.
   Status Start(const std::string& host, int port);
-  int port() const { return port_; }
-  void Stop();
+  int port() const { return http_.port(); }
+  void Stop() { http_.Stop(); }
 
  private:
   void ServeMetrics(const httplib::Request& req, httplib::Response& res);
@@ -48,9 +45,7 @@ class CtldHttp {
   const TokenVerifier* verifier_;
   OwnerLoop* loop_;
   const RpcStats* rpcs_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  HttpListener http_;
 };
 
 }  // namespace sluice::ctld
