@@ -2,9 +2,8 @@
 // serialized as the RPC would send it, with 100,000 pending jobs (1,000 users x 100 jobs,
 // each with a ~1.4 KB environment and a small batch script) on 4 nodes, no running job.
 // Rows: every job (whole, and only the fields squeue's default format asks for),
-// `squeue -j ID`, `squeue -u USER`, `squeue -t R`, a /metrics scrape, the dashboard's state
-// (also on a full 4,096-node x 8-GPU cluster, one job per node, 100,000 pending), and the
-// old reply (every job whole, script and environment included) that every squeue got
+// `squeue -j ID`, `squeue -u USER`, `squeue -t R`, a /metrics scrape, the dashboard's
+// state, and the old reply (every job whole, script and environment included) that every squeue got
 // before the controller did the filtering. The controller keeps its state in a
 // SqliteStateStore in a temporary directory, as the daemon does (scripts and environments
 // live there, not in the job records); `ctld_KB_per_job` is the growth of the process's
@@ -12,7 +11,6 @@
 // records, the scheduler's requests, indexes, and SQLite's page cache, which is bounded).
 // Results and the command to reproduce: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
-#include <fmt/format.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -25,7 +23,6 @@
 #include "ctld/core/controller.h"
 #include "ctld/testing/test_fakes.h"
 #include "sched/scheduler.h"
-#include "storage/memory_state_store.h"
 #include "storage/sqlite_state_store.h"
 
 namespace sluice::ctld {
@@ -200,90 +197,6 @@ void BM_DashboardState(benchmark::State& state) {
   state.counters["json_KB"] = static_cast<double>(bytes) / 1e3;
 }
 
-// A full cluster of 4,096 nodes x 8 GPUs: one 8-GPU job on every node (started by a real
-// EASY pass) and 100,000 jobs pending behind them; no script store needed (in memory).
-struct BigCluster {
-  static constexpr int kNodes = 4'096;
-  ManualClock clock{1'700'000'000};
-  testing::FakeAgentLink link;
-  storage::MemoryStateStore store;
-  std::unique_ptr<sched::Scheduler> scheduler = sched::MakeScheduler({});
-  std::unique_ptr<Controller> ctl;
-
-  static Config Nodes() {
-    Config c;
-    c.path = "/etc/sluice/sluice.conf";
-    PartitionConfig p;
-    p.name = "gpu";
-    p.is_default = true;
-    for (int i = 0; i < kNodes; ++i) {
-      NodeConfig n;
-      n.name = fmt::format("node{:04}", i);
-      n.cpus = 64;
-      n.real_memory_mb = 512'000;
-      for (int g = 0; g < 8; ++g) n.gpus.push_back({g, "h100", "", "", ""});
-      c.nodes.push_back(n);
-      p.nodes.push_back(n.name);
-    }
-    c.partitions.push_back(p);
-    return c;
-  }
-  void Submit(uint32_t uid, bool gpus) {
-    SubmitRequest r;
-    JobSpec* spec = r.mutable_spec();
-    spec->set_script("#!/bin/bash\nsrun python train.py\n");
-    spec->set_work_dir("/home/u/run");
-    spec->set_name("train");
-    spec->set_time_limit_min(600);
-    if (gpus) {
-      auto* g = spec->add_gres_per_node();
-      g->set_name("gpu");
-      g->set_count(8);
-    }
-    if (!ctl->Submit({uid, uid}, r).ok()) std::abort();
-  }
-
-  BigCluster() {
-    ControllerOptions o;
-    o.user_name = [](uint32_t uid) { return "u" + std::to_string(uid); };
-    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
-    SchedDeps deps{scheduler.get(),
-                   [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
-                     return sched::CheckFeasible(s, j);
-                   }};
-    ctl = std::make_unique<Controller>(Nodes(), &clock, &store, &link, deps, o);
-    for (const NodeConfig& n : Nodes().nodes) {
-      RegisterNodeRequest r;
-      r.set_node(n.name);
-      r.set_cpus(n.cpus);
-      r.set_real_memory_mb(n.real_memory_mb);
-      for (int g = 0; g < 8; ++g) r.add_gpus()->set_index(g);
-      (void)ctl->RegisterNode(r);
-    }
-    for (int i = 0; i < kNodes; ++i) Submit(kFirstUid + i % kUsers, true);
-    if (!ctl->Commit().ok()) std::abort();
-    ctl->SchedulePass();
-    if (!ctl->Commit().ok()) std::abort();
-    for (int i = 0; i < kJobs; ++i) {
-      Submit(kFirstUid + i % kUsers, true);
-      if (i % 1000 == 999 && !ctl->Commit().ok()) std::abort();
-    }
-    if (!ctl->Commit().ok()) std::abort();
-  }
-};
-
-void BM_DashboardStateBigCluster(benchmark::State& state) {
-  static BigCluster big;
-  size_t bytes = 0;
-  for (auto _ : state) {
-    std::string json = big.ctl->Dashboard({0, 0});
-    bytes = json.size();
-    benchmark::DoNotOptimize(json.data());
-  }
-  state.counters["json_KB"] = static_cast<double>(bytes) / 1e3;
-  state.counters["running"] = static_cast<double>(big.ctl->jobs().NotPending().size());
-}
-
 BENCHMARK(BM_AllJobsWithScriptEnv)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllJobs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllJobsSqueueFields)->Unit(benchmark::kMillisecond);
@@ -292,7 +205,6 @@ BENCHMARK(BM_OneUser)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_StatesRunning)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MetricsScrape)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DashboardState)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_DashboardStateBigCluster)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sluice::ctld
