@@ -40,7 +40,8 @@ std::string RequestToken(const httplib::Request& req) {
   std::string token = req.get_header_value("X-SLURM-USER-TOKEN");
   constexpr std::string_view kBearer = "Bearer ";
   const std::string auth = req.get_header_value("Authorization");
-  if (token.empty() && auth.size() > kBearer.size() && auth.compare(0, kBearer.size(), kBearer) == 0)
+  if (token.empty() && auth.size() > kBearer.size() &&
+      auth.compare(0, kBearer.size(), kBearer) == 0)
     token = auth.substr(kBearer.size());
   return token;
 }

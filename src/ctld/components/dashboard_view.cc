@@ -27,17 +27,10 @@ json JobCommon(const JobInfo& j) {
           {"nodes", j.num_nodes()}};
 }
 
-class Viewer {
- public:
-  explicit Viewer(const DashboardInputs& in) : in_(in) {}
-  bool Sees(uint32_t uid) const { return !in_.own_jobs_only || uid == in_.uid; }
+// Whether the viewer may see the jobs of `uid`.
+bool Sees(const DashboardInputs& in, uint32_t uid) { return !in.own_jobs_only || uid == in.uid; }
 
- private:
-  const DashboardInputs& in_;
-};
-
-json Node(const NodeRuntime& n, const DashboardInputs& in, const Viewer& viewer,
-          int64_t* gpus_allocated) {
+json Node(const NodeRuntime& n, const DashboardInputs& in) {
   const NodeInfo info = in.nodes->ToInfo(n, in.now);
   std::map<int, int64_t> holder;  // GPU index -> job id (-1: hidden)
   for (int64_t id : n.jobs) {
@@ -45,7 +38,7 @@ json Node(const NodeRuntime& n, const DashboardInputs& in, const Viewer& viewer,
     if (!j) continue;
     for (const NodeAlloc& a : j->alloc()) {
       if (a.node() != n.cfg.name) continue;
-      for (int g : a.gpu_ids()) holder[g] = viewer.Sees(j->uid()) ? id : -1;
+      for (int g : a.gpu_ids()) holder[g] = Sees(in, j->uid()) ? id : -1;
     }
   }
   json gpus = json::array();
@@ -53,7 +46,6 @@ json Node(const NodeRuntime& n, const DashboardInputs& in, const Viewer& viewer,
   for (const auto& g : n.cfg.gpus) {
     auto it = holder.find(g.index);
     const int64_t job = it == holder.end() ? 0 : it->second;
-    if (job != 0) ++*gpus_allocated;
     gpus.push_back({{"index", g.index}, {"job", job}});
     if (gpu_type.empty()) gpu_type = g.type;
   }
@@ -63,13 +55,13 @@ json Node(const NodeRuntime& n, const DashboardInputs& in, const Viewer& viewer,
       {"gpus", std::move(gpus)}};
 }
 
-json RunningJobs(const DashboardInputs& in, const Viewer& viewer, int64_t* running) {
+json RunningJobs(const DashboardInputs& in, int64_t* running) {
   json out = json::array();
   for (int64_t id : in.jobs->NotPending()) {
     const JobInfo& j = *in.jobs->Find(id);
     if (!HoldsResources(j)) continue;
     ++*running;
-    if (!viewer.Sees(j.uid())) continue;
+    if (!Sees(in, j.uid())) continue;
     json o = JobCommon(j);
     o["start"] = j.start_time();
     o["time_limit"] = j.time_limit_min();
@@ -83,7 +75,7 @@ json Queue(const DashboardInputs& in) {
   for (const JobInfo& j : in.queue) {
     json o = JobCommon(j);
     o["priority"] = j.priority();
-    o["reason"] = j.priority() == 0 && j.reason() == "None" ? "JobHeldUser" : j.reason();
+    o["reason"] = PendingReason(j);
     o["planned_start"] = j.planned_start();
     o["explanation"] = j.explanation();
     out.push_back(std::move(o));
@@ -100,12 +92,12 @@ json GpuHours(const DashboardInputs& in) {
   return out;
 }
 
-json Events(const DashboardInputs& in, const Viewer& viewer) {
+json Events(const DashboardInputs& in) {
   json out = json::array();
   if (!in.events) return out;
   const auto& all = in.events->events();
   for (auto it = all.rbegin(); it != all.rend() && out.size() < kMaxEvents; ++it) {
-    if (it->job_id != 0 && !viewer.Sees(it->uid)) continue;
+    if (it->job_id != 0 && !Sees(in, it->uid)) continue;
     out.push_back({{"time", it->time},
                    {"kind", EventKindName(it->kind)},
                    {"job_id", it->job_id},
@@ -118,14 +110,14 @@ json Events(const DashboardInputs& in, const Viewer& viewer) {
 }  // namespace
 
 json DashboardView(const DashboardInputs& in) {
-  const Viewer viewer(in);
   json nodes = json::array();
   int64_t gpus = 0, gpus_allocated = 0, running = 0;
   for (const NodeRuntime& n : in.nodes->nodes()) {
     gpus += static_cast<int64_t>(n.cfg.gpus.size());
-    nodes.push_back(Node(n, in, viewer, &gpus_allocated));
+    gpus_allocated += n.AllocatedGpus();
+    nodes.push_back(Node(n, in));
   }
-  json jobs = RunningJobs(in, viewer, &running);
+  json jobs = RunningJobs(in, &running);
   return {{"cluster", in.cluster},
           {"now", in.now},
           {"user", in.user},
@@ -140,7 +132,7 @@ json DashboardView(const DashboardInputs& in) {
           {"jobs", std::move(jobs)},
           {"queue", Queue(in)},
           {"gpu_hours_24h", GpuHours(in)},
-          {"events", Events(in, viewer)}};
+          {"events", Events(in)}};
 }
 
 }  // namespace sluice::ctld

@@ -24,6 +24,11 @@ const char* JobStateName(JobState state);
 inline bool HoldsResources(const JobInfo& j) {
   return j.state() == JOB_RUNNING || j.state() == JOB_COMPLETING || j.completing();
 }
+// The pending reason to show and explain: a job held with priority 0 and no reason of its
+// own is JobHeldUser.
+inline std::string PendingReason(const JobInfo& j) {
+  return j.priority() == 0 && j.reason() == "None" ? "JobHeldUser" : j.reason();
+}
 // Cancelled, timed out or requeued while running: its processes are being ended.
 inline bool Ending(const JobInfo& j) { return j.completing() || j.state() == JOB_COMPLETING; }
 // No batch supervisor reports its end: an interactive allocation (salloc, srun), or a

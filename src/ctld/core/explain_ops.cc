@@ -117,7 +117,7 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
     sched::ExplainInput in;
     in.job = requests[i];
     in.partition = job.spec().partition();
-    in.reason = job.priority() == 0 && job.reason() == "None" ? "JobHeldUser" : job.reason();
+    in.reason = PendingReason(job);
     in.planned_start = job.planned_start();
     if (!job.sched_nodes().empty()) {
       if (auto nodes = ExpandHostlist(job.sched_nodes()); nodes.ok()) in.planned_nodes = *nodes;
