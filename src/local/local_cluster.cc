@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "client.grpc.pb.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/hostlist.h"
 #include "common/pid_lock.h"
 #include "local/isolated_net.h"
 #include "local/node_kill.h"
@@ -45,6 +47,13 @@ std::string SelfDir() {
 
 namespace {
 
+pid_t ReadPid(const std::string& path) {
+  std::ifstream f(path);
+  pid_t pid = 0;
+  f >> pid;
+  return pid;
+}
+
 // 32 random bytes, mode 0600, as Slurm's jwt.html makes the key (kept when it exists).
 Status WriteJwtKey(const std::string& path) {
   if (fs::exists(path)) return Status::Ok();
@@ -70,7 +79,7 @@ LocalCluster::LocalCluster(LocalClusterOptions opts) : opts_(std::move(opts)) {
 }
 
 std::string LocalCluster::NodeName(int i) const {
-  int width = opts_.nodes >= 100 ? 3 : 2;
+  int width = opts_.nodes >= 1000 ? 4 : opts_.nodes >= 100 ? 3 : 2;
   return fmt::format("node{:0{}}", i + 1, width);
 }
 
@@ -150,7 +159,10 @@ Status LocalCluster::WriteConfig() {
   }
   for (const auto& line : opts_.extra_config_lines) c << line << "\n";
   std::ofstream agent_metrics(AgentMetricsPortsPath());
-  for (int i = 0; i < opts_.nodes; ++i) {
+  if (opts_.agents > 0) {
+    RETURN_IF_ERROR(WriteAgentGroups(c, unique_port));
+  }
+  for (int i = 0; i < opts_.nodes && opts_.agents == 0; ++i) {
     ASSIGN_OR_RETURN(int port, unique_port());
     ASSIGN_OR_RETURN(int metrics, unique_port());
     agent_metrics << NodeName(i) << " " << metrics << "\n";
@@ -178,6 +190,53 @@ Status LocalCluster::WriteConfig() {
     if (!extra) return Internal("cannot write " + path);
   }
   return Status::Ok();
+}
+
+std::string LocalCluster::AgentGroupsPath() const { return opts_.state_dir + "/agent_groups"; }
+
+std::vector<std::string> LocalCluster::AgentGroups() const {
+  std::vector<std::string> groups;
+  std::ifstream in(AgentGroupsPath());
+  std::string name, nodes;
+  while (in >> name >> nodes) groups.push_back(nodes);
+  return groups;
+}
+
+std::string LocalCluster::AgentGroupNodes(int g) const {
+  auto groups = AgentGroups();
+  return g >= 0 && g < static_cast<int>(groups.size()) ? groups[g] : "";
+}
+
+Status LocalCluster::WriteAgentGroups(std::ostream& c,
+                                      const std::function<Expected<int>()>& unique_port) {
+  std::ofstream groups(AgentGroupsPath());
+  const int k = std::min(opts_.agents, opts_.nodes);
+  for (int g = 0; g < k; ++g) {
+    const int first = opts_.nodes * g / k, last = opts_.nodes * (g + 1) / k - 1;
+    const std::string names = first == last ? NodeName(first)
+                                            : fmt::format("node[{}-{}]", NodeName(first).substr(4),
+                                                          NodeName(last).substr(4));
+    ASSIGN_OR_RETURN(int port, unique_port());
+    groups << "agent" << g << " " << names << "\n";
+    c << "NodeName=" << names << " NodeAddr=127.0.0.1 Port=" << port
+      << " CPUs=" << opts_.cpus_per_node << " RealMemory=" << opts_.mem_per_node_mb;
+    if (opts_.gpus_per_node > 0) c << " Gres=gpu:" << opts_.gpus_per_node;
+    c << " State=UNKNOWN\n";
+  }
+  groups.close();
+  if (!groups) return Internal("cannot write " + AgentGroupsPath());
+  return Status::Ok();
+}
+
+Status LocalCluster::StartAgentGroup(int g) {
+  const std::string nodes = AgentGroupNodes(g);
+  if (nodes.empty()) return NotFound(fmt::format("no agent group {}", g));
+  return StartDaemon(fmt::format("agent{}", g),
+                     {BinPath(opts_.agent_bin), "-f", conf_path_, "--nodes", nodes});
+}
+
+void LocalCluster::KillAgentGroup(int g, int sig) {
+  StopProcess(ReadPid(PidFile(fmt::format("agent{}", g))), sig, 5000);
 }
 
 Status LocalCluster::StartDaemon(const std::string& who, const std::vector<std::string>& argv) {
@@ -257,6 +316,10 @@ Status LocalCluster::Up(int timeout_ms) {
   if (fs::exists(conf_path_) && AnyDaemonRunning()) return StartMissing(timeout_ms);
   // A network left over by a cluster that was not taken down.
   if (auto old = IsolatedNet::Load(opts_.state_dir); old.ok()) RETURN_IF_ERROR(old->Remove());
+  if (opts_.isolated && opts_.agents > 0)
+    return InvalidArgument("--agents (emulated nodes) and --isolated exclude each other");
+  std::error_code ignored;
+  fs::remove(AgentGroupsPath(), ignored);  // written again by WriteConfig when wanted
   if (opts_.isolated && ::geteuid() != 0) {
     std::fprintf(stderr,
                  "sluice: --isolated needs root (network namespaces): the nodes share this "
@@ -275,19 +338,17 @@ Status LocalCluster::Up(int timeout_ms) {
   while (!fs::exists(key) && RealClock::MonotonicMs() < deadline) usleep(10'000);
   if (!fs::exists(key))
     return Unavailable("controller did not start; see " + opts_.state_dir + "/log/sluicectld.log");
-  for (int i = 0; i < opts_.nodes; ++i) RETURN_IF_ERROR(StartAgent(i));
+  if (opts_.agents > 0) {
+    for (int g = 0; g < static_cast<int>(AgentGroups().size()); ++g)
+      RETURN_IF_ERROR(StartAgentGroup(g));
+  } else {
+    for (int i = 0; i < opts_.nodes; ++i) RETURN_IF_ERROR(StartAgent(i));
+  }
   RETURN_IF_ERROR(StartRestd());
   return WaitNodesIdle(static_cast<int>(deadline - RealClock::MonotonicMs()));
 }
 
 namespace {
-
-pid_t ReadPid(const std::string& path) {
-  std::ifstream f(path);
-  pid_t pid = 0;
-  f >> pid;
-  return pid;
-}
 
 std::string SpoolOf(const std::string& state_dir, const std::string& node) {
   return state_dir + "/spool/" + node;
@@ -326,8 +387,14 @@ Status LocalCluster::StartMissing(int timeout_ms) {
   int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
   while (!fs::exists(key) && RealClock::MonotonicMs() < deadline) usleep(10'000);
   opts_.nodes = static_cast<int>(config.nodes.size());
+  const auto groups = AgentGroups();
+  for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
+    auto names = ExpandHostlist(groups[g]);
+    if (names.ok() && !names->empty() && !AgentRunning(names->front()))
+      RETURN_IF_ERROR(StartAgentGroup(g));
+  }
   for (const NodeConfig& n : config.nodes) {
-    if (AgentRunning(n.name)) continue;
+    if (!groups.empty() || AgentRunning(n.name)) continue;
     RETURN_IF_ERROR(StartAgentOf(n.name, "sluiced"));
   }
   if (config.rest_port > 0 && !ProcessAlive(ReadPid(PidFile("sluicerestd"))))

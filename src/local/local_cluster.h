@@ -1,6 +1,8 @@
 // LocalCluster: a controller and N node agents on loopback, for `sluice up` and the
 // integration tests. Writes a config into the state dir, starts the daemons detached
 // (pid files in <state>/run, logs in <state>/log), waits until every node is idle.
+// With `agents`, a few sluiced processes serve all nodes between them (a cluster of
+// thousands of nodes on one machine).
 // Ports are picked free at `Up()`. On a state dir whose daemons partly still run, `Up()`
 // keeps the config they use and starts only what is missing (a node's agent runs while
 // its spool lock is held, common/pid_lock.h). `Down()` stops every process of the
@@ -10,7 +12,9 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,10 @@ struct LocalClusterOptions {
   // Each node in namespaces of its own (local/isolated_net.h): own hostname, address and
   // /etc/hosts. Needs root; without it Up() says so and starts on loopback.
   bool isolated = false;
+  // 0: one sluiced per node. K > 0: K sluiced processes, each serving a contiguous share
+  // of the nodes (sluiced --nodes, noded/hosted_node.h) on one port: an emulated large
+  // cluster. Not with `isolated`.
+  int agents = 0;
 };
 
 class LocalCluster {
@@ -50,6 +58,11 @@ class LocalCluster {
 
   Status StartController();
   Status StartAgent(int i);
+  // Emulated clusters (options.agents > 0): agent process g and the nodes it serves.
+  Status StartAgentGroup(int g);
+  void KillAgentGroup(int g, int sig);
+  // The hostlist of the nodes agent process g serves ("" when there is no such group).
+  std::string AgentGroupNodes(int g) const;
   // Sends `sig` to a daemon (SIGKILL to simulate a crash); returns once it is gone.
   void KillController(int sig);
   void KillAgent(int i, int sig);
@@ -84,12 +97,18 @@ class LocalCluster {
 
  private:
   Status WriteConfig();
+  // The NodeName lines of an emulated cluster (one per agent process) and agent_groups.
+  Status WriteAgentGroups(std::ostream& config, const std::function<Expected<int>()>& unique_port);
   // Up() on a state dir where some daemon still runs: start only what is missing.
   Status StartMissing(int timeout_ms);
   bool AnyDaemonRunning() const;
   bool ControllerRunning() const;
   bool AgentRunning(const std::string& node) const;
   std::string PidFile(const std::string& who) const;
+  // <state>/agent_groups: one line "agentG HOSTLIST" per agent process of an emulated
+  // cluster (absent: one agent per node).
+  std::string AgentGroupsPath() const;
+  std::vector<std::string> AgentGroups() const;
   Status StartDaemon(const std::string& who, const std::vector<std::string>& argv);
   // The agent of `node` (inside its namespaces on an isolated cluster).
   Status StartAgentOf(const std::string& node, const std::string& bin);

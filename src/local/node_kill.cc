@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hostlist.h"
 #include "local/proc_scan.h"
 
 namespace sluice {
@@ -49,6 +50,16 @@ int KillStepdTrees(const std::string& spool_prefix) {
 int KillNodeProcesses(LocalCluster& cluster, int node_index) {
   cluster.KillAgent(node_index, SIGKILL);
   return KillStepdTrees(cluster.state_dir() + "/spool/" + cluster.NodeName(node_index) + "/");
+}
+
+int KillAgentGroupProcesses(LocalCluster& cluster, int group) {
+  auto nodes = ExpandHostlist(cluster.AgentGroupNodes(group));
+  cluster.KillAgentGroup(group, SIGKILL);
+  int n = 0;
+  if (!nodes.ok()) return n;
+  for (const std::string& node : *nodes)
+    n += KillStepdTrees(cluster.state_dir() + "/spool/" + node + "/");
+  return n;
 }
 
 }  // namespace sluice

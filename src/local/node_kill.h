@@ -9,6 +9,9 @@
 namespace sluice {
 
 int KillNodeProcesses(LocalCluster& cluster, int node_index);
+// The same for every node agent process `group` of an emulated cluster serves
+// (LocalClusterOptions::agents): the death of all its nodes at once.
+int KillAgentGroupProcesses(LocalCluster& cluster, int group);
 
 // SIGKILL to every sluice-stepd whose command line names a directory under
 // `spool_prefix`, and to all their descendants. Returns the number of processes killed.

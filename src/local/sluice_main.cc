@@ -19,6 +19,10 @@
 namespace {
 
 int Up(sluice::LocalClusterOptions opts) {
+  if (opts.nodes > 1000 && opts.agents == 0) {
+    std::fprintf(stderr, "sluice: error: more than 1000 nodes need --agents (emulated nodes)\n");
+    return 1;
+  }
   sluice::LocalCluster cluster(opts);
   auto st = cluster.Up();
   if (!st.ok()) {
@@ -70,7 +74,11 @@ int main(int argc, char** argv) {
   sluice::LocalClusterOptions opts;
   auto* up =
       app.add_subcommand("up", "start a local cluster (controller + node agents on loopback)");
-  up->add_option("--nodes", opts.nodes, "number of nodes")->check(CLI::Range(1, 1000));
+  up->add_option("--nodes", opts.nodes, "number of nodes")->check(CLI::Range(1, 16384));
+  up->add_option("--agents", opts.agents,
+                 "emulate the nodes with this many sluiced processes, each serving a share of "
+                 "them (for thousands of nodes on one machine; default: one per node)")
+      ->check(CLI::Range(1, 1024));
   up->add_option("--gpus-per-node", opts.gpus_per_node, "fake GPUs per node")
       ->check(CLI::Range(0, 64));
   up->add_option("--cpus-per-node", opts.cpus_per_node, "CPUs per node")

@@ -3,7 +3,7 @@
 namespace sluice {
 
 template <typename M>
-grpc::Status AgentService::Check(const char* method, const M& req) {
+grpc::Status AgentService::Check(const char* method, const M& req, Agent** agent) {
   auto sender = verifier_->Verify(method, req);
   if (!sender.ok()) {
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
@@ -12,42 +12,54 @@ grpc::Status AgentService::Check(const char* method, const M& req) {
   if (*sender != kControllerSender) {
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "only the controller may call agents");
   }
+  auto it = req.node().empty() && agents_.size() == 1 ? agents_.begin() : agents_.find(req.node());
+  if (it == agents_.end()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "node " + (req.node().empty() ? std::string("(unnamed)") : req.node()) +
+                            " is not served by this agent");
+  }
+  *agent = it->second;
   return grpc::Status::OK;
 }
 
 grpc::Status AgentService::LaunchJob(grpc::ServerContext*, const LaunchJobRequest* req,
                                      LaunchJobReply* reply) {
-  grpc::Status st = Check("LaunchJob", *req);
-  if (st.ok()) *reply = agent_->Launch(req->launch(), req->session());
+  Agent* agent = nullptr;
+  grpc::Status st = Check("LaunchJob", *req, &agent);
+  if (st.ok()) *reply = agent->Launch(req->launch(), req->session());
   return st;
 }
 
 grpc::Status AgentService::SignalJob(grpc::ServerContext*, const SignalJobRequest* req,
                                      SignalJobReply* reply) {
-  grpc::Status st = Check("SignalJob", *req);
-  if (st.ok()) *reply = agent_->Signal(*req);
+  Agent* agent = nullptr;
+  grpc::Status st = Check("SignalJob", *req, &agent);
+  if (st.ok()) *reply = agent->Signal(*req);
   return st;
 }
 
 grpc::Status AgentService::UpdateJobLimit(grpc::ServerContext*, const UpdateJobLimitRequest* req,
                                           UpdateJobLimitReply*) {
-  grpc::Status st = Check("UpdateJobLimit", *req);
+  Agent* agent = nullptr;
+  grpc::Status st = Check("UpdateJobLimit", *req, &agent);
   if (!st.ok()) return st;
-  Status s = agent_->UpdateLimit(*req);
+  Status s = agent->UpdateLimit(*req);
   return s.ok() ? grpc::Status::OK : grpc::Status(grpc::StatusCode::UNAVAILABLE, s.message());
 }
 
 grpc::Status AgentService::LaunchTasks(grpc::ServerContext*, const LaunchTasksRequest* req,
                                        LaunchTasksReply* reply) {
-  grpc::Status st = Check("LaunchTasks", *req);
-  if (st.ok()) *reply = agent_->LaunchTasks(req->launch());
+  Agent* agent = nullptr;
+  grpc::Status st = Check("LaunchTasks", *req, &agent);
+  if (st.ok()) *reply = agent->LaunchTasks(req->launch());
   return st;
 }
 
 grpc::Status AgentService::StepUsage(grpc::ServerContext*, const AgentStepUsageRequest* req,
                                      AgentStepUsageReply* reply) {
-  grpc::Status st = Check("StepUsage", *req);
-  if (st.ok()) *reply = agent_->StepUsage(req->job_id(), req->step_id());
+  Agent* agent = nullptr;
+  grpc::Status st = Check("StepUsage", *req, &agent);
+  if (st.ok()) *reply = agent->StepUsage(req->job_id(), req->step_id());
   return st;
 }
 

@@ -1,32 +1,32 @@
 // sluiced: the node agent. Usage:
-//   sluiced [-f config] [-N nodename] [-D] [--fake-gpus N] [--metrics-port N]
+//   sluiced [-f config] [-N nodename | --nodes HOSTLIST] [-D] [--fake-gpus N] [--metrics-port N]
 // Runs in the foreground and logs to stderr; SIGTERM/SIGINT stop it (jobs keep running).
+// --nodes serves many nodes from one process (an emulated cluster for tests and
+// benchmarks, hosted_node.h): each registers, heartbeats and runs its jobs as its own
+// agent would; they must share one NodeAddr:Port in the config.
 // --metrics-port serves the agent's Prometheus metrics (agent_http.h) on its address.
 // The log level is SlurmdDebug's; SIGHUP reads it again from the config file.
 // Holds <spool>/sluiced.lock for life (common/pid_lock.h): a second agent for the same
 // node exits 1 with "another sluiced already runs for node N: ... is held by pid P".
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <map>
+#include <memory>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/config.h"
-#include "common/pid_lock.h"
-#include "noded/agent.h"
+#include "common/hostlist.h"
 #include "noded/agent_config.h"
 #include "noded/agent_http.h"
 #include "noded/agent_service.h"
-#include "noded/client_relay.h"
-#include "noded/controller_link.h"
-#include "noded/end_listener.h"
-#include "noded/health_check.h"
+#include "noded/hosted_node.h"
 #include "rpc/credential.h"
 #include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
@@ -38,7 +38,8 @@ struct Args {
   std::string config_path;
   std::string node_name;
   int fake_gpus = -1;
-  int metrics_port = 0;  // 0: no metrics endpoint
+  std::string nodes_expr;  // --nodes: a hostlist of nodes this one process serves
+  int metrics_port = 0;    // 0: no metrics endpoint
 };
 
 Expected<Args> ParseArgs(int argc, char** argv) {
@@ -48,13 +49,14 @@ Expected<Args> ParseArgs(int argc, char** argv) {
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
     if (s == "-D") continue;
-    if (s == "-f" || s == "-N" || s == "--fake-gpus" || s == "--metrics-port") {
+    if (s == "-f" || s == "-N" || s == "--nodes" || s == "--fake-gpus" || s == "--metrics-port") {
       if ((v = value()) == nullptr) return InvalidArgument("option " + s + " needs a value");
     } else {
       return InvalidArgument("unknown option " + s);
     }
     if (s == "-f") a.config_path = v;
     if (s == "-N") a.node_name = v;
+    if (s == "--nodes") a.nodes_expr = v;
     if (s == "--fake-gpus") a.fake_gpus = std::atoi(v);
     if (s == "--metrics-port") {
       char* end = nullptr;
@@ -64,8 +66,10 @@ Expected<Args> ParseArgs(int argc, char** argv) {
       a.metrics_port = static_cast<int>(port);
     }
   }
+  if (!a.node_name.empty() && !a.nodes_expr.empty())
+    return InvalidArgument("-N and --nodes exclude each other");
   if (a.config_path.empty()) a.config_path = DefaultConfigPath();
-  if (a.node_name.empty()) {
+  if (a.node_name.empty() && a.nodes_expr.empty()) {
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     a.node_name = std::string(host).substr(0, std::string(host).find('.'));
@@ -86,18 +90,51 @@ Expected<log::Level> AgentLogLevel(const Config& config) {
   return level;
 }
 
+// The nodes this process serves: -N's one, or --nodes' expansion. They must share one
+// listening address (the config gives an emulated cluster's nodes the same NodeAddr/Port).
+Expected<std::vector<std::string>> HostedNames(const Args& args, const Config& config) {
+  if (args.nodes_expr.empty()) return std::vector<std::string>{args.node_name};
+  ASSIGN_OR_RETURN(auto names, ExpandHostlist(args.nodes_expr));
+  if (names.empty()) return InvalidArgument("--nodes names no node");
+  std::string first_addr;
+  for (const std::string& name : names) {
+    ASSIGN_OR_RETURN(AgentSetup s, AgentSetupFromConfig(config, name));
+    std::string addr = s.options.addr + ":" + std::to_string(s.options.port);
+    if (first_addr.empty()) first_addr = addr;
+    if (addr != first_addr) {
+      return InvalidArgument("--nodes: " + names.front() + " listens on " + first_addr + " but " +
+                             name + " on " + addr +
+                             "; the nodes of one sluiced must share NodeAddr and Port");
+    }
+  }
+  return names;
+}
+
+// Room for every hosted node's spool lock, sockets and stepd channels.
+void RaiseFileLimit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
 int Main(int argc, char** argv) {
   auto args = ParseArgs(argc, argv);
   if (!args.ok()) return Fail(args.status());
   auto config = LoadConfigFile(args->config_path);
   if (!config.ok()) return Fail(config.status());
-  auto setup = AgentSetupFromConfig(*config, args->node_name, args->fake_gpus);
-  if (!setup.ok()) return Fail(setup.status());
+  auto names = HostedNames(*args, *config);
+  if (!names.ok()) return Fail(names.status());
+  if (names->size() > 1 && args->metrics_port > 0)
+    return Fail(InvalidArgument("--metrics-port serves one node; not with --nodes"));
   auto level = AgentLogLevel(*config);
   if (!level.ok()) return Fail(level.status());
-  setup->options.log = log::Stderr("sluiced", *level);
+  auto setup = AgentSetupFromConfig(*config, names->front(), args->fake_gpus);
+  if (!setup.ok()) return Fail(setup.status());
   auto key = LoadClusterKey(setup->key_file, /*create=*/false);
   if (!key.ok()) return Fail(key.status());
+  RaiseFileLimit();
 
   sigset_t mask;
   sigemptyset(&mask);
@@ -108,44 +145,39 @@ int Main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
 
   RealClock clock;
-  const AgentOptions& opts = setup->options;
-  JobTracker jobs(setup->spool_dir, &clock);
-  if (Status st = jobs.Init(); !st.ok()) return Fail(st);
-  // One agent per node: held for life, taken before any socket of the spool is touched.
-  auto spool_lock = PidLock::Acquire(AgentSpoolLockPath(setup->spool_dir));
-  if (!spool_lock.ok()) {
-    return Fail(FailedPrecondition("another sluiced already runs for node " + opts.node_name +
-                                   ": " + spool_lock.status().message()));
-  }
   StepdLauncher launcher(StepdLauncher::DefaultStepdPath(), /*prestart=*/true);
-  GrpcControllerLink link(ChannelTarget(opts.ctld_host, opts.ctld_port),
-                          NodeSigner(*key, opts.node_name, &clock));
-  Agent agent(opts, &clock, &link, &jobs, &launcher);
-  AgentMetrics metrics(clock.NowMs());
-  agent.SetMetrics(&metrics);
+  HostedNodeShared shared;
+  shared.clock = &clock;
+  shared.launcher = &launcher;
+  shared.cluster_key = *key;
+  shared.fake_gpus = args->fake_gpus;
+  shared.log_level = *level;
+  shared.name_in_log = names->size() > 1;
+  std::vector<std::unique_ptr<HostedNode>> nodes;
+  std::map<std::string, Agent*> agents;
+  for (const std::string& name : *names) {
+    auto node = HostedNode::Open(*config, name, shared);
+    if (!node.ok()) return Fail(node.status());
+    agents[name] = (*node)->agent();
+    nodes.push_back(std::move(*node));
+  }
 #ifdef SLUICE_FAULT_HOOKS
   // Test-only build (sluiced-faults): with SLUICE_FAULT_DIR set, the file
   // <dir>/die-after-spawn.<node> arms a crash: the next launch's stepd starts, then this
   // agent removes the file and kills itself before answering the controller.
   if (const char* dir = std::getenv("SLUICE_FAULT_DIR")) {
-    std::string armed = std::string(dir) + "/die-after-spawn." + opts.node_name;
-    agent.SetLaunchFaultHook([armed](int64_t) {
-      if (::unlink(armed.c_str()) == 0) ::raise(SIGKILL);
-    });
+    for (auto& node : nodes) {
+      std::string armed = std::string(dir) + "/die-after-spawn." + node->options().node_name;
+      node->agent()->SetLaunchFaultHook([armed](int64_t) {
+        if (::unlink(armed.c_str()) == 0) ::raise(SIGKILL);
+      });
+    }
   }
 #endif
   NodeVerifier verifier(*key, &clock);
-  AgentService service(&agent, &verifier);
-  EndListener ends;
-  if (Status st = ends.Start(opts.agent_socket, [&] { agent.Wake(); }); !st.ok()) return Fail(st);
-  ClientRelay relay;
-  if (Status st =
-          relay.Start(opts.relay_socket, [&](RelayRequest r) { return agent.Relay(std::move(r)); });
-      !st.ok()) {
-    return Fail(st);
-  }
-
-  std::string listen = opts.addr + ":" + std::to_string(opts.port);
+  AgentService service(agents, &verifier);
+  const AgentOptions& first = nodes.front()->options();
+  std::string listen = first.addr + ":" + std::to_string(first.port);
   grpc::ServerBuilder builder;
   // No SO_REUSEPORT (gRPC's default): a second daemon on the same port must fail to
   // start, not silently share this agent's connections.
@@ -155,50 +187,37 @@ int Main(int argc, char** argv) {
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) return Fail(Unavailable("cannot listen on " + listen));
-  std::fprintf(stderr, "sluiced: node %s listening on %s, spool %s\n", opts.node_name.c_str(),
-               listen.c_str(), setup->spool_dir.c_str());
-  AgentHttp http(&agent, &metrics, &clock);
+  if (nodes.size() == 1) {
+    std::fprintf(stderr, "sluiced: node %s listening on %s, spool %s\n", first.node_name.c_str(),
+                 listen.c_str(), nodes.front()->spool_dir().c_str());
+  } else {
+    std::fprintf(stderr, "sluiced: %zu nodes (%s) listening on %s\n", nodes.size(),
+                 args->nodes_expr.c_str(), listen.c_str());
+  }
+  AgentHttp http(nodes.front()->agent(), nodes.front()->metrics(), &clock);
   if (args->metrics_port > 0) {
-    if (Status st = http.Start(opts.addr, args->metrics_port); !st.ok()) {
+    if (Status st = http.Start(first.addr, args->metrics_port); !st.ok()) {
       server->Shutdown();
       return Fail(st);
     }
-    std::fprintf(stderr, "sluiced: metrics at http://%s:%d/metrics\n", opts.addr.c_str(),
+    std::fprintf(stderr, "sluiced: metrics at http://%s:%d/metrics\n", first.addr.c_str(),
                  http.port());
   }
+  for (auto& node : nodes) node->Run();
 
-  HealthCheckOptions hc;
-  hc.program = config->health_check_program;
-  hc.interval_s = config->health_check_interval_s;
-  hc.node_state = config->health_check_node_state;
-  hc.node_name = opts.node_name;
-  hc.conf_path = config->path;
-  hc.cpus = opts.cpus;
-  HealthCheck health(hc);
-  health.RunNow();  // before the first registration, as slurmd does
-  agent.SetHealthCheck(&health);
-  health.Start([&] { agent.HeartbeatSoon(); });
-
-  std::atomic<bool> stop{false};
-  std::thread loop([&] { agent.Run(stop); });
   int sig = 0;
   while (sigwait(&mask, &sig) == 0 && sig == SIGHUP) {
     auto reread = LoadConfigFile(args->config_path);
     auto now = reread.ok() ? AgentLogLevel(*reread) : Expected<log::Level>(reread.status());
     if (!now.ok()) {
-      opts.log->error("SIGHUP: configuration not applied error={:?}", now.status().message());
+      first.log->error("SIGHUP: configuration not applied error={:?}", now.status().message());
       continue;
     }
-    opts.log->set_level(*now);
-    opts.log->info("SIGHUP: log level set level={}", spdlog::level::to_string_view(*now));
+    for (auto& node : nodes) node->SetLogLevel(*now);
+    first.log->info("SIGHUP: log level set level={}", spdlog::level::to_string_view(*now));
   }
   std::fprintf(stderr, "sluiced: signal %d, shutting down (jobs keep running)\n", sig);
-  stop = true;
-  agent.Wake();
-  loop.join();
-  health.Stop();
-  ends.Stop();
-  relay.Stop();
+  for (auto& node : nodes) node->Stop();
   http.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   return 0;

@@ -60,6 +60,7 @@ std::shared_ptr<grpc::Channel> GrpcAgentLink::ChannelFor(const AgentAddress& to)
 void GrpcAgentLink::Launch(const AgentAddress& to, LaunchJobRequest req,
                            std::function<void(Status)> done) {
   Post([this, to, req = std::move(req), done = std::move(done)]() mutable {
+    req.set_node(to.node);
     signer_->Sign("LaunchJob", &req);
     auto stub = AgentApi::NewStub(ChannelFor(to));
     grpc::ClientContext ctx;
@@ -78,6 +79,7 @@ void GrpcAgentLink::Launch(const AgentAddress& to, LaunchJobRequest req,
 void GrpcAgentLink::Signal(const AgentAddress& to, SignalJobRequest req,
                            std::function<void(Status)> done) {
   Post([this, to, req = std::move(req), done = std::move(done)]() mutable {
+    req.set_node(to.node);
     signer_->Sign("SignalJob", &req);
     auto stub = AgentApi::NewStub(ChannelFor(to));
     grpc::ClientContext ctx;
@@ -90,6 +92,7 @@ void GrpcAgentLink::Signal(const AgentAddress& to, SignalJobRequest req,
 
 void GrpcAgentLink::UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) {
   Post([this, to, req = std::move(req)]() mutable {
+    req.set_node(to.node);
     signer_->Sign("UpdateJobLimit", &req);
     auto stub = AgentApi::NewStub(ChannelFor(to));
     grpc::ClientContext ctx;
@@ -113,6 +116,7 @@ void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
   auto* call = new Call;
   call->req = std::move(req);
   call->done = std::move(done);
+  call->req.set_node(to.node);
   signer_->Sign("LaunchTasks", &call->req);
   call->stub = AgentApi::NewStub(ChannelFor(to));
   call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
@@ -138,6 +142,7 @@ void GrpcAgentLink::StepUsage(const AgentAddress& to, AgentStepUsageRequest req,
   auto* call = new Call;
   call->req = std::move(req);
   call->done = std::move(done);
+  call->req.set_node(to.node);
   signer_->Sign("StepUsage", &call->req);
   call->stub = AgentApi::NewStub(ChannelFor(to));
   call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));

@@ -1,0 +1,77 @@
+#include "noded/hosted_node.h"
+
+#include "noded/agent_config.h"
+#include "rpc/credential.h"
+#include "rpc/node_auth.h"
+
+namespace sluice {
+namespace {
+
+HealthCheckOptions HealthOptions(const Config& config, const AgentOptions& opts) {
+  HealthCheckOptions hc;
+  hc.program = config.health_check_program;
+  hc.interval_s = config.health_check_interval_s;
+  hc.node_state = config.health_check_node_state;
+  hc.node_name = opts.node_name;
+  hc.conf_path = config.path;
+  hc.cpus = opts.cpus;
+  return hc;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<HostedNode>> HostedNode::Open(const Config& config,
+                                                      const std::string& node,
+                                                      const HostedNodeShared& shared) {
+  ASSIGN_OR_RETURN(AgentSetup setup, AgentSetupFromConfig(config, node, shared.fake_gpus));
+  setup.options.log =
+      log::Stderr(shared.name_in_log ? "sluiced " + node : "sluiced", shared.log_level);
+  RETURN_IF_ERROR(JobTracker(setup.spool_dir, shared.clock).Init());
+  // One agent per node: held for life, taken before any socket of the spool is touched.
+  auto lock = PidLock::Acquire(AgentSpoolLockPath(setup.spool_dir));
+  if (!lock.ok()) {
+    return FailedPrecondition("another sluiced already runs for node " + node + ": " +
+                              lock.status().message());
+  }
+  std::unique_ptr<HostedNode> n(new HostedNode(config, setup.spool_dir, std::move(*lock),
+                                               std::move(setup.options), shared));
+  Agent* agent = n->agent_.get();
+  RETURN_IF_ERROR(n->ends_.Start(agent->options().agent_socket, [agent] { agent->Wake(); }));
+  RETURN_IF_ERROR(n->relay_.Start(agent->options().relay_socket,
+                                  [agent](RelayRequest r) { return agent->Relay(std::move(r)); }));
+  return n;
+}
+
+HostedNode::HostedNode(const Config& config, std::string spool_dir, PidLock lock,
+                       AgentOptions options, const HostedNodeShared& shared)
+    : spool_dir_(std::move(spool_dir)),
+      spool_lock_(std::move(lock)),
+      jobs_(spool_dir_, shared.clock),
+      link_(ChannelTarget(options.ctld_host, options.ctld_port),
+            NodeSigner(shared.cluster_key, options.node_name, shared.clock)),
+      metrics_(shared.clock->NowMs()),
+      health_(HealthOptions(config, options)) {
+  agent_ = std::make_unique<Agent>(std::move(options), shared.clock, &link_, &jobs_,
+                                   shared.launcher);
+  agent_->SetMetrics(&metrics_);
+}
+
+HostedNode::~HostedNode() { Stop(); }
+
+void HostedNode::Run() {
+  health_.RunNow();  // before the first registration, as slurmd does
+  agent_->SetHealthCheck(&health_);
+  health_.Start([this] { agent_->HeartbeatSoon(); });
+  loop_ = std::thread([this] { agent_->Run(stop_); });
+}
+
+void HostedNode::Stop() {
+  stop_ = true;
+  agent_->Wake();
+  if (loop_.joinable()) loop_.join();
+  health_.Stop();
+  ends_.Stop();
+  relay_.Stop();
+}
+
+}  // namespace sluice
