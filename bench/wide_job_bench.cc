@@ -9,8 +9,8 @@
 //           submit -> last rank running, srun's "launch RPC" (the controller's and agents'
 //           share: step committed and a stepd started on every node, SLUICE_LAUNCH_TRACE)
 //           and srun -> every rank exited;
-//   cancel: a running <job-nodes>-node job cancelled -> every node idle again (the
-//           controller's signal fan-out, the agents' kills and end reports);
+//   cancel: a running <job-nodes>-node job cancelled -> every node's stepd gone (the
+//           controller's signal fan-out and the agents' kills);
 //   loss:   agent process 0 (all its nodes) SIGKILLed under a running <job-nodes>-node job
 //           -> the job RUNNING again on healthy nodes, against SlurmdTimeout.
 // Usage: bench_wide [--nodes 640] [--agents 5] [--job-nodes 512] [--tasks-per-node 8]
@@ -33,6 +33,7 @@
 #include "common/hostlist.h"
 #include "local/local_cluster.h"
 #include "local/node_kill.h"
+#include "local/proc_scan.h"
 #include "local/process.h"
 
 namespace fs = std::filesystem;
@@ -125,6 +126,13 @@ class Bench {
     RunResult r = Cmd({"squeue", "-h", "-t", "all", "-j", std::to_string(id), "-o", "%T %N"});
     return r.out.substr(0, r.out.find('\n'));
   }
+  // Whether a job has ended (squeue -t all keeps it MinJobAge seconds).
+  bool Ended(int64_t id) {
+    std::string q = Query(id);
+    for (const char* live : {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "REQUEUED"})
+      if (q.rfind(std::string(live) + " ", 0) == 0) return false;
+    return true;
+  }
   template <typename Pred>
   bool Until(Pred pred, double limit_s) {
     auto t0 = SteadyClock::now();
@@ -211,7 +219,7 @@ bool Wide(LocalCluster& c, Bench& b, const Args& a) {
                            "--ntasks-per-node=" + std::to_string(a.tasks_per_node),
                            "--gres=gpu:8", "-o", out, "-e", err, b.dir() + "/wide.sh"});
     if (id == 0) return false;
-    if (!b.Until([&] { return b.Query(id).empty(); }, 600)) {
+    if (!b.Until([&] { return b.Ended(id); }, 600)) {
       std::fprintf(stderr, "wide: job %lld did not end\n", static_cast<long long>(id));
       return false;
     }
@@ -267,9 +275,10 @@ bool Wide(LocalCluster& c, Bench& b, const Args& a) {
   return true;
 }
 
-int64_t StartSleeper(Bench& b, const Args& a) {
+// A job whose step sleeps on every one of its nodes.
+int64_t StartSleeper(LocalCluster& c, Bench& b, const Args& a) {
   int64_t id = b.Submit({"--exclusive", "-N", std::to_string(a.job_nodes), "-o", "/dev/null",
-                         "--wrap", "sleep 600"});
+                         "--wrap", c.BinPath("srun") + " sleep 600"});
   std::string last;
   if (id == 0 || !b.UntilState(id, "RUNNING", 120, &last)) {
     std::fprintf(stderr, "job %lld did not start (%s)\n", static_cast<long long>(id),
@@ -279,21 +288,43 @@ int64_t StartSleeper(Bench& b, const Args& a) {
   return id;
 }
 
-bool Cancel(Bench& b, const Args& a) {
+// The live sluice-stepd processes of the cluster for job `job` (its batch script and steps).
+int StepdsOf(const LocalCluster& c, const std::string& job) {
+  const std::string spool = c.state_dir() + "/spool/";
+  int n = 0;
+  for (pid_t pid : AllPids()) {
+    std::string cmd;
+    for (const std::string& arg : ArgvOf(pid)) cmd += arg + " ";
+    n += cmd.find("sluice-stepd") != std::string::npos && cmd.find(spool) != std::string::npos &&
+         (cmd.find("/job." + job + " ") != std::string::npos ||
+          cmd.find("/step." + job + ".") != std::string::npos);
+  }
+  return n;
+}
+
+bool Cancel(LocalCluster& c, Bench& b, const Args& a) {
   std::vector<double> secs;
   for (int rep = 0; rep < a.reps; ++rep) {
-    int64_t id = StartSleeper(b, a);
+    int64_t id = StartSleeper(c, b, a);
     if (id == 0) return false;
-    std::this_thread::sleep_for(std::chrono::seconds(2));  // every stepd up
+    const std::string job = std::to_string(id);
+    // The batch script's stepd and one per node for the step.
+    if (!b.Until([&] { return StepdsOf(c, job) == a.job_nodes + 1; }, 60)) {
+      std::fprintf(stderr, "cancel: not every node's stepd started\n");
+      return false;
+    }
     auto t0 = SteadyClock::now();
     b.Cmd({"scancel", std::to_string(id)});
-    if (!b.AllIdle(120)) {
-      std::fprintf(stderr, "cancel: nodes not idle after 120 s\n");
+    double acked = Since(t0);
+    if (!b.Until([&] { return StepdsOf(c, job) == 0; }, 120)) {
+      std::fprintf(stderr, "cancel: stepds still running after 120 s\n");
       return false;
     }
     secs.push_back(Since(t0));
-    std::printf("cancel rep %d: %d-node job cancelled -> all %d nodes idle %.3f s (load %.2f)\n",
-                rep, a.job_nodes, a.nodes, secs.back(), LoadAverage());
+    std::printf(
+        "cancel rep %d: %d-node job: scancel returned after %.3f s, every node's stepd gone "
+        "after %.3f s (load %.2f)\n",
+        rep, a.job_nodes, acked, secs.back(), LoadAverage());
     std::fflush(stdout);
   }
   std::printf("cancel median of %d: %.3f s\n", a.reps, Median(secs));
@@ -306,7 +337,7 @@ bool Loss(LocalCluster& c, Bench& b, const Args& a) {
   const std::set<std::string> dead_nodes(dead->begin(), dead->end());
   std::vector<double> secs;
   for (int rep = 0; rep < a.reps; ++rep) {
-    int64_t id = StartSleeper(b, a);
+    int64_t id = StartSleeper(c, b, a);
     if (id == 0) return false;
     std::string last = b.Query(id);
     auto nodes = ExpandHostlist(last.substr(last.find(' ') + 1));
@@ -406,7 +437,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   if (want("idle")) Idle(cluster, a);
   if (ok && want("wide")) ok = Wide(cluster, b, a);
-  if (ok && want("cancel")) ok = Cancel(b, a);
+  if (ok && want("cancel")) ok = Cancel(cluster, b, a);
   if (ok && want("loss")) ok = Loss(cluster, b, a);
   cluster.Down();
   fs::remove_all(root);

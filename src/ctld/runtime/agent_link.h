@@ -1,20 +1,16 @@
 // AgentLink: how the controller talks to node agents (proto AgentApi). Calls never
-// block the caller: they are queued and sent by a small dispatcher pool; `done`
-// callbacks run on a dispatcher thread (the controller re-posts them to its owner
-// thread). GrpcAgentLink caches one channel per agent address and signs every request
+// block the caller; `done` callbacks run on another thread (the controller re-posts them
+// to its owner thread). GrpcAgentLink caches one channel per agent address and signs every request
 // with the cluster key (NodeSigner, sender "sluicectld", method = the rpc name, e.g.
 // "LaunchJob"). Tests use a fake that records calls.
 #pragma once
 
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -22,6 +18,7 @@
 
 namespace grpc {
 class Channel;
+class Status;
 }
 
 namespace sluice {
@@ -58,10 +55,13 @@ class AgentLink {
   }
 };
 
+// Every call goes out at once on gRPC's callback API over the cached channel of its
+// agent (one HTTP/2 connection per agent address, reused): a signal or launch to N nodes
+// is N calls in flight together, one round trip, never N/threads in series, and an agent
+// that does not answer holds up nothing but its own call.
 class GrpcAgentLink : public AgentLink {
  public:
-  GrpcAgentLink(std::string cluster_key, const Clock* clock, int threads = 4,
-                int timeout_ms = 10000);
+  GrpcAgentLink(std::string cluster_key, const Clock* clock, int timeout_ms = 10000);
   ~GrpcAgentLink() override;
   void Launch(const AgentAddress& to, LaunchJobRequest req,
               std::function<void(Status)> done) override;
@@ -74,18 +74,19 @@ class GrpcAgentLink : public AgentLink {
                  std::function<void(Expected<AgentStepUsageReply>)> done) override;
 
  private:
-  void Post(std::function<void()> task);
-  void Worker();
+  // Signs `req` for `method` in `to.node`'s name and starts the call; `done` gets gRPC's
+  // status and the reply on a gRPC thread. The destructor waits for calls in flight.
+  template <typename Req, typename Reply, typename Start>
+  void Call(const AgentAddress& to, const char* method, Req req, Start start,
+            std::function<void(const grpc::Status&, Reply&)> done);
   std::shared_ptr<grpc::Channel> ChannelFor(const AgentAddress& to);
 
   std::unique_ptr<NodeSigner> signer_;
   int timeout_ms_;
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stop_ = false;
+  std::condition_variable idle_;
+  int in_flight_ = 0;
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
-  std::vector<std::thread> workers_;
 };
 
 }  // namespace sluice::ctld

@@ -132,7 +132,7 @@ int RunDaemon(const DaemonOptions& options) {
   auto sched_config = SchedulerConfigFrom(cfg);
   if (!sched_config.ok()) return Fail(sched_config.status().message());
   auto scheduler = sched::MakeScheduler(*sched_config);
-  GrpcAgentLink agents(*key, &clock, 16);  // steps fan out to many nodes at once
+  GrpcAgentLink agents(*key, &clock);
   SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
                    return sched::CheckFeasible(s, j);
                  }};
