@@ -15,6 +15,7 @@
 //           -> the job RUNNING again on healthy nodes, against SlurmdTimeout.
 // Usage: bench_wide [--nodes 640] [--agents 5] [--job-nodes 512] [--tasks-per-node 8]
 //                   [--timeout 10] [--reps 3] [--idle-s 60] [--phases idle,wide,cancel,loss]
+//                   [--message-timeout 60]
 //                   [--bin-dir DIR]   (DIR: the daemons and commands to run; default ./bin)
 #include <unistd.h>
 
@@ -46,6 +47,9 @@ using SteadyClock = std::chrono::steady_clock;
 struct Args {
   int nodes = 640, agents = 5, job_nodes = 512, tasks_per_node = 8, timeout_s = 10, reps = 3;
   int idle_s = 60;
+  // MessageTimeout: one machine starts every node's stepds and tasks, so an agent's
+  // answer to a step launch waits for CPU far longer than on a real node.
+  int message_timeout_s = 60;
   std::string phases = "idle,wide,cancel,loss";
   std::string bin_dir;
 };
@@ -55,8 +59,7 @@ double Since(SteadyClock::time_point t0) {
 }
 
 double EpochNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 double Median(std::vector<double> v) {
@@ -216,8 +219,8 @@ bool Wide(LocalCluster& c, Bench& b, const Args& a) {
     double t_submit = EpochNow();
     auto t0 = SteadyClock::now();
     int64_t id = b.Submit({"--exclusive", "-N", std::to_string(a.job_nodes),
-                           "--ntasks-per-node=" + std::to_string(a.tasks_per_node),
-                           "--gres=gpu:8", "-o", out, "-e", err, b.dir() + "/wide.sh"});
+                           "--ntasks-per-node=" + std::to_string(a.tasks_per_node), "--gres=gpu:8",
+                           "-o", out, "-e", err, b.dir() + "/wide.sh"});
     if (id == 0) return false;
     if (!b.Until([&] { return b.Ended(id); }, 600)) {
       std::fprintf(stderr, "wide: job %lld did not end\n", static_cast<long long>(id));
@@ -245,10 +248,11 @@ bool Wide(LocalCluster& c, Bench& b, const Args& a) {
       last_rank = std::max(last_rank, at);
     }
     bool ok = static_cast<int>(seen.size()) == ranks && *seen.begin() == 0 &&
-              *seen.rbegin() == ranks - 1 && worlds == std::set<std::string>{std::to_string(ranks)} &&
-              masters.size() == 1;
+              *seen.rbegin() == ranks - 1 &&
+              worlds == std::set<std::string>{std::to_string(ranks)} && masters.size() == 1;
     std::string trace = b.Read(err);
-    double req = TraceMs(trace, "step requested"), launched = TraceMs(trace, "step launched on all nodes"),
+    double req = TraceMs(trace, "step requested"),
+           launched = TraceMs(trace, "step launched on all nodes"),
            done = TraceMs(trace, "all tasks done");
     std::printf(
         "wide rep %d: job %lld, %zu ranks (%s, WORLD_SIZE %s, MASTER_ADDR %s): submit->script "
@@ -281,8 +285,7 @@ int64_t StartSleeper(LocalCluster& c, Bench& b, const Args& a) {
                          "--wrap", c.BinPath("srun") + " sleep 600"});
   std::string last;
   if (id == 0 || !b.UntilState(id, "RUNNING", 120, &last)) {
-    std::fprintf(stderr, "job %lld did not start (%s)\n", static_cast<long long>(id),
-                 last.c_str());
+    std::fprintf(stderr, "job %lld did not start (%s)\n", static_cast<long long>(id), last.c_str());
     return 0;
   }
   return id;
@@ -396,21 +399,34 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     const char* v = argv[i + 1];
-    if (k == "--nodes") a.nodes = std::atoi(v);
-    else if (k == "--agents") a.agents = std::atoi(v);
-    else if (k == "--job-nodes") a.job_nodes = std::atoi(v);
-    else if (k == "--tasks-per-node") a.tasks_per_node = std::atoi(v);
-    else if (k == "--timeout") a.timeout_s = std::atoi(v);
-    else if (k == "--reps") a.reps = std::atoi(v);
-    else if (k == "--idle-s") a.idle_s = std::atoi(v);
-    else if (k == "--phases") a.phases = v;
-    else if (k == "--bin-dir") a.bin_dir = v;
+    if (k == "--nodes")
+      a.nodes = std::atoi(v);
+    else if (k == "--agents")
+      a.agents = std::atoi(v);
+    else if (k == "--job-nodes")
+      a.job_nodes = std::atoi(v);
+    else if (k == "--tasks-per-node")
+      a.tasks_per_node = std::atoi(v);
+    else if (k == "--timeout")
+      a.timeout_s = std::atoi(v);
+    else if (k == "--reps")
+      a.reps = std::atoi(v);
+    else if (k == "--idle-s")
+      a.idle_s = std::atoi(v);
+    else if (k == "--message-timeout")
+      a.message_timeout_s = std::atoi(v);
+    else if (k == "--phases")
+      a.phases = v;
+    else if (k == "--bin-dir")
+      a.bin_dir = v;
     else {
       std::fprintf(stderr, "bench_wide: unknown option %s\n", k.c_str());
       return 2;
     }
   }
-  auto want = [&](const std::string& p) { return ("," + a.phases + ",").find("," + p + ",") != std::string::npos; };
+  auto want = [&](const std::string& p) {
+    return ("," + a.phases + ",").find("," + p + ",") != std::string::npos;
+  };
   char tmpl[] = "/tmp/sluice-bench-wide-XXXXXX";
   std::string root = mkdtemp(tmpl);
   fs::permissions(root, fs::perms(0755));
@@ -423,6 +439,7 @@ int main(int argc, char** argv) {
   o.gpus_per_node = 8;
   o.slurmd_timeout_s = a.timeout_s;
   o.kill_wait_s = 2;
+  o.extra_config_lines.push_back("MessageTimeout=" + std::to_string(a.message_timeout_s));
   LocalCluster cluster(o);
   auto t0 = SteadyClock::now();
   if (Status st = cluster.Up(300'000); !st.ok()) {
@@ -440,6 +457,10 @@ int main(int argc, char** argv) {
   if (ok && want("cancel")) ok = Cancel(cluster, b, a);
   if (ok && want("loss")) ok = Loss(cluster, b, a);
   cluster.Down();
-  fs::remove_all(root);
+  if (ok) {
+    fs::remove_all(root);
+  } else {
+    std::fprintf(stderr, "bench_wide: cluster state and logs kept in %s\n", root.c_str());
+  }
   return ok ? 0 : 1;
 }

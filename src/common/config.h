@@ -192,6 +192,9 @@ struct Config {
   std::string gres_conf;         // resolved path of the gres.conf read, if any
   int kill_wait_s = 30;
   int slurmd_timeout_s = 300;
+  // How long the controller waits for an agent's answer to one call (launch, signal, step
+  // launch) before it counts as failed; Slurm's MessageTimeout, default 10 s.
+  int message_timeout_s = 10;
   int heartbeat_interval_s = 0;  // 0 = derive: see HeartbeatIntervalS()
   int min_job_age_s = 300;
   int metrics_port = 0;       // MetricsPort: /metrics over HTTP on the controller's host; 0 = off

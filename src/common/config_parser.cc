@@ -139,6 +139,10 @@ const GlobalKey kGlobalKeys[] = {
      [](auto v, auto* c) {
        return ParseIntValue("KillWait", v, 0, kMaxSeconds, &c->config->kill_wait_s);
      }},
+    {"MessageTimeout",
+     [](auto v, auto* c) {
+       return ParseIntValue("MessageTimeout", v, 1, 3600, &c->config->message_timeout_s);
+     }},
     {"SlurmdTimeout",
      [](auto v, auto* c) {
        return ParseIntValue("SlurmdTimeout", v, 0, kMaxSeconds, &c->config->slurmd_timeout_s);
@@ -220,7 +224,6 @@ const GlobalKey kGlobalKeys[] = {
     {"MailProg", Ignore},
     {"SlurmdParameters", Ignore},
     {"SlurmctldTimeout", Ignore},
-    {"MessageTimeout", Ignore},
     {"SchedulerParameters", Ignore},  // read by ctld (scheduler_config.h)
     {"SrunTorchEnv", Ignore},  // yes (default) / no: RANK, MASTER_ADDR, ... for step tasks (ctld)
     {"AuthInfo", Ignore},      // socket=PATH of munged for AuthType=auth/munge (client, ctld)

@@ -216,6 +216,7 @@ TEST(ConfigSyntax, EmptyTextGivesDefaults) {
   EXPECT_EQ(c.slurmd_port, 6818);
   EXPECT_EQ(c.kill_wait_s, 30);
   EXPECT_EQ(c.slurmd_timeout_s, 300);
+  EXPECT_EQ(c.message_timeout_s, 10);
   EXPECT_EQ(c.min_job_age_s, 300);
   EXPECT_TRUE(c.job_requeue);
   EXPECT_EQ(c.cluster_key_file, "/var/lib/sluice/state/cluster.key");
@@ -233,6 +234,9 @@ TEST(ConfigSyntax, Errors) {
       "test.conf:3: invalid value 'abc' for KillWait: expected a number from 0 to 1073741824");
   EXPECT_THAT(ParseError("KillWait=-1"), HasSubstr("test.conf:1: invalid value '-1' for KillWait"));
   EXPECT_THAT(ParseError("SlurmctldPort=70000"), HasSubstr("test.conf:1: invalid value"));
+  EXPECT_EQ(ParseError("MessageTimeout=0"),
+            "test.conf:1: invalid value '0' for MessageTimeout: expected a number from 1 to 3600");
+  EXPECT_EQ(Parse("MessageTimeout=60\n").message_timeout_s, 60);
   EXPECT_THAT(ParseError("JobRequeue=maybe"), HasSubstr("expected YES or NO"));
   EXPECT_THAT(ParseError("DefMemPerCPU=lots"), HasSubstr("test.conf:1: invalid value 'lots'"));
   EXPECT_THAT(ParseError("ClusterName=\"abc"), HasSubstr("test.conf:1: unterminated quote"));

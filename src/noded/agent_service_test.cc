@@ -29,8 +29,7 @@ class AgentServiceTest : public ::testing::Test {
       AgentOptions o;
       o.node_name = name;
       o.cpus = 2;
-      agents_.push_back(
-          std::make_unique<Agent>(o, &clock_, &ctl_, tracker.get(), launcher_.get()));
+      agents_.push_back(std::make_unique<Agent>(o, &clock_, &ctl_, tracker.get(), launcher_.get()));
       trackers_.push_back(std::move(tracker));
     }
     service_ = std::make_unique<AgentService>(

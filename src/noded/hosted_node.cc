@@ -21,8 +21,8 @@ HealthCheckOptions HealthOptions(const Config& config, const AgentOptions& opts)
 }  // namespace
 
 Expected<std::unique_ptr<HostedNode>> HostedNode::Open(const Config& config,
-                                                      const std::string& node,
-                                                      const HostedNodeShared& shared) {
+                                                       const std::string& node,
+                                                       const HostedNodeShared& shared) {
   ASSIGN_OR_RETURN(AgentSetup setup, AgentSetupFromConfig(config, node, shared.fake_gpus));
   setup.options.log =
       log::Stderr(shared.name_in_log ? "sluiced " + node : "sluiced", shared.log_level);
@@ -33,8 +33,8 @@ Expected<std::unique_ptr<HostedNode>> HostedNode::Open(const Config& config,
     return FailedPrecondition("another sluiced already runs for node " + node + ": " +
                               lock.status().message());
   }
-  std::unique_ptr<HostedNode> n(new HostedNode(config, setup.spool_dir, std::move(*lock),
-                                               std::move(setup.options), shared));
+  std::unique_ptr<HostedNode> n(
+      new HostedNode(config, setup.spool_dir, std::move(*lock), std::move(setup.options), shared));
   Agent* agent = n->agent_.get();
   RETURN_IF_ERROR(n->ends_.Start(agent->options().agent_socket, [agent] { agent->Wake(); }));
   RETURN_IF_ERROR(n->relay_.Start(agent->options().relay_socket,
@@ -51,8 +51,8 @@ HostedNode::HostedNode(const Config& config, std::string spool_dir, PidLock lock
             NodeSigner(shared.cluster_key, options.node_name, shared.clock)),
       metrics_(shared.clock->NowMs()),
       health_(HealthOptions(config, options)) {
-  agent_ = std::make_unique<Agent>(std::move(options), shared.clock, &link_, &jobs_,
-                                   shared.launcher);
+  agent_ =
+      std::make_unique<Agent>(std::move(options), shared.clock, &link_, &jobs_, shared.launcher);
   agent_->SetMetrics(&metrics_);
 }
 

@@ -48,8 +48,7 @@ TEST_F(EmulatedCluster, TwoAgentProcessesServeAllNodes) {
 
 TEST_F(EmulatedCluster, AJobOnAll256NodesRunsEveryRankOnce) {
   WriteFile("wide.sh",
-            "#!/bin/bash\n" +
-            cluster_->BinPath("srun") +
+            "#!/bin/bash\n" + cluster_->BinPath("srun") +
                 " bash -c 'echo $RANK $WORLD_SIZE $LOCAL_RANK $MASTER_ADDR $SLURMD_NODENAME'\n");
   int64_t id = Submit({"-N", "256", "--ntasks-per-node=2", "--gres=gpu:8", "-o", "wide.out",
                        work_dir() + "/wide.sh"});
@@ -73,8 +72,7 @@ TEST_F(EmulatedCluster, AJobOnAll256NodesRunsEveryRankOnce) {
   EXPECT_EQ(world, std::set<std::string>{"512"});
   EXPECT_EQ(masters.size(), 1u);
   ASSERT_EQ(local_ranks.size(), 256u);
-  for (const auto& [node, locals] : local_ranks)
-    EXPECT_EQ(locals, (std::set<int>{0, 1})) << node;
+  for (const auto& [node, locals] : local_ranks) EXPECT_EQ(locals, (std::set<int>{0, 1})) << node;
 }
 
 // Run 0 waits; the rerun after a requeue says where it ran and ends.
@@ -147,9 +145,9 @@ TEST_F(EmulatedCluster, AgentArgumentsThatCannotWorkAreRefused) {
 TEST_F(EmulatedCluster, UpRefusesThousandsOfNodesWithoutAgentProcesses) {
   RunOptions opts;
   opts.timeout_ms = 10'000;
-  RunResult r = RunCommand({cluster_->BinPath("sluice"), "up", "--nodes", "2000", "--state-dir",
-                            work_dir() + "/big"},
-                           opts);
+  RunResult r = RunCommand(
+      {cluster_->BinPath("sluice"), "up", "--nodes", "2000", "--state-dir", work_dir() + "/big"},
+      opts);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "sluice: error: more than 1000 nodes need --agents (emulated nodes)\n");
   EXPECT_FALSE(std::filesystem::exists(work_dir() + "/big"));

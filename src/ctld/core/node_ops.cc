@@ -186,6 +186,12 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     ReleaseResources(job);
   } else if (job->requeue_on_end()) {
     RequeueNow(job, "None");
+  } else if (result.code() == Code::kUnavailable) {
+    // Never delivered: this run did not start, and its node takes no job until it
+    // registers again, so the retry does not count toward MaxBatchRequeue (a rack going
+    // dark, its nodes not yet DOWN, must not use up a job's requeues node by node).
+    log_->warn("job requeued job_id={} cause={:?}", job_id, "launch not delivered to " + node);
+    RequeueNow(job, "None", "launch not delivered to " + node);
   } else {  // the node is drained, so the next run avoids it
     AutoRequeueOrFail(job, fmt::format("launch failed on {}", node), "JobLaunchFailure");
   }

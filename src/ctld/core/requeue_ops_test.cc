@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "ctld/testing/controller_harness.h"
 
@@ -230,6 +231,29 @@ TEST_F(RequeueTest, MaxBatchRequeueBoundsAutomaticRequeues) {
   EXPECT_EQ(Job(id).reason(), "JobLaunchFailure:MaxBatchRequeue=2_reached");
   auto nodes = ctl_->GetNodes({});
   for (const auto& n : nodes->nodes()) EXPECT_TRUE(n.drain()) << n.name();
+}
+
+TEST_F(RequeueTest, LaunchesThatNeverReachedANodeDoNotCountAgainstTheBound) {
+  int64_t id = Start(1);
+  std::set<std::string> tried;
+  // Three undelivered launches, one per node: more than MaxBatchRequeue=2.
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(Job(id).state(), JOB_RUNNING) << round;
+    tried.insert(Job(id).alloc(0).node());
+    link_.launches.back().done(Unavailable("connection refused"));
+    ASSERT_TRUE(ctl_->Commit().ok());
+    EXPECT_EQ(Job(id).state(), JOB_PENDING) << round;
+    EXPECT_EQ(Job(id).auto_requeues(), 0) << round;
+    ctl_->SchedulePass();  // an unreachable node takes no job until it registers again
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+  EXPECT_EQ(tried.size(), 3u);
+  EXPECT_EQ(Job(id).state(), JOB_PENDING);
+  Register("node02");
+  ctl_->SchedulePass();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(Job(id).state(), JOB_RUNNING);
+  EXPECT_EQ(Job(id).alloc(0).node(), "node02");
 }
 
 TEST_F(RequeueTest, ManualRequeueDoesNotCountAgainstTheBound) {

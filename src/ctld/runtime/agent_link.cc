@@ -59,8 +59,7 @@ void GrpcAgentLink::Call(const AgentAddress& to, const char* method, Req req, St
 void GrpcAgentLink::Launch(const AgentAddress& to, LaunchJobRequest req,
                            std::function<void(Status)> done) {
   Call<LaunchJobRequest, LaunchJobReply>(
-      to, "LaunchJob", std::move(req),
-      [](auto* async, auto... args) { async->LaunchJob(args...); },
+      to, "LaunchJob", std::move(req), [](auto* async, auto... args) { async->LaunchJob(args...); },
       [done = std::move(done)](const grpc::Status& gs, LaunchJobReply& reply) {
         Status st = AgentCallOutcome(gs);
         if (st.ok() && reply.stale()) {
@@ -75,8 +74,7 @@ void GrpcAgentLink::Launch(const AgentAddress& to, LaunchJobRequest req,
 void GrpcAgentLink::Signal(const AgentAddress& to, SignalJobRequest req,
                            std::function<void(Status)> done) {
   Call<SignalJobRequest, SignalJobReply>(
-      to, "SignalJob", std::move(req),
-      [](auto* async, auto... args) { async->SignalJob(args...); },
+      to, "SignalJob", std::move(req), [](auto* async, auto... args) { async->SignalJob(args...); },
       [done = std::move(done)](const grpc::Status& gs, SignalJobReply&) {
         if (done) done(AgentCallOutcome(gs));
       });
@@ -105,8 +103,7 @@ void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
 void GrpcAgentLink::StepUsage(const AgentAddress& to, AgentStepUsageRequest req,
                               std::function<void(Expected<AgentStepUsageReply>)> done) {
   Call<AgentStepUsageRequest, AgentStepUsageReply>(
-      to, "StepUsage", std::move(req),
-      [](auto* async, auto... args) { async->StepUsage(args...); },
+      to, "StepUsage", std::move(req), [](auto* async, auto... args) { async->StepUsage(args...); },
       [done = std::move(done)](const grpc::Status& gs, AgentStepUsageReply& reply) {
         Status st = AgentCallOutcome(gs);
         done(st.ok() ? Expected<AgentStepUsageReply>(std::move(reply))

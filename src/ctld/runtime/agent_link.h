@@ -19,7 +19,7 @@
 namespace grpc {
 class Channel;
 class Status;
-}
+}  // namespace grpc
 
 namespace sluice {
 class NodeSigner;

@@ -132,7 +132,7 @@ int RunDaemon(const DaemonOptions& options) {
   auto sched_config = SchedulerConfigFrom(cfg);
   if (!sched_config.ok()) return Fail(sched_config.status().message());
   auto scheduler = sched::MakeScheduler(*sched_config);
-  GrpcAgentLink agents(*key, &clock);
+  GrpcAgentLink agents(*key, &clock, cfg.message_timeout_s * 1000);
   SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
                    return sched::CheckFeasible(s, j);
                  }};
