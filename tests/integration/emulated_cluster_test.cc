@@ -24,7 +24,9 @@ class EmulatedCluster : public ClusterTest {
     o.nodes = 256;
     o.agents = 2;
     o.cpus_per_node = 2;
-    o.slurmd_timeout_s = 4;
+    // Long enough that a 512-task launch on a loaded 2-core machine does not starve the
+    // heartbeats into fencing (the kill test waits this long for the requeue).
+    o.slurmd_timeout_s = 10;
     return o;
   }
 
