@@ -64,6 +64,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/preempt_mode.h"
@@ -204,6 +205,10 @@ struct Config {
   int64_t def_mem_per_cpu_mb = 0;  // 0 = whole-node memory is not reserved by default
   std::vector<std::string> gres_types;
   std::vector<NodeConfig> nodes;
+  // Name -> position in `nodes`, filled by ParseConfig. FindNode checks each hit, so an
+  // index that is missing or out of date (a Config built or edited by hand) costs a
+  // scan, never a wrong answer.
+  std::unordered_map<std::string, size_t> node_index;
   std::vector<PartitionConfig> partitions;
   std::map<std::string, std::string> raw;  // global key=value as read, canonical key names
   PriorityConfig priority;

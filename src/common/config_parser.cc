@@ -332,6 +332,8 @@ Expected<Config> ParseConfig(std::string_view text, std::string_view path) {
   RETURN_IF_ERROR(ApplyGresLines(ctx.gres_lines, path, &config));
   RETURN_IF_ERROR(LoadGresConfKey(ctx));
   FillDefaults(&config);
+  for (size_t i = 0; i < config.nodes.size(); ++i)
+    config.node_index.emplace(config.nodes[i].name, i);
   return config;
 }
 
@@ -373,6 +375,10 @@ std::string DefaultConfigPath() {
 }
 
 const NodeConfig* Config::FindNode(std::string_view name) const {
+  if (auto it = node_index.find(std::string(name));
+      it != node_index.end() && it->second < nodes.size() && nodes[it->second].name == name) {
+    return &nodes[it->second];
+  }
   for (const auto& n : nodes) {
     if (n.name == name) return &n;
   }

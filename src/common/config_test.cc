@@ -140,6 +140,12 @@ TEST(ReferenceConfig, Nodes) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(n.gpus[i].index, i);
   EXPECT_EQ(c.FindNode("node04")->addr, "10.77.0.14");
   EXPECT_EQ(c.FindNode("node05"), nullptr);
+  // Edited by hand after parsing: the index is out of date, the answers are not.
+  Config edited = c;
+  edited.nodes.erase(edited.nodes.begin());
+  EXPECT_EQ(edited.FindNode("node01"), nullptr);
+  EXPECT_EQ(edited.FindNode("node04")->addr, "10.77.0.14");
+  EXPECT_EQ(edited.FindNode("node04"), &edited.nodes[2]);
 }
 
 TEST(ReferenceConfig, Partition) {

@@ -27,7 +27,7 @@ LargestNode LargestIn(const Config& config, const PartitionConfig& part,
                       const std::string& gpu_type) {
   LargestNode out;
   for (const std::string& name : part.nodes) {
-    const NodeConfig* n = LookupNode(config, name);
+    const NodeConfig* n = config.FindNode(name);
     if (!n) continue;
     out.cpus = std::max(out.cpus, n->cpus);
     out.mem_mb = std::max(out.mem_mb, n->real_memory_mb);

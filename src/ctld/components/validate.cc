@@ -133,7 +133,7 @@ Status ComputeMemory(const Config& config, const PartitionConfig& part, const Sh
   int64_t mem = 0;
   if (spec.mem_whole_node()) {  // --mem=0: every node's whole memory (the smallest's)
     for (const auto& name : part.nodes) {
-      const NodeConfig* n = LookupNode(config, name);
+      const NodeConfig* n = config.FindNode(name);
       if (n && (mem == 0 || n->real_memory_mb < mem)) mem = n->real_memory_mb;
     }
   } else if (spec.mem_per_node_mb() > 0) {
@@ -178,13 +178,6 @@ Status CheckFits(const Config& config, const PartitionConfig& part, const Shape&
 int PartitionPriorityTier(const Config& config, const std::string& partition) {
   const PartitionConfig* p = LookupPartition(config, partition);
   return p ? p->priority_tier : 0;
-}
-
-const NodeConfig* LookupNode(const Config& config, const std::string& name) {
-  for (const auto& n : config.nodes) {
-    if (n.name == name) return &n;
-  }
-  return nullptr;
 }
 
 const PartitionConfig* LookupPartition(const Config& config, const std::string& name) {
@@ -273,7 +266,7 @@ Expected<sched::JobRequest> BuildRequest(const Config& config, const JobInfo& jo
   if (part->nodes.size() != config.nodes.size() || spec.tmp_disk_mb() > 0 ||
       spec.min_cpus_per_node() > 0) {
     for (const std::string& name : part->nodes) {  // --tmp, --mincpus: only nodes that have them
-      const NodeConfig* n = LookupNode(config, name);
+      const NodeConfig* n = config.FindNode(name);
       if (n && n->tmp_disk_mb >= spec.tmp_disk_mb() && n->cpus >= spec.min_cpus_per_node())
         r.allowed_nodes.push_back(name);
     }

@@ -47,7 +47,6 @@ inline constexpr char kMsgCpusPerGpu[] = "--cpus-per-gpu is incompatible with --
 const PartitionConfig* LookupPartition(const Config& config, const std::string& name);
 // The partition's PriorityTier; 0 for a partition not configured.
 int PartitionPriorityTier(const Config& config, const std::string& partition);
-const NodeConfig* LookupNode(const Config& config, const std::string& name);
 const PartitionConfig* LookupDefaultPartition(const Config& config);
 
 // `job->spec()` is the request as submitted; fills the rest. Errors as above.
