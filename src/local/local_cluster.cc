@@ -212,10 +212,10 @@ Status LocalCluster::WriteAgentGroups(std::ostream& c,
   std::ofstream groups(AgentGroupsPath());
   const int k = std::min(opts_.agents, opts_.nodes);
   for (int g = 0; g < k; ++g) {
-    const int first = opts_.nodes * g / k, last = opts_.nodes * (g + 1) / k - 1;
-    const std::string names = first == last ? NodeName(first)
-                                            : fmt::format("node[{}-{}]", NodeName(first).substr(4),
-                                                          NodeName(last).substr(4));
+    std::vector<std::string> share;
+    for (int i = opts_.nodes * g / k; i < opts_.nodes * (g + 1) / k; ++i)
+      share.push_back(NodeName(i));
+    const std::string names = CompressHostlist(share);
     ASSIGN_OR_RETURN(int port, unique_port());
     groups << "agent" << g << " " << names << "\n";
     c << "NodeName=" << names << " NodeAddr=127.0.0.1 Port=" << port
@@ -339,8 +339,8 @@ Status LocalCluster::Up(int timeout_ms) {
   if (!fs::exists(key))
     return Unavailable("controller did not start; see " + opts_.state_dir + "/log/sluicectld.log");
   if (opts_.agents > 0) {
-    for (int g = 0; g < static_cast<int>(AgentGroups().size()); ++g)
-      RETURN_IF_ERROR(StartAgentGroup(g));
+    const int groups = static_cast<int>(AgentGroups().size());
+    for (int g = 0; g < groups; ++g) RETURN_IF_ERROR(StartAgentGroup(g));
   } else {
     for (int i = 0; i < opts_.nodes; ++i) RETURN_IF_ERROR(StartAgent(i));
   }

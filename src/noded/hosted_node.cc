@@ -1,6 +1,5 @@
 #include "noded/hosted_node.h"
 
-#include "noded/agent_config.h"
 #include "rpc/credential.h"
 #include "rpc/node_auth.h"
 
@@ -20,10 +19,9 @@ HealthCheckOptions HealthOptions(const Config& config, const AgentOptions& opts)
 
 }  // namespace
 
-Expected<std::unique_ptr<HostedNode>> HostedNode::Open(const Config& config,
-                                                       const std::string& node,
+Expected<std::unique_ptr<HostedNode>> HostedNode::Open(const Config& config, AgentSetup setup,
                                                        const HostedNodeShared& shared) {
-  ASSIGN_OR_RETURN(AgentSetup setup, AgentSetupFromConfig(config, node, shared.fake_gpus));
+  const std::string node = setup.options.node_name;
   setup.options.log =
       log::Stderr(shared.name_in_log ? "sluiced " + node : "sluiced", shared.log_level);
   RETURN_IF_ERROR(JobTracker(setup.spool_dir, shared.clock).Init());

@@ -10,7 +10,7 @@
 // registers, heartbeats, launches real stepds and reports ends exactly as its own
 // sluiced would: this is the production path, only shared.
 //
-//   auto node = HostedNode::Open(config, "node0001", shared);   // spool, sockets, link
+//   auto node = HostedNode::Open(config, *AgentSetupFromConfig(config, "node0001"), shared);
 //   ... serve node->agent() ...
 //   node->Run();    // health check, then the control loop (registers)
 //   node->Stop();   // loop, health check and sockets; jobs keep running
@@ -26,6 +26,7 @@
 #include "common/pid_lock.h"
 #include "log/log.h"
 #include "noded/agent.h"
+#include "noded/agent_config.h"
 #include "noded/agent_metrics.h"
 #include "noded/client_relay.h"
 #include "noded/controller_link.h"
@@ -41,7 +42,6 @@ struct HostedNodeShared {
   const Clock* clock = nullptr;
   StepdLauncher* launcher = nullptr;
   std::string cluster_key;
-  int fake_gpus = -1;  // sluiced --fake-gpus (-1: the configured GPUs)
   log::Level log_level = log::Level::info;
   // The logger's name carries the node's when a process hosts several ("sluiced node0001").
   bool name_in_log = false;
@@ -49,7 +49,8 @@ struct HostedNodeShared {
 
 class HostedNode {
  public:
-  static Expected<std::unique_ptr<HostedNode>> Open(const Config& config, const std::string& node,
+  // `setup`: the node's AgentSetupFromConfig (with sluiced's --fake-gpus).
+  static Expected<std::unique_ptr<HostedNode>> Open(const Config& config, AgentSetup setup,
                                                     const HostedNodeShared& shared);
   ~HostedNode();
   HostedNode(const HostedNode&) = delete;

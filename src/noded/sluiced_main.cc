@@ -8,6 +8,7 @@
 // The log level is SlurmdDebug's; SIGHUP reads it again from the config file.
 // Holds <spool>/sluiced.lock for life (common/pid_lock.h): a second agent for the same
 // node exits 1 with "another sluiced already runs for node N: ... is held by pid P".
+#include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -90,24 +91,27 @@ Expected<log::Level> AgentLogLevel(const Config& config) {
   return level;
 }
 
-// The nodes this process serves: -N's one, or --nodes' expansion. They must share one
-// listening address (the config gives an emulated cluster's nodes the same NodeAddr/Port).
-Expected<std::vector<std::string>> HostedNames(const Args& args, const Config& config) {
-  if (args.nodes_expr.empty()) return std::vector<std::string>{args.node_name};
-  ASSIGN_OR_RETURN(auto names, ExpandHostlist(args.nodes_expr));
-  if (names.empty()) return InvalidArgument("--nodes names no node");
-  std::string first_addr;
+// The setups of the nodes this process serves: -N's one, or --nodes' expansion. They
+// must share one listening address (an emulated cluster's nodes share NodeAddr/Port).
+Expected<std::vector<AgentSetup>> HostedSetups(const Args& args, const Config& config) {
+  std::vector<std::string> names{args.node_name};
+  if (!args.nodes_expr.empty()) {
+    ASSIGN_OR_RETURN(names, ExpandHostlist(args.nodes_expr));
+    if (names.empty()) return InvalidArgument("--nodes names no node");
+  }
+  std::vector<AgentSetup> setups;
   for (const std::string& name : names) {
-    ASSIGN_OR_RETURN(AgentSetup s, AgentSetupFromConfig(config, name));
-    std::string addr = s.options.addr + ":" + std::to_string(s.options.port);
-    if (first_addr.empty()) first_addr = addr;
-    if (addr != first_addr) {
-      return InvalidArgument("--nodes: " + names.front() + " listens on " + first_addr + " but " +
-                             name + " on " + addr +
-                             "; the nodes of one sluiced must share NodeAddr and Port");
+    ASSIGN_OR_RETURN(AgentSetup s, AgentSetupFromConfig(config, name, args.fake_gpus));
+    setups.push_back(std::move(s));
+    const AgentOptions &first = setups.front().options, &now = setups.back().options;
+    if (now.addr != first.addr || now.port != first.port) {
+      return InvalidArgument(fmt::format(
+          "--nodes: {} listens on {}:{} but {} on {}:{}; the nodes of one sluiced must share "
+          "NodeAddr and Port",
+          first.node_name, first.addr, first.port, name, now.addr, now.port));
     }
   }
-  return names;
+  return setups;
 }
 
 // Room for every hosted node's spool lock, sockets and stepd channels.
@@ -124,15 +128,13 @@ int Main(int argc, char** argv) {
   if (!args.ok()) return Fail(args.status());
   auto config = LoadConfigFile(args->config_path);
   if (!config.ok()) return Fail(config.status());
-  auto names = HostedNames(*args, *config);
-  if (!names.ok()) return Fail(names.status());
-  if (names->size() > 1 && args->metrics_port > 0)
+  auto setups = HostedSetups(*args, *config);
+  if (!setups.ok()) return Fail(setups.status());
+  if (setups->size() > 1 && args->metrics_port > 0)
     return Fail(InvalidArgument("--metrics-port serves one node; not with --nodes"));
   auto level = AgentLogLevel(*config);
   if (!level.ok()) return Fail(level.status());
-  auto setup = AgentSetupFromConfig(*config, names->front(), args->fake_gpus);
-  if (!setup.ok()) return Fail(setup.status());
-  auto key = LoadClusterKey(setup->key_file, /*create=*/false);
+  auto key = LoadClusterKey(setups->front().key_file, /*create=*/false);
   if (!key.ok()) return Fail(key.status());
   RaiseFileLimit();
 
@@ -150,15 +152,14 @@ int Main(int argc, char** argv) {
   shared.clock = &clock;
   shared.launcher = &launcher;
   shared.cluster_key = *key;
-  shared.fake_gpus = args->fake_gpus;
   shared.log_level = *level;
-  shared.name_in_log = names->size() > 1;
+  shared.name_in_log = setups->size() > 1;
   std::vector<std::unique_ptr<HostedNode>> nodes;
   std::map<std::string, Agent*> agents;
-  for (const std::string& name : *names) {
-    auto node = HostedNode::Open(*config, name, shared);
+  for (AgentSetup& setup : *setups) {
+    auto node = HostedNode::Open(*config, std::move(setup), shared);
     if (!node.ok()) return Fail(node.status());
-    agents[name] = (*node)->agent();
+    agents[(*node)->options().node_name] = (*node)->agent();
     nodes.push_back(std::move(*node));
   }
 #ifdef SLUICE_FAULT_HOOKS

@@ -190,8 +190,9 @@ void Controller::OnLaunchResult(int64_t job_id, int32_t restarts, const std::str
     // Never delivered: this run did not start, and its node takes no job until it
     // registers again, so the retry does not count toward MaxBatchRequeue (a rack going
     // dark, its nodes not yet DOWN, must not use up a job's requeues node by node).
-    log_->warn("job requeued job_id={} cause={:?}", job_id, "launch not delivered to " + node);
-    RequeueNow(job, "None", "launch not delivered to " + node);
+    const std::string cause = "launch not delivered to " + node;
+    log_->warn("job requeued job_id={} cause={:?}", job_id, cause);
+    RequeueNow(job, "None", cause);
   } else {  // the node is drained, so the next run avoids it
     AutoRequeueOrFail(job, fmt::format("launch failed on {}", node), "JobLaunchFailure");
   }
