@@ -5,6 +5,7 @@
 // rerun on the other 128.
 #include <signal.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -105,8 +106,13 @@ TEST_F(EmulatedCluster, KillingAnAgentOf128NodesRequeuesTheJobsOnThem) {
     auto out = ReadLines("r-" + std::to_string(id) + ".out");
     ASSERT_EQ(out.size(), 2u) << id;
     EXPECT_EQ(out[0].rfind("run 0 on ", 0), 0u) << out[0];
-    ASSERT_EQ(out[1].rfind("run 1 on ", 0), 0u) << out[1];
-    auto rerun = ExpandHostlist(out[1].substr(9));
+    // The rerun's restart count may exceed 1: a relaunch onto a dead node its controller
+    // has not yet declared DOWN is requeued again before it starts (it prints nothing).
+    int restarts = 0;
+    char nodes[256] = {};
+    ASSERT_EQ(std::sscanf(out[1].c_str(), "run %d on %255s", &restarts, nodes), 2) << out[1];
+    EXPECT_GE(restarts, 1) << out[1];
+    auto rerun = ExpandHostlist(nodes);
     ASSERT_TRUE(rerun.ok()) << out[1];
     EXPECT_EQ(rerun->size(), 32u);
     for (const std::string& n : *rerun) EXPECT_EQ(dead_nodes.count(n), 0u) << n;
