@@ -52,7 +52,10 @@
 // gres.conf lines (ApplyGresConf, the GresConf file, a gres.conf beside the config
 // file read by LoadConfigFile, or a NodeName line with a Name= key inside the main
 // file): NodeName=<hostlist> (absent: every node) Name=gpu [Type=h100]
-// (Count=N | File=/dev/nvidia[0-7]) [Links=..] [Cores=..]; AutoDetect= accepted.
+// (Count=N | File=/dev/nvidia[0-7]) [Links=..] [Cores=..] [AutoDetect=nvml|off].
+// AutoDetect=nvml (on a line of its own: every node; with NodeName=: those nodes) makes
+// the node's agent find its GPUs through NVML (src/gpu/nvml.h) and check them against
+// the configured ones.
 // File expands as a hostlist into one GpuDef per device file. The first gres line
 // naming a node replaces the GPUs of its Gres= value; further lines append. When
 // the node's Gres= gave a GPU count, the gres.conf lines must add up to it. Lines
@@ -91,6 +94,7 @@ struct NodeConfig {
   int64_t real_memory_mb = 1;
   int64_t tmp_disk_mb = 0;   // TmpDisk (MB)
   std::vector<GpuDef> gpus;  // from Gres=gpu[:type]:N and gres.conf; indices 0..N-1
+  std::string gpu_autodetect;  // gres.conf AutoDetect: "nvml" or "" (off)
   std::vector<std::string> features;
   std::string state = "UNKNOWN";  // as configured, upper case (UNKNOWN, DOWN, ...)
 };
@@ -231,6 +235,12 @@ struct Config {
     kHealthCycle = 8
   };
   unsigned health_check_node_state = kHealthAny;
+  // The agents' GPU health check (AutoDetect=nvml nodes; src/gpu/nvml.h CheckHealth):
+  // every GpuHealthCheckInterval seconds (0 = never); a failing GPU drains its node with
+  // a reason naming it (GpuHealthAction=DRAIN), or only that GPU stops taking jobs
+  // (WITHHOLD). Either way the jobs on it are treated as on a failed node (requeued).
+  int gpu_health_check_interval_s = 60;
+  bool gpu_health_withhold = false;
   std::string prolog;               // Prolog ("" = none)
   std::string epilog;               // Epilog ("" = none)
   int prolog_epilog_timeout_s = 0;  // PrologEpilogTimeout (0 = none)

@@ -110,6 +110,16 @@ Status SetHealthNodeState(std::string_view v, ParseContext* ctx) {
   return Status::Ok();
 }
 
+Status SetGpuHealthAction(std::string_view v, ParseContext* ctx) {
+  std::string u = ToUpper(v);
+  if (u != "DRAIN" && u != "WITHHOLD") {
+    return InvalidArgument(
+        fmt::format("invalid value '{}' for GpuHealthAction (DRAIN or WITHHOLD)", v));
+  }
+  ctx->config->gpu_health_withhold = u == "WITHHOLD";
+  return Status::Ok();
+}
+
 const GlobalKey kGlobalKeys[] = {
     {"ClusterName",
      [](auto v, auto* c) {
@@ -180,6 +190,12 @@ const GlobalKey kGlobalKeys[] = {
                             &c->config->health_check_interval_s);
      }},
     {"HealthCheckNodeState", SetHealthNodeState},
+    {"GpuHealthCheckInterval",  // Sluice: the agent's NVML check of its GPUs (AutoDetect=nvml)
+     [](auto v, auto* c) {
+       return ParseIntValue("GpuHealthCheckInterval", v, 0, kMaxSeconds,
+                            &c->config->gpu_health_check_interval_s);
+     }},
+    {"GpuHealthAction", SetGpuHealthAction},
     {"Prolog", [](auto v, auto* c) { return SetString("Prolog", v, &c->config->prolog); }},
     {"Epilog", [](auto v, auto* c) { return SetString("Epilog", v, &c->config->epilog); }},
     {"PrologEpilogTimeout",

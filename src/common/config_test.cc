@@ -512,6 +512,40 @@ TEST(GresConf, TypesCountsLinksCores) {
   EXPECT_EQ(n2.gpus[2].type, "h100");  // kept from Gres= when the line gives none
 }
 
+TEST(ConfigSyntax, GpuHealthKeys) {
+  Config c = Parse("NodeName=n1\n");
+  EXPECT_EQ(c.gpu_health_check_interval_s, 60);
+  EXPECT_FALSE(c.gpu_health_withhold);
+  c = Parse("GpuHealthCheckInterval=5\nGpuHealthAction=withhold\nNodeName=n1\n");
+  EXPECT_EQ(c.gpu_health_check_interval_s, 5);
+  EXPECT_TRUE(c.gpu_health_withhold);
+  auto bad = ParseConfig("GpuHealthAction=reboot\nNodeName=n1\n", "slurm.conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("invalid value 'reboot' for GpuHealthAction"),
+            std::string::npos)
+      << bad.status().message();
+}
+
+TEST(GresConf, AutoDetectForEveryNodeOrNamedOnes) {
+  Config c = Parse("NodeName=n[1-3] Gres=gpu:8\n");
+  ASSERT_TRUE(ApplyGresConf("AutoDetect=nvml\nNodeName=n2 AutoDetect=off\n", "gres.conf", &c).ok());
+  EXPECT_EQ(c.nodes[0].gpu_autodetect, "nvml");
+  EXPECT_EQ(c.nodes[1].gpu_autodetect, "");
+  EXPECT_EQ(c.nodes[2].gpu_autodetect, "nvml");
+  EXPECT_EQ(c.nodes[0].gpus.size(), 8u);  // the count still comes from Gres=
+
+  Config d = Parse("NodeName=n[1-2] Gres=gpu:4\n");
+  ASSERT_TRUE(ApplyGresConf("NodeName=n2 Name=gpu Type=h100 Count=4 AutoDetect=NVML\n", "g", &d).ok());
+  EXPECT_EQ(d.nodes[0].gpu_autodetect, "");
+  EXPECT_EQ(d.nodes[1].gpu_autodetect, "nvml");
+  EXPECT_EQ(d.nodes[1].gpus[0].type, "h100");
+
+  Status st = ApplyGresConf("AutoDetect=rsmi\n", "gres.conf", &c);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("AutoDetect=rsmi is not supported (nvml or off)"), std::string::npos)
+      << st.message();
+}
+
 TEST(GresConf, MixedTypesAndNodesWithoutGres) {
   Config c = Parse("NodeName=a\n");
   Status st =

@@ -21,6 +21,7 @@ struct GresLine {
   std::string file;
   std::string links;
   std::string cores;
+  std::string autodetect;  // AutoDetect= in lower case: "nvml", "off" or "" (not given)
 };
 
 Status ReadGresKey(const ConfigPair& p, GresLine* g) {
@@ -32,11 +33,12 @@ Status ReadGresKey(const ConfigPair& p, GresLine* g) {
       {"NodeName", &GresLine::nodes_expr}, {"Name", &GresLine::name},  {"Type", &GresLine::type},
       {"Count", &GresLine::count},         {"File", &GresLine::file},  {"Links", &GresLine::links},
       {"Cores", &GresLine::cores},         {"CPUs", &GresLine::cores},
+      {"AutoDetect", &GresLine::autodetect},
   };
   for (const auto& f : kFields) {
     if (EqualsIgnoreCase(p.key, f.key)) return (g->*f.member = p.value, Status::Ok());
   }
-  for (const char* ignored : {"AutoDetect", "Flags", "MultipleFiles"}) {
+  for (const char* ignored : {"Flags", "MultipleFiles"}) {
     if (EqualsIgnoreCase(p.key, ignored)) return Status::Ok();
   }
   return InvalidArgument(fmt::format("unknown key '{}'", p.key));
@@ -108,13 +110,29 @@ Expected<std::vector<NodeConfig*>> LineNodes(const GresLine& g, Config* config,
   return out;
 }
 
+// AutoDetect=nvml|off on a line: for the nodes it names (every node when it names none).
+Status ApplyAutoDetect(const GresLine& g, Config* config,
+                       const std::unordered_map<std::string, size_t>& index) {
+  if (g.autodetect.empty()) return Status::Ok();
+  std::string mode = ToLower(g.autodetect);
+  if (mode != "nvml" && mode != "off") {
+    return InvalidArgument(
+        fmt::format("AutoDetect={} is not supported (nvml or off)", g.autodetect));
+  }
+  ASSIGN_OR_RETURN(auto nodes, LineNodes(g, config, index));
+  for (NodeConfig* n : nodes) n->gpu_autodetect = mode == "nvml" ? "nvml" : "";
+  return Status::Ok();
+}
+
 Status ApplyLine(const ConfigLine& line, Config* config,
                  const std::unordered_map<std::string, size_t>& index,
                  std::map<std::string, Touched>* touched) {
   GresLine g;
   for (const auto& p : line.pairs) RETURN_IF_ERROR(ReadGresKey(p, &g));
+  RETURN_IF_ERROR(ApplyAutoDetect(g, config, index));
   if (g.name.empty()) {
-    bool only_options = g.nodes_expr.empty() && g.type.empty() && g.count.empty() && g.file.empty();
+    bool only_options = g.type.empty() && g.count.empty() && g.file.empty() &&
+                        (g.nodes_expr.empty() || !g.autodetect.empty());
     return only_options ? Status::Ok() : InvalidArgument("missing Name=");
   }
   if (!EqualsIgnoreCase(g.name, "gpu")) return Status::Ok();

@@ -265,6 +265,8 @@ void Agent::Register() {
   }
   ReportSteps(&req);
   if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
+  if (gpu_monitor_) *req.mutable_gpu_health() = gpu_monitor_->Current();
+  req.set_gres_error(options_.gres_error);
   int64_t sent_ms = clock_->NowMs();
   auto reply = controller_->Register(req);
   RenewLease(reply.status(), sent_ms);
@@ -294,6 +296,7 @@ void Agent::Heartbeat() {
     reported[job.job_id] = job.report.has_restarts() ? job.report.restarts() : -1;
   }
   if (health_ && health_->Current().seq() > 0) *req.mutable_health() = health_->Current();
+  if (gpu_monitor_) *req.mutable_gpu_health() = gpu_monitor_->Current();
   int64_t sent_ms = clock_->NowMs();
   auto reply = controller_->Heartbeat(req);
   RenewLease(reply.status(), sent_ms);

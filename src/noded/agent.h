@@ -32,6 +32,7 @@
 #include "node.pb.h"
 #include "noded/agent_metrics.h"
 #include "noded/controller_link.h"
+#include "noded/gpu_monitor.h"
 #include "noded/health_check.h"
 #include "noded/job_tracker.h"
 #include "noded/stepd_launcher.h"
@@ -46,6 +47,7 @@ struct AgentOptions {
   int cpus = 1;
   int64_t real_memory_mb = 1;
   std::vector<GpuInfo> gpus;
+  std::string gres_error;  // AutoDetect=nvml: how the found GPUs disagree with the config
   int64_t boot_time = 0;
   int64_t heartbeat_interval_ms = 10'000;
   int64_t retry_interval_ms = 1'000;  // while the controller is unreachable
@@ -102,6 +104,8 @@ class Agent {
   bool registered() const { return registered_; }
   // Health check results go with registrations and heartbeats (nullptr: none).
   void SetHealthCheck(HealthCheck* health) { health_ = health; }
+  // GPU health results go with registrations and heartbeats (nullptr: none).
+  void SetGpuMonitor(GpuMonitor* gpus) { gpu_monitor_ = gpus; }
   // Heartbeat at the next Tick (a health check result changed) and wake the loop.
   void HeartbeatSoon();
   const AgentOptions& options() const { return options_; }
@@ -174,6 +178,7 @@ class Agent {
   std::condition_variable wake_cv_;
   bool woken_ = false;
   HealthCheck* health_ = nullptr;
+  GpuMonitor* gpu_monitor_ = nullptr;
   AgentMetrics* metrics_ = nullptr;
   // Records a controller call's outcome and a stepd start's duration in metrics_.
   void CountCall(bool answered);

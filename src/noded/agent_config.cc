@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "node_common/node_lease.h"
+#include "noded/gpu_detect.h"
 
 namespace sluice {
 namespace {
@@ -10,14 +11,7 @@ namespace {
 std::vector<GpuInfo> FakeGpus(const NodeConfig& node, int fake_gpus) {
   std::vector<GpuInfo> out;
   if (fake_gpus < 0) {
-    for (const GpuDef& d : node.gpus) {
-      GpuInfo g;
-      g.set_index(d.index);
-      g.set_type(d.type);
-      g.set_file(d.file);
-      g.set_links(d.links);
-      out.push_back(g);
-    }
+    for (const GpuDef& d : node.gpus) out.push_back(ConfiguredGpu(d));
     return out;
   }
   std::string type = node.gpus.empty() ? "" : node.gpus[0].type;
@@ -71,7 +65,14 @@ Expected<AgentSetup> AgentSetupFromConfig(const Config& config, const std::strin
   o.port = node->port > 0 ? node->port : config.slurmd_port;
   o.cpus = node->cpus;
   o.real_memory_mb = node->real_memory_mb;
-  o.gpus = FakeGpus(*node, fake_gpus);
+  if (node->gpu_autodetect == "nvml" && fake_gpus < 0) {
+    DetectedGpus found = DetectGpus(*node);
+    o.gpus = std::move(found.gpus);
+    o.gres_error = std::move(found.gres_error);
+    s.nvml = std::move(found.nvml);
+  } else {
+    o.gpus = FakeGpus(*node, fake_gpus);
+  }
   o.boot_time = ReadBootTime();
   o.heartbeat_interval_ms =
       HeartbeatIntervalMs(config.heartbeat_interval_s, config.slurmd_timeout_s);

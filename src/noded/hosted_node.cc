@@ -31,8 +31,7 @@ Expected<std::unique_ptr<HostedNode>> HostedNode::Open(const Config& config, Age
     return FailedPrecondition("another sluiced already runs for node " + node + ": " +
                               lock.status().message());
   }
-  std::unique_ptr<HostedNode> n(
-      new HostedNode(config, setup.spool_dir, std::move(*lock), std::move(setup.options), shared));
+  std::unique_ptr<HostedNode> n(new HostedNode(config, std::move(setup), std::move(*lock), shared));
   Agent* agent = n->agent_.get();
   RETURN_IF_ERROR(n->ends_.Start(agent->options().agent_socket, [agent] { agent->Wake(); }));
   RETURN_IF_ERROR(n->relay_.Start(agent->options().relay_socket,
@@ -40,17 +39,20 @@ Expected<std::unique_ptr<HostedNode>> HostedNode::Open(const Config& config, Age
   return n;
 }
 
-HostedNode::HostedNode(const Config& config, std::string spool_dir, PidLock lock,
-                       AgentOptions options, const HostedNodeShared& shared)
-    : spool_dir_(std::move(spool_dir)),
+HostedNode::HostedNode(const Config& config, AgentSetup setup, PidLock lock,
+                       const HostedNodeShared& shared)
+    : spool_dir_(std::move(setup.spool_dir)),
       spool_lock_(std::move(lock)),
       jobs_(spool_dir_, shared.clock),
-      link_(ChannelTarget(options.ctld_host, options.ctld_port),
-            NodeSigner(shared.cluster_key, options.node_name, shared.clock)),
+      link_(ChannelTarget(setup.options.ctld_host, setup.options.ctld_port),
+            NodeSigner(shared.cluster_key, setup.options.node_name, shared.clock)),
       metrics_(shared.clock->NowMs()),
-      health_(HealthOptions(config, options)) {
-  agent_ =
-      std::make_unique<Agent>(std::move(options), shared.clock, &link_, &jobs_, shared.launcher);
+      health_(HealthOptions(config, setup.options)) {
+  if (setup.nvml) {
+    gpu_monitor_ = std::make_unique<GpuMonitor>(setup.nvml, config.gpu_health_check_interval_s);
+  }
+  agent_ = std::make_unique<Agent>(std::move(setup.options), shared.clock, &link_, &jobs_,
+                                   shared.launcher);
   agent_->SetMetrics(&metrics_);
 }
 
@@ -60,6 +62,11 @@ void HostedNode::Run() {
   health_.RunNow();  // before the first registration, as slurmd does
   agent_->SetHealthCheck(&health_);
   health_.Start([this] { agent_->HeartbeatSoon(); });
+  if (gpu_monitor_) {
+    gpu_monitor_->CheckNow();
+    agent_->SetGpuMonitor(gpu_monitor_.get());
+    gpu_monitor_->Start([this] { agent_->HeartbeatSoon(); });
+  }
   loop_ = std::thread([this] { agent_->Run(stop_); });
 }
 
@@ -68,6 +75,7 @@ void HostedNode::Stop() {
   agent_->Wake();
   if (loop_.joinable()) loop_.join();
   health_.Stop();
+  if (gpu_monitor_) gpu_monitor_->Stop();
   ends_.Stop();
   relay_.Stop();
 }

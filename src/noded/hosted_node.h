@@ -31,6 +31,7 @@
 #include "noded/client_relay.h"
 #include "noded/controller_link.h"
 #include "noded/end_listener.h"
+#include "noded/gpu_monitor.h"
 #include "noded/health_check.h"
 #include "noded/job_tracker.h"
 #include "noded/stepd_launcher.h"
@@ -67,7 +68,7 @@ class HostedNode {
   void SetLogLevel(log::Level level) { agent_->options().log->set_level(level); }
 
  private:
-  HostedNode(const Config& config, std::string spool_dir, PidLock lock, AgentOptions options,
+  HostedNode(const Config& config, AgentSetup setup, PidLock lock,
              const HostedNodeShared& shared);
 
   std::string spool_dir_;
@@ -79,6 +80,7 @@ class HostedNode {
   EndListener ends_;
   ClientRelay relay_;
   HealthCheck health_;
+  std::unique_ptr<GpuMonitor> gpu_monitor_;  // AutoDetect=nvml with NVML loaded
   std::atomic<bool> stop_{false};
   std::thread loop_;
 };

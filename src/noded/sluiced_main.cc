@@ -1,5 +1,9 @@
 // sluiced: the node agent. Usage:
 //   sluiced [-f config] [-N nodename | --nodes HOSTLIST] [-D] [--fake-gpus N] [--metrics-port N]
+//   sluiced [-f config] [-N nodename] --print-gres
+// --print-gres prints the node's GPUs as slurmd -G does (found through NVML on an
+// AutoDetect=nvml node, with the topology matrix, else as configured) and exits: 0, or 1
+// when what was found disagrees with the configuration.
 // Runs in the foreground and logs to stderr; SIGTERM/SIGINT stop it (jobs keep running).
 // --nodes serves many nodes from one process (an emulated cluster for tests and
 // benchmarks, hosted_node.h): each registers, heartbeats and runs its jobs as its own
@@ -27,6 +31,7 @@
 #include "noded/agent_config.h"
 #include "noded/agent_http.h"
 #include "noded/agent_service.h"
+#include "noded/gpu_detect.h"
 #include "noded/hosted_node.h"
 #include "rpc/credential.h"
 #include "rpc/grpc_limits.h"
@@ -41,6 +46,7 @@ struct Args {
   int fake_gpus = -1;
   std::string nodes_expr;  // --nodes: a hostlist of nodes this one process serves
   int metrics_port = 0;    // 0: no metrics endpoint
+  bool print_gres = false;
 };
 
 Expected<Args> ParseArgs(int argc, char** argv) {
@@ -50,6 +56,10 @@ Expected<Args> ParseArgs(int argc, char** argv) {
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
     if (s == "-D") continue;
+    if (s == "--print-gres") {
+      a.print_gres = true;
+      continue;
+    }
     if (s == "-f" || s == "-N" || s == "--nodes" || s == "--fake-gpus" || s == "--metrics-port") {
       if ((v = value()) == nullptr) return InvalidArgument("option " + s + " needs a value");
     } else {
@@ -123,11 +133,36 @@ void RaiseFileLimit() {
   }
 }
 
+// --print-gres: what the agent of `name` would register.
+int PrintGres(const Config& config, const std::string& name) {
+  auto node = config.FindNode(name);
+  if (node == nullptr) {
+    return Fail(NotFound("node " + name + " is not in the configuration " + config.path));
+  }
+  if (node->gpu_autodetect != "nvml") {
+    for (const GpuDef& d : node->gpus) {
+      std::printf("Name=gpu Type=%s Count=1 Index=%d File=%s Cores=%s Links=%s\n",
+                  d.type.c_str(), d.index, d.file.empty() ? "(null)" : d.file.c_str(),
+                  d.cores.empty() ? "(null)" : d.cores.c_str(),
+                  d.links.empty() ? "(null)" : d.links.c_str());
+    }
+    return 0;
+  }
+  DetectedGpus found = DetectGpus(*node);
+  std::printf("AutoDetect=nvml (%s): %zu GPUs\n%s", gpu::Nvml::DefaultLibrary().c_str(),
+              found.gpus.size(), found.report.c_str());
+  return found.gres_error.empty() ? 0 : 1;
+}
+
 int Main(int argc, char** argv) {
   auto args = ParseArgs(argc, argv);
   if (!args.ok()) return Fail(args.status());
   auto config = LoadConfigFile(args->config_path);
   if (!config.ok()) return Fail(config.status());
+  if (args->print_gres) {
+    if (!args->nodes_expr.empty()) return Fail(InvalidArgument("--print-gres takes -N, not --nodes"));
+    return PrintGres(*config, args->node_name);
+  }
   auto setups = HostedSetups(*args, *config);
   if (!setups.ok()) return Fail(setups.status());
   if (setups->size() > 1 && args->metrics_port > 0)

@@ -84,6 +84,7 @@ NodeTable::NodeTable(const Config& config) {
     n.cpu_used.assign(nc.cpus, false);
     n.gpu_used.assign(nc.gpus.size(), false);
     n.gpu_links = GpuLinks(nc);
+    n.gpu_faults.assign(nc.gpus.size(), "");
     for (const auto& p : config.partitions) {
       if (std::find(p.nodes.begin(), p.nodes.end(), nc.name) != p.nodes.end()) {
         n.partitions.push_back(p.name);
@@ -118,6 +119,23 @@ void NodeTable::Release(const JobInfo& job, bool exclusive) {
   }
 }
 
+void NodeTable::AdoptFoundGpus(NodeRuntime* n, const std::vector<GpuInfo>& reported) {
+  if (reported.size() != n->cfg.gpus.size()) return;
+  bool found = std::any_of(reported.begin(), reported.end(),
+                           [](const GpuInfo& g) { return !g.uuid().empty(); });
+  if (!found) return;  // configured GPUs echoed back: nothing new
+  for (size_t i = 0; i < reported.size(); ++i) {
+    GpuDef& d = n->cfg.gpus[i];
+    const GpuInfo& g = reported[i];
+    if (d.type.empty()) d.type = g.type();
+    if (!g.file().empty()) d.file = g.file();
+    if (!g.links().empty()) d.links = g.links();
+    if (!g.cores().empty()) d.cores = g.cores();
+  }
+  n->found_gpus = reported;
+  n->gpu_links = GpuLinks(n->cfg);
+}
+
 sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {
   sched::ClusterSnapshot snap;
   snap.switches = switches_;
@@ -129,8 +147,9 @@ sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {
     s.mem_mb = n.cfg.real_memory_mb;
     s.features = n.cfg.features;
     for (size_t i = 0; i < n.cfg.gpus.size(); ++i) {
-      s.gpus.push_back(
-          {n.cfg.gpus[i].index, n.cfg.gpus[i].type, !all_empty && n.gpu_used[i], n.gpu_links[i]});
+      bool busy = n.gpu_used[i] || !n.gpu_faults[i].empty();  // a failed GPU takes no job
+      s.gpus.push_back({n.cfg.gpus[i].index, n.cfg.gpus[i].type, !all_empty && busy,
+                        n.gpu_links[i]});
     }
     s.leaf_switch = n.leaf_switch;
     if (!all_empty) {
@@ -172,12 +191,15 @@ NodeInfo NodeTable::ToInfo(const NodeRuntime& n, int64_t now) const {
   info.set_cores_per_socket(n.cfg.cores_per_socket);
   info.set_threads_per_core(n.cfg.threads_per_core);
   info.set_real_memory_mb(n.cfg.real_memory_mb);
-  for (const auto& g : n.cfg.gpus) {
+  for (size_t i = 0; i < n.cfg.gpus.size(); ++i) {
+    const GpuDef& g = n.cfg.gpus[i];
     GpuInfo* gi = info.add_gpus();
+    if (i < n.found_gpus.size()) *gi = n.found_gpus[i];
     gi->set_index(g.index);
     gi->set_type(g.type);
     gi->set_file(g.file);
     gi->set_links(g.links);
+    gi->set_cores(g.cores);
   }
   for (const auto& f : n.cfg.features) info.add_features(f);
   for (const auto& p : n.partitions) info.add_partitions(p);

@@ -34,6 +34,8 @@ struct NodeRuntime {
   int64_t mem_used_mb = 0;
   std::vector<bool> gpu_used;               // parallel to cfg.gpus
   std::vector<std::vector<int>> gpu_links;  // parallel to cfg.gpus: affinity by GPU index
+  std::vector<GpuInfo> found_gpus;          // as the agent found them (AutoDetect=nvml), else empty
+  std::vector<std::string> gpu_faults;      // parallel to cfg.gpus: the agent's GPU health ("" = fine)
   int leaf_switch = -1;                     // index into the topology's switches
   int exclusive_jobs = 0;
   std::set<int64_t> jobs;                // jobs holding resources here
@@ -73,6 +75,11 @@ class NodeTable {
   sched::ClusterSnapshot Snapshot(bool all_empty) const;
 
   NodeInfo ToInfo(const NodeRuntime& n, int64_t now) const;
+
+  // The GPUs the node's agent registered: when as many as configured, what it found
+  // (links, closest CPUs, device files; the type where the configuration gives none)
+  // replaces the configured values and feeds GPU placement.
+  void AdoptFoundGpus(NodeRuntime* n, const std::vector<GpuInfo>& reported);
 
  private:
   std::vector<NodeRuntime> nodes_;

@@ -256,7 +256,7 @@ void Controller::StartCancel(JobInfo* job, JobState state) {
   MarkJob(job->job_id());
 }
 
-void Controller::LoseJob(JobInfo* job, const std::string& lost_node) {
+void Controller::LoseJob(JobInfo* job, const std::string& lost_node, const std::string& cause) {
   // The surviving nodes of the allocation (the batch host too) drop their share.
   for (const auto& a : job->alloc()) {
     if (a.node() != lost_node) SendJobEndTo(a.node(), *job);
@@ -266,7 +266,8 @@ void Controller::LoseJob(JobInfo* job, const std::string& lost_node) {
   } else if (job->completing()) {
     ReleaseResources(job);
   } else {
-    AutoRequeueOrFail(job, fmt::format("lost with node {}", lost_node), "NodeDown");
+    AutoRequeueOrFail(job, cause.empty() ? fmt::format("lost with node {}", lost_node) : cause,
+                      "NodeDown");
   }
 }
 

@@ -226,7 +226,9 @@ class Controller {
   // `cause`: why, in words, for the dashboard's events ("" when the job says it).
   void RequeueNow(JobInfo* job, const std::string& reason, const std::string& cause = "");
   void StartCancel(JobInfo* job, JobState state);
-  void LoseJob(JobInfo* job, const std::string& lost_node);  // a node of it is gone
+  // A node of the job is gone (lost_node: told nothing more), or "" with `cause`: a part
+  // of its allocation failed (e.g. a GPU) and every node of it is told to end it.
+  void LoseJob(JobInfo* job, const std::string& lost_node, const std::string& cause = "");
   void ApplyEndReport(JobInfo* job, const JobReport& r);
 
   // Client helpers (client_ops.cc).
@@ -387,6 +389,10 @@ class Controller {
   void ApplyHealth(NodeRuntime* n, const NodeHealth& health);
   // Drains `node` by the system (uid 0) unless it is already drained or down.
   void SystemDrain(NodeRuntime* n, const std::string& reason);
+  // The agent's GPU health (health_ops.cc): a GPU that fails takes no more jobs (its node
+  // drained with a reason naming it, or only it withheld: GpuHealthAction) and the jobs on
+  // it are lost as with a failed node; one that recovers lifts the drain it caused.
+  void ApplyGpuHealth(NodeRuntime* n, const GpuHealth& health);
   // Prolog/Epilog failures of the batch host in an end report: drains it; a failed
   // prolog requeues the job (returns true: the report is fully handled).
   bool HandleNodeScripts(JobInfo* job, const JobReport& r);

@@ -2,6 +2,8 @@
 // Prolog/Epilog failures reported with a batch job's end.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ctld/core/controller.h"
 
 namespace sluice::ctld {
@@ -34,6 +36,60 @@ void Controller::ApplyHealth(NodeRuntime* n, const NodeHealth& health) {
   n->admin.reason.clear();
   n->admin.reason_time = Now();
   MarkNode(n->cfg.name);
+  WantSchedule();
+}
+
+void Controller::ApplyGpuHealth(NodeRuntime* n, const GpuHealth& health) {
+  const std::string& node = n->cfg.name;
+  auto reason = [n](size_t i, const std::string& fault) {
+    return fmt::format("GPU {} failed: {}", n->cfg.gpus[i].index, fault);
+  };
+  std::vector<std::string> lifted;  // the drain reasons of GPUs that recovered
+  bool changed = false;
+  for (size_t i = 0; i < n->gpu_faults.size(); ++i) {
+    std::string now = i < static_cast<size_t>(health.faults_size()) ? health.faults(i) : "";
+    std::string& was = n->gpu_faults[i];
+    if (now == was) continue;
+    changed = true;
+    int index = n->cfg.gpus[i].index;
+    if (now.empty()) {
+      log_->info("GPU healthy again node={} gpu={}", node, index);
+      lifted.push_back(reason(i, was));
+      was.clear();
+      continue;
+    }
+    was = now;
+    log_->warn("GPU failed node={} gpu={} fault={:?}", node, index, now);
+    std::vector<int64_t> held(n->jobs.begin(), n->jobs.end());
+    for (int64_t id : held) {
+      JobInfo* job = jobs_.Find(id);
+      if (!job || !HoldsResources(*job)) continue;
+      for (const auto& a : job->alloc()) {
+        if (a.node() == node && std::count(a.gpu_ids().begin(), a.gpu_ids().end(), index)) {
+          LoseJob(job, "", fmt::format("GPU {} of node {} failed: {}", index, node, now));
+          break;
+        }
+      }
+    }
+  }
+  if (!changed) return;
+  if (!config_.gpu_health_withhold) {
+    // Lift the drain a recovered GPU caused (never an admin's), then drain for any GPU
+    // still failing.
+    if (n->admin.drain && !n->admin.down && n->admin.reason_uid == 0 &&
+        std::count(lifted.begin(), lifted.end(), n->admin.reason)) {
+      n->admin.drain = false;
+      n->admin.reason.clear();
+      n->admin.reason_time = Now();
+      MarkNode(node);
+    }
+    for (size_t i = 0; i < n->gpu_faults.size(); ++i) {
+      if (!n->gpu_faults[i].empty()) {
+        SystemDrain(n, reason(i, n->gpu_faults[i]));
+        break;
+      }
+    }
+  }
   WantSchedule();
 }
 

@@ -140,3 +140,136 @@ TEST_F(HealthOps, RestartRelaunchesAJustStartedJobMissingFromRegistration) {
 
 }  // namespace
 }  // namespace sluice::ctld
+
+namespace sluice::ctld {
+namespace {
+
+// GPUs found by the agent (AutoDetect=nvml) and its GPU health check.
+class GpuHealthOps : public testing::ControllerHarness {
+ protected:
+  Config MakeConfig() const override {
+    Config c = testing::SmallCluster({"node01", "node02"}, "gpu");
+    for (NodeConfig& n : c.nodes) n.gpus = {GpuDef{0, "h100"}, GpuDef{1, "h100"}};
+    c.gpu_health_withhold = withhold_;
+    return c;
+  }
+  static GpuInfo Found(int i) {
+    GpuInfo g;
+    g.set_index(i);
+    g.set_type("h100");
+    g.set_file("/dev/nvidia" + std::to_string(i));
+    g.set_links(i == 0 ? "-1,18" : "18,-1");
+    g.set_cores("0-3");
+    g.set_uuid("GPU-" + std::to_string(i));
+    g.set_name("NVIDIA H100 80GB HBM3");
+    return g;
+  }
+  void SetUp() override {
+    char tmpl[] = "/tmp/sluice-ctld-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    StartController();
+    for (const char* node : {"node01", "node02"}) RegisterPlain(node);
+  }
+  // Registers with the configured GPUs echoed back (no autodetection).
+  void RegisterPlain(const std::string& node) {
+    RegisterNodeRequest r = Registration(node);
+    r.clear_gpus();
+    for (int i = 0; i < 2; ++i) r.add_gpus()->set_index(i);
+    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+  RegisterNodeRequest Registration(const std::string& node) {
+    RegisterNodeRequest r;
+    r.set_node(node);
+    r.set_cpus(4);
+    r.set_real_memory_mb(1000);
+    for (int i = 0; i < 2; ++i) *r.add_gpus() = Found(i);
+    return r;
+  }
+  void Faults(const std::string& node, std::vector<std::string> faults) {
+    HeartbeatRequest h;
+    h.set_node(node);
+    for (auto& f : faults) h.mutable_gpu_health()->add_faults(f);
+    ctl_->Heartbeat(h);
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+  int64_t SubmitGpuJob(int gpus) {
+    SubmitRequest r;
+    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+    r.mutable_spec()->set_work_dir("/tmp");
+    r.mutable_spec()->set_requeue(1);
+    GresRequest* g = r.mutable_spec()->add_gres_per_node();
+    g->set_name("gpu");
+    g->set_count(gpus);
+    auto rep = ctl_->Submit({1000, 1000}, r);
+    EXPECT_TRUE(rep.ok()) << rep.status().message();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    ctl_->SchedulePass();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    return rep.ok() ? rep->job_id() : -1;
+  }
+  NodeInfo Node(int i) { return ctl_->GetNodes({})->nodes(i); }
+  bool withhold_ = false;
+};
+
+TEST_F(GpuHealthOps, FoundGpusAreShownAndTheirLinksUsed) {
+  ASSERT_TRUE(ctl_->RegisterNode(Registration("node01")).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  NodeInfo n = Node(0);
+  ASSERT_EQ(n.gpus_size(), 2);
+  EXPECT_EQ(n.gpus(1).uuid(), "GPU-1");
+  EXPECT_EQ(n.gpus(1).name(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(n.gpus(1).links(), "18,-1");
+  EXPECT_EQ(n.gpus(1).cores(), "0-3");
+  EXPECT_FALSE(n.drain());
+  sched::ClusterSnapshot snap = ctl_->nodes().Snapshot(false);
+  EXPECT_EQ(snap.nodes[0].gpus[0].links, (std::vector<int>{0, 18}));
+  EXPECT_TRUE(snap.nodes[1].gpus[0].links.empty());  // node02 registered without topology
+}
+
+TEST_F(GpuHealthOps, ADisagreementDrainsWithTheAgentsWords) {
+  RegisterNodeRequest r = Registration("node02");
+  r.set_gres_error("gres/gpu AutoDetect=nvml: GPU 1 is an NVIDIA A100 (a100), configured as h100");
+  ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_TRUE(Node(1).drain());
+  EXPECT_EQ(Node(1).reason(), r.gres_error());
+}
+
+TEST_F(GpuHealthOps, AFailedGpuDrainsItsNodeRequeuesItsJobAndRecoveryLiftsTheDrain) {
+  int64_t on_gpu = SubmitGpuJob(1);
+  ASSERT_EQ(ctl_->jobs().Find(on_gpu)->alloc(0).node(), "node01");
+  ASSERT_EQ(ctl_->jobs().Find(on_gpu)->alloc(0).gpu_ids(0), 0);
+  Faults("node01", {"", "uncorrectable ECC errors (2)"});  // GPU 1: no job on it
+  EXPECT_TRUE(Node(0).drain());
+  EXPECT_EQ(Node(0).reason(), "GPU 1 failed: uncorrectable ECC errors (2)");
+  EXPECT_EQ(ctl_->jobs().Find(on_gpu)->state(), JOB_RUNNING);
+  Faults("node01", {"XID 79 error", "uncorrectable ECC errors (2)"});
+  EXPECT_EQ(ctl_->jobs().Find(on_gpu)->state(), JOB_PENDING);  // requeued
+  EXPECT_EQ(ctl_->jobs().Find(on_gpu)->restarts(), 1);
+  EXPECT_EQ(Node(0).reason(), "GPU 1 failed: uncorrectable ECC errors (2)");  // the first one
+  Faults("node01", {"XID 79 error", ""});  // GPU 1 recovered; GPU 0 still failed
+  EXPECT_TRUE(Node(0).drain());
+  EXPECT_EQ(Node(0).reason(), "GPU 0 failed: XID 79 error");
+  Faults("node01", {"", ""});
+  EXPECT_FALSE(Node(0).drain());
+  EXPECT_EQ(Node(0).reason(), "");
+}
+
+TEST_F(GpuHealthOps, WithholdKeepsTheNodeButNotTheGpu) {
+  withhold_ = true;
+  StartController();
+  ASSERT_TRUE(ctl_->RegisterNode(Registration("node01")).ok());
+  RegisterPlain("node02");
+  Faults("node01", {"fallen off the bus", ""});
+  EXPECT_FALSE(Node(0).drain());
+  int64_t a = SubmitGpuJob(1);
+  ASSERT_EQ(ctl_->jobs().Find(a)->state(), JOB_RUNNING);
+  EXPECT_EQ(ctl_->jobs().Find(a)->alloc(0).node(), "node01");
+  EXPECT_EQ(ctl_->jobs().Find(a)->alloc(0).gpu_ids(0), 1);  // not the failed GPU 0
+  int64_t b = SubmitGpuJob(2);  // node01 has one good GPU: node02
+  EXPECT_EQ(ctl_->jobs().Find(b)->alloc(0).node(), "node02");
+}
+
+}  // namespace
+}  // namespace sluice::ctld

@@ -40,7 +40,8 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   n->boot_time = req.boot_time();
   if (!req.addr().empty()) n->addr = req.addr();
   if (req.port() > 0) n->port = req.port();
-  std::string shortfall = ResourceShortfall(*n, req);
+  nodes_.AdoptFoundGpus(n, {req.gpus().begin(), req.gpus().end()});
+  std::string shortfall = req.gres_error().empty() ? ResourceShortfall(*n, req) : req.gres_error();
   if (!shortfall.empty() && !n->admin.drain) {
     n->admin.drain = true;
     n->admin.reason = shortfall;
@@ -55,6 +56,7 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   RestoreSteps(*n, req);
   ResendSignals(n);
   if (req.has_health()) ApplyHealth(n, req.health());
+  if (req.has_gpu_health()) ApplyGpuHealth(n, req.gpu_health());
   reply.set_alloc_cpus(n->AllocatedCpus());
   WantSchedule();
   return reply;
@@ -114,6 +116,7 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
     }
   }
   if (req.has_health()) ApplyHealth(n, req.health());
+  if (req.has_gpu_health()) ApplyGpuHealth(n, req.gpu_health());
   reply.set_alloc_cpus(n->AllocatedCpus());
   return reply;
 }
