@@ -11,6 +11,7 @@
 #include "cli/job_states.h"
 #include "cli/job_view.h"
 #include "cli/node_view.h"
+#include "common/text_util.h"
 
 namespace sluice {
 namespace {
@@ -23,19 +24,6 @@ std::string Tres(const char* what, int64_t n) {
 }
 
 // "0-3,5" for sorted ids.
-std::string IdRanges(std::vector<int32_t> ids) {
-  std::sort(ids.begin(), ids.end());
-  std::string r;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    r += (r.empty() ? "" : ",") + std::to_string(ids[i]) +
-         (j > i ? "-" + std::to_string(ids[j]) : "");
-    i = j + 1;
-  }
-  return r;
-}
-
 // Slurm lists the allocated cores per socket; Sluice knows CPU ids, shown on socket 0.
 json JobResources(const JobInfo& j) {
   json nodes = json::array();
@@ -60,7 +48,7 @@ json GresDetail(const JobInfo& j) {
     if (a.gpu_ids().empty()) continue;
     std::vector<int32_t> ids(a.gpu_ids().begin(), a.gpu_ids().end());
     out.push_back("gpu:" + (a.gpu_type().empty() ? "" : a.gpu_type() + ":") +
-                  std::to_string(ids.size()) + "(IDX:" + IdRanges(ids) + ")");
+                  std::to_string(ids.size()) + "(IDX:" + FormatIdRanges(ids) + ")");
   }
   return out;
 }

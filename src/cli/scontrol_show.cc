@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "cli/array_view.h"
 #include "cli/job_states.h"
@@ -9,6 +10,7 @@
 #include "cli/node_view.h"
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
+#include "common/text_util.h"
 
 namespace sluice {
 namespace {
@@ -129,10 +131,14 @@ std::string FormatJobRecord(const JobInfo& job, int64_t now) {
 std::string FormatNodeRecord(const NodeInfo& n, const std::function<std::string(uint32_t)>& user) {
   char load[32] = "N/A";
   if (n.has_cpu_load()) std::snprintf(load, sizeof(load), "%.2f", n.cpu_load());
-  std::string gres = "(null)";
-  if (n.gpus_size() > 0) {
-    std::string t = n.gpus(0).type();
-    gres = "gpu:" + (t.empty() ? "" : t + ":") + std::to_string(n.gpus_size());
+  std::string gres = NodeGres(n);
+  // As Slurm: the sockets the GPUs are closest to, where the agent found them (NUMA node).
+  std::set<int> sockets;
+  for (const GpuInfo& g : n.gpus()) {
+    if (g.has_numa_node()) sockets.insert(g.numa_node());
+  }
+  if (!sockets.empty()) {
+    gres += "(S:" + FormatIdRanges({sockets.begin(), sockets.end()}) + ")";
   }
   std::string feats;
   for (const std::string& f : n.features()) feats += (feats.empty() ? "" : ",") + f;

@@ -1,4 +1,5 @@
 #include "common/hostlist.h"
+#include "common/text_util.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -214,6 +215,18 @@ TEST(NaturalCompare, Basics) {
   EXPECT_LT(NaturalCompare("ab", "abc"), 0);
   EXPECT_LT(NaturalCompare("a-", "b"), 0);
   EXPECT_EQ(NaturalCompare("n007", "n7"), 0);
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(FormatIdRanges, SortsAndCompressesRuns) {
+  EXPECT_EQ(FormatIdRanges({8, 0, 1, 2, 3, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(FormatIdRanges({}), "");
+  EXPECT_EQ(FormatIdRanges({5}), "5");
 }
 
 }  // namespace

@@ -65,4 +65,17 @@ bool ParseNonNegative(std::string_view s, int64_t* out) {
   return true;
 }
 
+std::string FormatIdRanges(std::vector<int> ids) {
+  std::sort(ids.begin(), ids.end());
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(ids[i]);
+    if (j > i) out += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace sluice

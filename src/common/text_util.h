@@ -17,5 +17,7 @@ std::string ToUpper(std::string_view s);
 std::vector<std::string_view> Split(std::string_view s, char sep);
 // Parses a non-negative decimal integer (no sign, no spaces) that fits in int64_t.
 bool ParseNonNegative(std::string_view s, int64_t* out);
+// Ids as ranges, sorted: {3, 0, 1, 2, 8} -> "0-3,8" ("" for none).
+std::string FormatIdRanges(std::vector<int> ids);
 
 }  // namespace sluice

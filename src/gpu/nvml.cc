@@ -10,6 +10,8 @@
 #include <fstream>
 #include <tuple>
 
+#include "common/text_util.h"
+
 namespace sluice::gpu {
 
 struct Nvml::Api {
@@ -225,7 +227,7 @@ Expected<std::vector<FoundGpu>> Nvml::Discover() {
     g.pci_bus_id = CString(pci[i].busId, sizeof pci[i].busId);
     std::vector<unsigned long> mask(16);  // 1,024 CPUs
     if (a.cpu_affinity && a.cpu_affinity(devs[i], mask.size(), mask.data()) == NVML_SUCCESS) {
-      g.cpus = FormatIdList(MaskIds(mask));
+      g.cpus = FormatIdRanges(MaskIds(mask));
     }
     std::vector<unsigned long> nodes(1);
     if (a.memory_affinity &&
@@ -375,18 +377,6 @@ std::string GpuTypeFromName(std::string_view name) {
     return words[i];
   }
   return words.empty() ? "gpu" : words.front();
-}
-
-std::string FormatIdList(const std::vector<int>& ids) {
-  std::string out;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    out += (out.empty() ? "" : ",") + std::to_string(ids[i]);
-    if (j > i) out += "-" + std::to_string(ids[j]);
-    i = j + 1;
-  }
-  return out;
 }
 
 }  // namespace sluice::gpu

@@ -81,7 +81,4 @@ class Nvml {
 // "NVIDIA GeForce RTX 4090" -> "rtx_4090", "NVIDIA L40S" -> "l40s").
 std::string GpuTypeFromName(std::string_view name);
 
-// "0-3,8,10-11" from sorted ids.
-std::string FormatIdList(const std::vector<int>& ids);
-
 }  // namespace sluice::gpu

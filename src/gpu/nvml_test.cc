@@ -42,12 +42,6 @@ TEST(GpuTypeFromName, TakesTheModelWord) {
   EXPECT_EQ(GpuTypeFromName(""), "gpu");
 }
 
-TEST(FormatIdList, CompressesRuns) {
-  EXPECT_EQ(FormatIdList({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
-  EXPECT_EQ(FormatIdList({}), "");
-  EXPECT_EQ(FormatIdList({5}), "5");
-}
-
 TEST_F(NvmlTest, AMissingLibraryIsAClearError) {
   auto nvml = Nvml::Open("/nonexistent/libnvidia-ml.so.1");
   ASSERT_FALSE(nvml.ok());

@@ -119,11 +119,11 @@ void NodeTable::Release(const JobInfo& job, bool exclusive) {
   }
 }
 
-void NodeTable::AdoptFoundGpus(NodeRuntime* n, const std::vector<GpuInfo>& reported) {
-  if (reported.size() != n->cfg.gpus.size()) return;
+bool NodeTable::AdoptFoundGpus(NodeRuntime* n, const std::vector<GpuInfo>& reported) {
+  if (reported.size() != n->cfg.gpus.size()) return false;
   bool found = std::any_of(reported.begin(), reported.end(),
                            [](const GpuInfo& g) { return !g.uuid().empty(); });
-  if (!found) return;  // configured GPUs echoed back: nothing new
+  if (!found) return false;  // configured GPUs echoed back: nothing new
   for (size_t i = 0; i < reported.size(); ++i) {
     GpuDef& d = n->cfg.gpus[i];
     const GpuInfo& g = reported[i];
@@ -134,6 +134,7 @@ void NodeTable::AdoptFoundGpus(NodeRuntime* n, const std::vector<GpuInfo>& repor
   }
   n->found_gpus = reported;
   n->gpu_links = GpuLinks(n->cfg);
+  return true;
 }
 
 sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {

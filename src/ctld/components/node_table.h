@@ -78,8 +78,8 @@ class NodeTable {
 
   // The GPUs the node's agent registered: when as many as configured, what it found
   // (links, closest CPUs, device files; the type where the configuration gives none)
-  // replaces the configured values and feeds GPU placement.
-  void AdoptFoundGpus(NodeRuntime* n, const std::vector<GpuInfo>& reported);
+  // replaces the configured values and feeds GPU placement. True when it did.
+  bool AdoptFoundGpus(NodeRuntime* n, const std::vector<GpuInfo>& reported);
 
  private:
   std::vector<NodeRuntime> nodes_;

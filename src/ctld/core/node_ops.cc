@@ -40,7 +40,13 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   n->boot_time = req.boot_time();
   if (!req.addr().empty()) n->addr = req.addr();
   if (req.port() > 0) n->port = req.port();
-  nodes_.AdoptFoundGpus(n, {req.gpus().begin(), req.gpus().end()});
+  if (nodes_.AdoptFoundGpus(n, {req.gpus().begin(), req.gpus().end()})) {
+    // Submissions are checked against the configuration: it learns the found types too.
+    auto it = config_.node_index.find(n->cfg.name);
+    if (it != config_.node_index.end() && config_.nodes[it->second].name == n->cfg.name) {
+      config_.nodes[it->second].gpus = n->cfg.gpus;
+    }
+  }
   std::string shortfall = req.gres_error().empty() ? ResourceShortfall(*n, req) : req.gres_error();
   if (!shortfall.empty() && !n->admin.drain) {
     n->admin.drain = true;
