@@ -195,6 +195,10 @@ struct Config {
   std::string cluster_key_file;  // default filled in: <StateSaveLocation>/cluster.key
   std::string ident_socket;      // default filled in: <StateSaveLocation>/ident.sock
   std::string gres_conf;         // resolved path of the gres.conf read, if any
+  std::string cgroup_conf;       // path of the cgroup.conf read, if any
+  // cgroup.conf ConstrainDevices=yes: a job's (and step's) processes can open only the
+  // device files of their own GPUs (stepd/device_fence.h).
+  bool constrain_devices = false;
   int kill_wait_s = 30;
   int slurmd_timeout_s = 300;
   // How long the controller waits for an agent's answer to one call (launch, signal, step
@@ -273,6 +277,8 @@ Expected<Config> LoadConfigFile(const std::string& path);
 Status ApplyTopologyConf(std::string_view text, std::string_view path, Config* config);
 // gres.conf lines applied onto an already parsed config.
 Status ApplyGresConf(std::string_view text, std::string_view path, Config* config);
+// cgroup.conf (LoadConfigFile reads the one beside the config file): ConstrainDevices.
+Status ApplyCgroupConf(std::string_view text, std::string_view path, Config* config);
 
 // $SLUICE_CONF, else /etc/sluice/sluice.conf.
 std::string DefaultConfigPath();

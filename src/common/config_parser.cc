@@ -366,6 +366,13 @@ Expected<Config> LoadConfigFile(const std::string& path) {
       config.gres_conf = beside;
     }
   }
+  const std::string cgroup =
+      Folder(path).empty() ? "cgroup.conf" : Resolve(Folder(path), "cgroup.conf");
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(cgroup, ec)) {
+    ASSIGN_OR_RETURN(std::string text, ReadWholeFile(cgroup));
+    RETURN_IF_ERROR(ApplyCgroupConf(text, cgroup, &config));
+  }
   if (config.topology_tree) {
     const std::string topo =
         Folder(path).empty() ? "topology.conf" : Resolve(Folder(path), "topology.conf");

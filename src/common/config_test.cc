@@ -512,6 +512,21 @@ TEST(GresConf, TypesCountsLinksCores) {
   EXPECT_EQ(n2.gpus[2].type, "h100");  // kept from Gres= when the line gives none
 }
 
+TEST(CgroupConf, ConstrainDevicesAndAcceptedKeys) {
+  Config c = Parse("NodeName=n1\n");
+  EXPECT_FALSE(c.constrain_devices);
+  ASSERT_TRUE(ApplyCgroupConf("CgroupPlugin=autodetect\nConstrainCores=yes\nConstrainDevices=yes\n",
+                              "cgroup.conf", &c)
+                  .ok());
+  EXPECT_TRUE(c.constrain_devices);
+  Status st = ApplyCgroupConf("ConstrainDevices=perhaps\n", "cgroup.conf", &c);
+  EXPECT_FALSE(st.ok());
+  st = ApplyCgroupConf("\nConstrainGpus=yes\n", "cgroup.conf", &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cgroup.conf:2: unknown key 'ConstrainGpus'"), std::string::npos)
+      << st.message();
+}
+
 TEST(ConfigSyntax, GpuHealthKeys) {
   Config c = Parse("NodeName=n1\n");
   EXPECT_EQ(c.gpu_health_check_interval_s, 60);

@@ -11,6 +11,7 @@
 #include "node_common/job_dir.h"
 #include "node_common/node_lease.h"
 #include "node_common/unix_socket.h"
+#include "noded/gpu_detect.h"
 
 namespace sluice {
 namespace {
@@ -93,6 +94,11 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
     launch.set_prolog(options_.prolog);
     launch.set_epilog(options_.epilog);
     launch.set_prolog_epilog_timeout_s(options_.prolog_epilog_timeout_s);
+    if (options_.constrain_devices) {
+      for (std::string& f : OtherGpuFiles(options_.gpus, launch.local().gpu_ids())) {
+        launch.add_deny_devices(std::move(f));
+      }
+    }
     std::lock_guard<std::mutex> lock(mu_);
     bool keep = false;
     st = ReplaceOrKeep(launch, &keep);

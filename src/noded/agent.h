@@ -48,6 +48,8 @@ struct AgentOptions {
   int64_t real_memory_mb = 1;
   std::vector<GpuInfo> gpus;
   std::string gres_error;  // AutoDetect=nvml: how the found GPUs disagree with the config
+  // cgroup.conf ConstrainDevices=yes: launches list the device files of the GPUs not given.
+  bool constrain_devices = false;
   int64_t boot_time = 0;
   int64_t heartbeat_interval_ms = 10'000;
   int64_t retry_interval_ms = 1'000;  // while the controller is unreachable

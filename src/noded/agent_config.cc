@@ -81,6 +81,7 @@ Expected<AgentSetup> AgentSetupFromConfig(const Config& config, const std::strin
   o.ctld_host = config.ctld_host;
   o.ctld_port = config.ctld_port;
   o.def_mem_per_cpu_mb = config.def_mem_per_cpu_mb;
+  o.constrain_devices = config.constrain_devices;
   o.prolog = config.prolog;
   o.epilog = config.epilog;
   o.prolog_epilog_timeout_s = config.prolog_epilog_timeout_s;

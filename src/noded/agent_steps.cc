@@ -20,6 +20,7 @@
 #include "node_common/job_dir.h"
 #include "node_common/proc_usage.h"
 #include "noded/agent.h"
+#include "noded/gpu_detect.h"
 
 namespace sluice {
 namespace {
@@ -68,6 +69,10 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_ctld_port(options_.ctld_port);
     launch.set_relay_socket(options_.relay_socket);
     launch.set_fence_lease(options_.fence_lease);
+    if (options_.constrain_devices) {
+      const auto& given = launch.step_resources() ? launch.step_gpu_ids() : launch.local().gpu_ids();
+      for (std::string& f : OtherGpuFiles(options_.gpus, given)) launch.add_deny_devices(std::move(f));
+    }
     std::string dir = jobs_->spool() + "/" + StepDirName(launch.job_id(), launch.step_id());
     std::lock_guard<std::mutex> lock(mu_);
     if (given_up_steps_.Contains({launch.job_id(), launch.step_id()})) {

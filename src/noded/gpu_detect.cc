@@ -1,5 +1,7 @@
 #include "noded/gpu_detect.h"
 
+#include <algorithm>
+
 #include "gpu/gres_check.h"
 
 namespace sluice {
@@ -12,6 +14,17 @@ GpuInfo ConfiguredGpu(const GpuDef& d) {
   g.set_links(d.links);
   g.set_cores(d.cores);
   return g;
+}
+
+std::vector<std::string> OtherGpuFiles(const std::vector<GpuInfo>& node_gpus,
+                                       const google::protobuf::RepeatedField<int32_t>& given) {
+  std::vector<std::string> out;
+  for (const GpuInfo& g : node_gpus) {
+    if (!g.file().empty() && std::find(given.begin(), given.end(), g.index()) == given.end()) {
+      out.push_back(g.file());
+    }
+  }
+  return out;
 }
 
 DetectedGpus DetectGpus(const NodeConfig& node, std::shared_ptr<gpu::Nvml> nvml) {

@@ -28,4 +28,8 @@ DetectedGpus DetectGpus(const NodeConfig& node, std::shared_ptr<gpu::Nvml> nvml 
 // The GpuInfo a configured GPU registers (no autodetection).
 GpuInfo ConfiguredGpu(const GpuDef& d);
 
+// ConstrainDevices: the device files of `node_gpus` whose index is not in `given`.
+std::vector<std::string> OtherGpuFiles(const std::vector<GpuInfo>& node_gpus,
+                                       const google::protobuf::RepeatedField<int32_t>& given);
+
 }  // namespace sluice

@@ -16,18 +16,16 @@ namespace {
 // The (single-threaded) child moves itself. On v1 it writes its thread to `tasks`: the
 // kernel moves the calling thread alone without the global threadgroup lock (~0.1 ms
 // instead of ~10 ms through cgroup.procs, measured on Linux 6.18). v2 has no `tasks`.
-void JoinCgroup(const std::string& dir) {
+bool JoinCgroup(const std::string& dir) {
   int fd = ::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return;  // best effort: no cgroup for this job on this node
-  ssize_t ignored = ::write(fd, "0", 1);
-  (void)ignored;
+  if (fd < 0) return false;
+  bool ok = ::write(fd, "0", 1) == 1;
   ::close(fd);
+  return ok;
 }
 
-}  // namespace
-
-pid_t ForkInto(const std::string& cgroup_dir) {
+pid_t ForkIntoOne(const std::string& cgroup_dir) {
   if (cgroup_dir.empty()) return ::fork();
   int dir_fd = ::open(cgroup_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   // Only a v2 cgroup takes CLONE_INTO_CGROUP; on v1 the kernel refuses it only after it
@@ -49,7 +47,19 @@ pid_t ForkInto(const std::string& cgroup_dir) {
     // ENOSYS/E2BIG (old kernel), ...: fork and move.
   }
   pid_t pid = ::fork();
-  if (pid == 0) JoinCgroup(cgroup_dir);
+  if (pid == 0) JoinCgroup(cgroup_dir);  // best effort: no cgroup for this job on this node
+  return pid;
+}
+
+}  // namespace
+
+pid_t ForkInto(const std::string& cgroup_dir, const std::vector<std::string>& also_join) {
+  pid_t pid = ForkIntoOne(cgroup_dir);
+  if (pid == 0) {
+    for (const std::string& dir : also_join) {
+      if (!JoinCgroup(dir)) ::_exit(126);  // a confinement the child must not run without
+    }
+  }
   return pid;
 }
 

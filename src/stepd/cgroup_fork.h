@@ -15,11 +15,14 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace sluice {
 
 // Returns like fork(): the child's pid in the parent, 0 in the child, -1 on error.
-// An empty `cgroup_dir` is a plain fork().
-pid_t ForkInto(const std::string& cgroup_dir);
+// An empty `cgroup_dir` is a plain fork(). The child also moves itself into each of
+// `also_join` (v1 cgroups of other controllers, e.g. devices: device_fence.h), or exits
+// 126 when it cannot.
+pid_t ForkInto(const std::string& cgroup_dir, const std::vector<std::string>& also_join = {});
 
 }  // namespace sluice

@@ -194,7 +194,22 @@ Status ProcessTracker::SetMemoryLimit(int64_t bytes) {
   return Status::Ok();
 }
 
-pid_t ProcessTracker::ForkChild() const { return ForkInto(fork_dir_); }
+Status ProcessTracker::DenyDevices(const CgroupRoots& roots, const std::vector<DeviceId>& denied) {
+  if (mode_ == Mode::kCgroupV2) return AttachDeviceProgram(dir_, denied);
+  if (mode_ == Mode::kCgroupV1 && !roots.v1_devices.empty() &&
+      dir_.rfind(roots.v1_memory + "/", 0) == 0) {
+    std::string dir = roots.v1_devices + dir_.substr(roots.v1_memory.size());
+    RETURN_IF_ERROR(DenyInDevicesCgroup(dir, denied));
+    devices_dir_ = dir;
+    return Status::Ok();
+  }
+  return FailedPrecondition("ConstrainDevices=yes, but the job has no cgroup on this node");
+}
+
+pid_t ProcessTracker::ForkChild() const {
+  if (devices_dir_.empty()) return ForkInto(fork_dir_);
+  return ForkInto(fork_dir_, {devices_dir_});
+}
 
 std::vector<pid_t> ProcessTracker::CgroupPids() const {
   std::vector<pid_t> out;
@@ -240,11 +255,15 @@ bool ProcessTracker::OomKilled() const {
 }
 
 void ProcessTracker::Remove() {
-  if (dir_.empty()) return;
   // Deepest first. The kernel may list a just-reaped process for a moment: retry briefly.
-  ForEachCgroup(dir_, [](const std::string& dir) {
-    for (int i = 0; i < 20 && ::rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(10'000);
-  });
+  for (const std::string& top : {dir_, devices_dir_}) {
+    if (top.empty()) continue;
+    ForEachCgroup(top, [](const std::string& dir) {
+      for (int i = 0; i < 20 && ::rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i) {
+        ::usleep(10'000);
+      }
+    });
+  }
 }
 
 }  // namespace sluice

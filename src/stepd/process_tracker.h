@@ -19,12 +19,14 @@
 #include <vector>
 
 #include "common/status.h"
+#include "stepd/device_fence.h"
 
 namespace sluice {
 
 struct CgroupRoots {
   std::string v2 = "/sys/fs/cgroup";  // used when <v2>/cgroup.controllers exists
   std::string v1_memory = "/sys/fs/cgroup/memory";
+  std::string v1_devices = "/sys/fs/cgroup/devices";  // ConstrainDevices on v1
 };
 
 class ProcessTracker {
@@ -46,7 +48,12 @@ class ProcessTracker {
   const std::string& fork_dir() const { return fork_dir_; }  // where ForkChild puts children
   // Sets the memory limit (bytes); no-op without a cgroup.
   Status SetMemoryLimit(int64_t bytes);
-  // fork() whose child is already in the job's cgroup (cgroup_fork.h).
+  // Denies the devices to the processes forked from now on (device_fence.h): on v2 a
+  // device program on the cgroup, on v1 a devices cgroup beside the memory one (its
+  // path below `roots.v1_devices` as the memory cgroup's below `roots.v1_memory`).
+  // FailedPrecondition without a cgroup.
+  Status DenyDevices(const CgroupRoots& roots, const std::vector<DeviceId>& denied);
+  // fork() whose child is already in the job's cgroup(s) (cgroup_fork.h).
   pid_t ForkChild() const;
   // The job's main process (also its process group id).
   void SetLeader(pid_t pid) { leader_ = pid; }
@@ -66,6 +73,7 @@ class ProcessTracker {
   Mode mode_ = Mode::kProcessGroup;
   std::string dir_;
   std::string fork_dir_;
+  std::string devices_dir_;  // v1: the devices cgroup children join too ("" = none)
   pid_t leader_ = 0;
 };
 

@@ -125,13 +125,18 @@ Status StepSupervisor::Start() {
                 ? ProcessTracker::CreateStep(*job_cgroup, name)
                 : ProcessTracker::Create(launch_.job_id(), options_.cgroups, /*batch_leaf=*/false);
   if (Status st = cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
+  if (!launch_.deny_devices().empty()) {
+    ASSIGN_OR_RETURN(auto denied, DeviceIdsOf({launch_.deny_devices().begin(),
+                                               launch_.deny_devices().end()}));
+    RETURN_IF_ERROR(cgroup_->DenyDevices(options_.cgroups, denied));
+  }
   user_ = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
     Task t;
     t.local_id = i;
     t.rank = launch_.task_ids(i);
     TaskPipes pipes;
-    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, cgroup_->fork_dir(), &pipes, &user_));
+    ASSIGN_OR_RETURN(t.pid, SpawnTask(launch_, i, *cgroup_, &pipes, &user_));
     t.out_fd = pipes.out_read;
     t.err_fd = pipes.err_read;
     t.in_fd = pipes.in_write;

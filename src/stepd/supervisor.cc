@@ -72,6 +72,11 @@ Status Supervisor::Start() {
   }
   Status mem = tracker_->SetMemoryLimit(launch_.local().mem_mb() * 1024 * 1024);
   if (!mem.ok()) std::fprintf(stderr, "sluice-stepd: warning: %s\n", mem.message().c_str());
+  if (!launch_.deny_devices().empty()) {
+    ASSIGN_OR_RETURN(auto denied, DeviceIdsOf({launch_.deny_devices().begin(),
+                                               launch_.deny_devices().end()}));
+    RETURN_IF_ERROR(tracker_->DenyDevices(options_.cgroups, denied));
+  }
   ASSIGN_OR_RETURN(listen_fd_, ListenSeqpacket(dir_.Socket()));
   RETURN_IF_ERROR(WriteJobScript(dir_, launch_));
   if (HookResult pro = RunProlog(launch_); !pro.ok()) {

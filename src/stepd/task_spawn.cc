@@ -117,7 +117,7 @@ bool GetsStdin(const StepLaunch& l, int local_id) {
 
 }  // namespace
 
-Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_dir,
+Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const ProcessTracker& cgroup,
                           TaskPipes* pipes, const UserIds* user) {
   if (launch.argv_size() == 0) return InvalidArgument("no command to run");
   int out[2], err[2];
@@ -133,7 +133,7 @@ Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::str
     return Internal(std::string("pipe: ") + std::strerror(errno));
   }
   std::fflush(nullptr);
-  pid_t pid = ForkInto(cgroup_dir);
+  pid_t pid = cgroup.ForkChild();
   if (pid < 0) {
     for (int fd : {out[0], out[1], err[0], err[1], in[0], in[1]}) {
       if (fd >= 0) ::close(fd);

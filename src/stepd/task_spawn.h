@@ -1,5 +1,5 @@
 // Forks one task of a job step (see step_supervisor.h). The child starts in the job's
-// cgroup `cgroup_dir` when there is one (cgroup_fork.h), starts its own session,
+// cgroup(s) when there are (ProcessTracker::ForkChild), starts its own session,
 // resets signals, becomes the job's user, applies SLURM_UMASK, changes to the step's
 // working directory (or /tmp, with an error line), applies --cpu-bind (cpu_bind.h),
 // reads srun's forwarded stdin (a pipe), the -i file, or /dev/null, writes to the given
@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "node.pb.h"
 #include "stepd/job_spawn.h"
+#include "stepd/process_tracker.h"
 
 namespace sluice {
 
@@ -26,7 +27,8 @@ struct TaskPipes {
 // Returns the task's pid; `pipes` receives the parent's (non-blocking) read ends.
 // `user`: the job's user resolved once by the caller (ResolveUser), so that the forked
 // children do no NSS lookups; null = resolve in the child.
-Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const std::string& cgroup_dir,
+// The task is forked into `cgroup`'s cgroup(s) (ProcessTracker::ForkChild).
+Expected<pid_t> SpawnTask(const StepLaunch& launch, int local_id, const ProcessTracker& cgroup,
                           TaskPipes* pipes, const UserIds* user = nullptr);
 
 }  // namespace sluice
