@@ -16,9 +16,13 @@ AcctData MergeLive(AcctData stored, const AcctData& live) {
     // The store may already hold usage the controller no longer keeps in memory.
     int64_t rss = s.max_rss_kb >= 0 ? s.max_rss_kb : slot.max_rss_kb;
     int64_t cpu = s.total_cpu_us >= 0 ? s.total_cpu_us : slot.total_cpu_us;
+    std::string ave = s.tres_usage_in_ave.empty() ? slot.tres_usage_in_ave : s.tres_usage_in_ave;
+    std::string max = s.tres_usage_in_max.empty() ? slot.tres_usage_in_max : s.tres_usage_in_max;
     slot = s;
     slot.max_rss_kb = rss;
     slot.total_cpu_us = cpu;
+    slot.tres_usage_in_ave = std::move(ave);
+    slot.tres_usage_in_max = std::move(max);
   }
   AcctData out;
   for (auto& [k, j] : jobs) out.jobs.push_back(std::move(j));

@@ -67,7 +67,18 @@ struct AcctStepRecord {
   int64_t max_rss_kb = -1;    // -1 = not reported
   int64_t total_cpu_us = -1;  // user + system CPU time of the step's processes
   std::string alloc_tres;
+  // Sampled GPU usage as TRES strings (GpuTresUsage); "" = not sampled.
+  std::string tres_usage_in_ave;
+  std::string tres_usage_in_max;
   bool operator==(const AcctStepRecord&) const = default;
+};
+
+// The usage of a batch step, from its job's end report.
+struct StepUsage {
+  int64_t max_rss_kb = -1;    // -1 = not reported
+  int64_t total_cpu_us = -1;
+  std::string tres_usage_in_ave;
+  std::string tres_usage_in_max;
 };
 
 // Closes every still-open attempt of `job_id` older than `attempt`: the job row becomes

@@ -72,7 +72,7 @@ TEST(JobRecords, CancellerIsCarriedForCancelledJobsOnly) {
 
 TEST(JobRecords, BatchStepFollowsTheJob) {
   JobInfo j = RunningJob();
-  auto b = BatchStepOf(j, -1, -1);
+  auto b = BatchStepOf(j, {});
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(b->step_id, kBatchStep);
   EXPECT_EQ(b->nodes, "node01");
@@ -80,13 +80,15 @@ TEST(JobRecords, BatchStepFollowsTheJob) {
   EXPECT_EQ(b->alloc_tres, "cpu=2,gres/gpu=2,mem=2000M,node=1");
   j.set_state(JOB_CANCELLED);
   j.set_end_time(200);
-  b = BatchStepOf(j, 4096, 2000000);
+  b = BatchStepOf(j, {4096, 2000000, GpuTresUsage(50, 10), GpuTresUsage(90, 20)});
   EXPECT_EQ(b->state, JOB_CANCELLED);
   EXPECT_EQ(b->term_signal, 15);
   EXPECT_EQ(b->max_rss_kb, 4096);
+  EXPECT_EQ(b->tres_usage_in_ave, "gres/gpumem=10M,gres/gpuutil=50");
+  EXPECT_EQ(b->tres_usage_in_max, "gres/gpumem=20M,gres/gpuutil=90");
   EXPECT_EQ(FromProto(ToProto(*b)), *b);
   j.mutable_spec()->set_interactive(true);
-  EXPECT_FALSE(BatchStepOf(j, -1, -1).has_value());
+  EXPECT_FALSE(BatchStepOf(j, {}).has_value());
 }
 
 TEST(MergeLive, LiveRowsReplaceStoredOnes) {

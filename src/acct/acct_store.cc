@@ -34,7 +34,9 @@ constexpr Column kStepCols[] = {
     {"job_id", 'i'},   {"attempt", 'i'},    {"step_id", 'i'},      {"name", 't'},
     {"nodes", 't'},    {"nnodes", 'i'},     {"ntasks", 'i'},       {"alloc_cpus", 'i'},
     {"state", 'i'},    {"exit_code", 'i'},  {"term_signal", 'i'},  {"start_time", 'i'},
-    {"end_time", 'i'}, {"max_rss_kb", 'i'}, {"total_cpu_us", 'i'}, {"alloc_tres", 't'}};
+    {"end_time", 'i'}, {"max_rss_kb", 'i'}, {"total_cpu_us", 'i'}, {"alloc_tres", 't'},
+    {"tres_usage_in_ave", 't'}, {"tres_usage_in_max", 't'}};
+constexpr const char* kAddedStepTextCols[] = {"tres_usage_in_ave", "tres_usage_in_max"};
 
 template <size_t N>
 std::string Names(const Column (&cols)[N]) {
@@ -155,7 +157,8 @@ static std::vector<std::variant<int64_t, std::string>> StepRow(const AcctStepRec
   return {s.job_id,         int64_t{s.attempt},   int64_t{s.step_id},     s.name,
           s.nodes,          int64_t{s.nnodes},    int64_t{s.ntasks},      int64_t{s.alloc_cpus},
           int64_t{s.state}, int64_t{s.exit_code}, int64_t{s.term_signal}, s.start_time,
-          s.end_time,       s.max_rss_kb,         s.total_cpu_us,         s.alloc_tres};
+          s.end_time,       s.max_rss_kb,         s.total_cpu_us,         s.alloc_tres,
+          s.tres_usage_in_ave, s.tres_usage_in_max};
 }
 
 static AcctStepRecord StepFrom(const std::vector<std::variant<int64_t, std::string>>& r) {
@@ -177,6 +180,8 @@ static AcctStepRecord StepFrom(const std::vector<std::variant<int64_t, std::stri
   s.max_rss_kb = I(r, i++);
   s.total_cpu_us = I(r, i++);
   s.alloc_tres = T(r, i++);
+  s.tres_usage_in_ave = T(r, i++);
+  s.tres_usage_in_max = T(r, i++);
   return s;
 }
 
@@ -190,6 +195,12 @@ Status AcctStore::CreateSchema() {
         Exec(fmt::format("ALTER TABLE acct_jobs ADD COLUMN {} BIGINT NOT NULL DEFAULT {}", c.name,
                          c.fill),
              {}));
+  }
+  for (const char* name : kAddedStepTextCols) {
+    ASSIGN_OR_RETURN(bool has, HasColumn("acct_steps", name));
+    if (has) continue;
+    RETURN_IF_ERROR(Exec(
+        fmt::format("ALTER TABLE acct_steps ADD COLUMN {} TEXT NOT NULL DEFAULT ''", name), {}));
   }
   RETURN_IF_ERROR(Exec("CREATE INDEX IF NOT EXISTS acct_jobs_end ON acct_jobs (end_time)", {}));
   RETURN_IF_ERROR(

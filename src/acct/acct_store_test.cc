@@ -161,6 +161,34 @@ TEST_P(AcctStoreTest, MigratesJobsTableWithoutCanceller) {
   EXPECT_EQ(d2->jobs.size(), 2u);
 }
 
+// A database written before the steps' GPU usage columns: opening it adds them, old
+// rows read back with none.
+TEST_P(AcctStoreTest, MigratesStepsTableWithoutGpuUsage) {
+  store_.reset();
+  std::vector<std::string> sql = {
+      "DROP TABLE IF EXISTS acct_steps",
+      "CREATE TABLE acct_steps (job_id BIGINT NOT NULL, attempt BIGINT NOT NULL, "
+      "step_id BIGINT NOT NULL, name TEXT NOT NULL, nodes TEXT NOT NULL, nnodes BIGINT NOT NULL, "
+      "ntasks BIGINT NOT NULL, alloc_cpus BIGINT NOT NULL, state BIGINT NOT NULL, "
+      "exit_code BIGINT NOT NULL, term_signal BIGINT NOT NULL, start_time BIGINT NOT NULL, "
+      "end_time BIGINT NOT NULL, max_rss_kb BIGINT NOT NULL, total_cpu_us BIGINT NOT NULL, "
+      "alloc_tres TEXT NOT NULL, PRIMARY KEY (job_id, attempt, step_id))",
+      "INSERT INTO acct_steps VALUES (7, 0, 0, 'old', 'node01', 1, 1, 2, 3, 0, 0, 1000, 1100, "
+      "10, 20, 'cpu=2')"};
+  for (const auto& q : sql) {
+    Status st = RawExec(q);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  auto s = OpenAcctStore(cfg_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_TRUE((*s)->Apply({Job(7, 0)}).ok());
+  auto d = (*s)->Query({});
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->steps.size(), 1u);
+  EXPECT_EQ(d->steps[0].name, "old");
+  EXPECT_EQ(d->steps[0].tres_usage_in_ave, "");
+}
+
 TEST_P(AcctStoreTest, StepsAreKeyedByAttemptAndStep) {
   AcctStepRecord b{.job_id = 7,
                    .attempt = 0,
@@ -173,7 +201,9 @@ TEST_P(AcctStoreTest, StepsAreKeyedByAttemptAndStep) {
                    .state = 2,
                    .start_time = 1010,
                    .max_rss_kb = 2048,
-                   .total_cpu_us = 1500000};
+                   .total_cpu_us = 1500000,
+                   .tres_usage_in_ave = "gres/gpumem=512M,gres/gpuutil=40",
+                   .tres_usage_in_max = "gres/gpumem=1024M,gres/gpuutil=95"};
   AcctStepRecord s0 = b;
   s0.step_id = 0;
   s0.name = "python";

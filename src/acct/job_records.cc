@@ -86,8 +86,11 @@ int StepEndState(int job_state) {
   }
 }
 
-std::optional<AcctStepRecord> BatchStepOf(const JobInfo& j, int64_t max_rss_kb,
-                                          int64_t total_cpu_us) {
+std::string GpuTresUsage(int64_t util_pct, int64_t mem_mb) {
+  return "gres/gpumem=" + std::to_string(mem_mb) + "M,gres/gpuutil=" + std::to_string(util_pct);
+}
+
+std::optional<AcctStepRecord> BatchStepOf(const JobInfo& j, const StepUsage& usage) {
   if (j.spec().interactive() || j.start_time() <= 0 || j.alloc_size() == 0) return std::nullopt;
   const NodeAlloc& a = j.alloc(0);
   AcctStepRecord s;
@@ -112,8 +115,10 @@ std::optional<AcctStepRecord> BatchStepOf(const JobInfo& j, int64_t max_rss_kb,
     s.state = JOB_RUNNING;
   }
   (void)ended;
-  s.max_rss_kb = max_rss_kb;
-  s.total_cpu_us = total_cpu_us;
+  s.max_rss_kb = usage.max_rss_kb;
+  s.total_cpu_us = usage.total_cpu_us;
+  s.tres_usage_in_ave = usage.tres_usage_in_ave;
+  s.tres_usage_in_max = usage.tres_usage_in_max;
   s.alloc_tres = TresString(a.cpu_ids_size(), a.mem_mb(), a.gpu_ids_size(), a.gpu_type(), 1, false);
   return s;
 }
@@ -206,6 +211,8 @@ AcctStep ToProto(const AcctStepRecord& r) {
   p.set_max_rss_kb(r.max_rss_kb);
   p.set_total_cpu_us(r.total_cpu_us);
   p.set_alloc_tres(r.alloc_tres);
+  p.set_tres_usage_in_ave(r.tres_usage_in_ave);
+  p.set_tres_usage_in_max(r.tres_usage_in_max);
   return p;
 }
 
@@ -227,6 +234,8 @@ AcctStepRecord FromProto(const AcctStep& p) {
   r.max_rss_kb = p.max_rss_kb();
   r.total_cpu_us = p.total_cpu_us();
   r.alloc_tres = p.alloc_tres();
+  r.tres_usage_in_ave = p.tres_usage_in_ave();
+  r.tres_usage_in_max = p.tres_usage_in_max();
   return r;
 }
 

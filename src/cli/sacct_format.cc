@@ -45,6 +45,8 @@ const std::vector<SacctField> kFields = {
     {"ReqMem", 10, true},
     {"MaxRSS", 10, true},
     {"TotalCPU", 10, true},
+    {"TRESUsageInAve", 10, true},
+    {"TRESUsageInMax", 10, true},
     {"CPUTime", 10, true},
     {"WorkDir", 30, false},
     {"Restarts", 8, true},
@@ -222,6 +224,8 @@ std::string SacctValue(const std::string& f, const SacctRow& r, int64_t now) {
   if (f == "ReqMem") return s ? "" : FormatMemoryMb(j.req_mem_mb());
   if (f == "MaxRSS") return s ? KbText(s->max_rss_kb()) : "";
   if (f == "TotalCPU") return s ? CpuText(s->total_cpu_us()) : "";
+  if (f == "TRESUsageInAve") return s ? s->tres_usage_in_ave() : "";
+  if (f == "TRESUsageInMax") return s ? s->tres_usage_in_max() : "";
   if (f == "CPUTime") {
     int cpus = s ? s->alloc_cpus() : j.alloc_cpus();
     return FormatHms(ElapsedS(r, now) * cpus);

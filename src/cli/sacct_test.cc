@@ -147,6 +147,19 @@ TEST_F(SacctTest, AllocationsStepSelectionAndWidths) {
   EXPECT_EQ(t.out.str(), "8                envbatch \n");
 }
 
+// Sampled GPU usage is the step's (the batch step on the batch host's GPUs); the job's
+// own line has none, as in Slurm.
+TEST_F(SacctTest, TresUsageInAveAndMaxShowTheStepsGpuUsage) {
+  Job(9, "train", JOB_COMPLETED, 8);
+  AcctStep* b = Step(9, acct::kBatchStep, "batch", JOB_COMPLETED, 8);
+  b->set_tres_usage_in_ave("gres/gpumem=1024M,gres/gpuutil=98");
+  b->set_tres_usage_in_max("gres/gpumem=2048M,gres/gpuutil=100");
+  EXPECT_EQ(Run({"-P", "-o", "JobID,TRESUsageInAve,TRESUsageInMax", "-j", "9"}), 0);
+  EXPECT_EQ(t.out.str(),
+            "JobID|TRESUsageInAve|TRESUsageInMax\n9||\n"
+            "9.batch|gres/gpumem=1024M,gres/gpuutil=98|gres/gpumem=2048M,gres/gpuutil=100\n");
+}
+
 TEST_F(SacctTest, FiltersUserAccountState) {
   Job(1, "a", JOB_COMPLETED, 1);
   AcctJob* b = Job(2, "b", JOB_FAILED, 1);

@@ -244,6 +244,9 @@ struct Config {
   // a reason naming it (GpuHealthAction=DRAIN), or only that GPU stops taking jobs
   // (WITHHOLD). Either way the jobs on it are treated as on a failed node (requeued).
   int gpu_health_check_interval_s = 60;
+  // JobAcctGatherFrequency task=N: how often a job's GPUs are sampled (AutoDetect=nvml
+  // nodes; sacct TRESUsageInAve/Max gres/gpuutil, gres/gpumem). 0 = never.
+  int acct_gather_task_s = 30;
   bool gpu_health_withhold = false;
   std::string prolog;               // Prolog ("" = none)
   std::string epilog;               // Epilog ("" = none)

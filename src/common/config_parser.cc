@@ -110,6 +110,21 @@ Status SetHealthNodeState(std::string_view v, ParseContext* ctx) {
   return Status::Ok();
 }
 
+// JobAcctGatherFrequency: "30" or "task=30[,energy=0,...]" (only task= is used).
+Status SetAcctGatherFrequency(std::string_view v, ParseContext* ctx) {
+  for (const std::string& item : ParseList(v)) {
+    std::string_view value = item;
+    if (StartsWithIgnoreCase(value, "task=")) {
+      value.remove_prefix(5);
+    } else if (item.find('=') != std::string::npos) {
+      continue;  // energy=, network=, filesystem=: not gathered
+    }
+    RETURN_IF_ERROR(ParseIntValue("JobAcctGatherFrequency", value, 0, kMaxSeconds,
+                                  &ctx->config->acct_gather_task_s));
+  }
+  return Status::Ok();
+}
+
 Status SetGpuHealthAction(std::string_view v, ParseContext* ctx) {
   std::string u = ToUpper(v);
   if (u != "DRAIN" && u != "WITHHOLD") {
@@ -235,7 +250,7 @@ const GlobalKey kGlobalKeys[] = {
     {"InactiveLimit", Ignore},
     {"Waittime", Ignore},
     {"JobAcctGatherType", Ignore},
-    {"JobAcctGatherFrequency", Ignore},
+    {"JobAcctGatherFrequency", SetAcctGatherFrequency},
     {"JobCompType", Ignore},
     {"MailProg", Ignore},
     {"SlurmdParameters", Ignore},

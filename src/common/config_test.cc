@@ -531,6 +531,9 @@ TEST(ConfigSyntax, GpuHealthKeys) {
   Config c = Parse("NodeName=n1\n");
   EXPECT_EQ(c.gpu_health_check_interval_s, 60);
   EXPECT_FALSE(c.gpu_health_withhold);
+  EXPECT_EQ(c.acct_gather_task_s, 30);
+  EXPECT_EQ(Parse("JobAcctGatherFrequency=energy=0,task=5\nNodeName=n1\n").acct_gather_task_s, 5);
+  EXPECT_EQ(Parse("JobAcctGatherFrequency=0\nNodeName=n1\n").acct_gather_task_s, 0);
   c = Parse("GpuHealthCheckInterval=5\nGpuHealthAction=withhold\nNodeName=n1\n");
   EXPECT_EQ(c.gpu_health_check_interval_s, 5);
   EXPECT_TRUE(c.gpu_health_withhold);

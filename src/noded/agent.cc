@@ -94,6 +94,7 @@ LaunchJobReply Agent::Launch(BatchLaunch launch, int64_t session) {
     launch.set_prolog(options_.prolog);
     launch.set_epilog(options_.epilog);
     launch.set_prolog_epilog_timeout_s(options_.prolog_epilog_timeout_s);
+    launch.set_gpu_sample_interval_s(options_.gpu_sample_interval_s);
     if (options_.constrain_devices) {
       for (std::string& f : OtherGpuFiles(options_.gpus, launch.local().gpu_ids())) {
         launch.add_deny_devices(std::move(f));

@@ -50,6 +50,8 @@ struct AgentOptions {
   std::string gres_error;  // AutoDetect=nvml: how the found GPUs disagree with the config
   // cgroup.conf ConstrainDevices=yes: launches list the device files of the GPUs not given.
   bool constrain_devices = false;
+  // NVML loaded (AutoDetect=nvml): batch stepds sample the job's GPUs this often.
+  int gpu_sample_interval_s = 0;
   int64_t boot_time = 0;
   int64_t heartbeat_interval_ms = 10'000;
   int64_t retry_interval_ms = 1'000;  // while the controller is unreachable

@@ -70,6 +70,7 @@ Expected<AgentSetup> AgentSetupFromConfig(const Config& config, const std::strin
     o.gpus = std::move(found.gpus);
     o.gres_error = std::move(found.gres_error);
     s.nvml = std::move(found.nvml);
+    if (s.nvml) o.gpu_sample_interval_s = config.acct_gather_task_s;
   } else {
     o.gpus = FakeGpus(*node, fake_gpus);
   }

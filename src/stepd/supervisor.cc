@@ -84,6 +84,11 @@ Status Supervisor::Start() {
     return FailedPrecondition("Prolog error: " + pro.Reason("Prolog"));
   }
   start_mono_ms_ = MonoMs();
+  if (launch_.gpu_sample_interval_s() > 0 && launch_.local().gpu_ids_size() > 0) {
+    gpu_sampler_.emplace(std::vector<int>(launch_.local().gpu_ids().begin(),
+                                          launch_.local().gpu_ids().end()),
+                         launch_.gpu_sample_interval_s(), start_mono_ms_);
+  }
   ASSIGN_OR_RETURN(job_pid_, SpawnJob(dir_, launch_, tracker_.get()));
   return Status::Ok();
 }
@@ -97,6 +102,7 @@ void Supervisor::Loop() {
     if (n > 0 && (fds[1].revents & POLLIN) && !job_exited_) AcceptControl();
     ReapChildren();
     CheckDeadlines();
+    if (gpu_sampler_ && !job_exited_) gpu_sampler_->Tick(MonoMs());
   }
 }
 
@@ -255,6 +261,9 @@ JobReport Supervisor::MakeReport() const {
     r.set_max_rss_kb(ru.ru_maxrss);
     r.set_total_cpu_us((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL + ru.ru_utime.tv_usec +
                        ru.ru_stime.tv_usec);
+  }
+  if (gpu_sampler_ && gpu_sampler_->Usage().samples() > 0) {
+    *r.mutable_gpu_usage() = gpu_sampler_->Usage();
   }
   if (forced_state_ != JOB_STATE_UNSPECIFIED) {
     r.set_state(forced_state_);

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/clock.h"
@@ -32,6 +33,7 @@
 #include "node_common/job_dir.h"
 #include "node_common/node_lease.h"
 #include "stepd.pb.h"
+#include "stepd/gpu_sampler.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {
@@ -74,6 +76,7 @@ class Supervisor {
   bool job_exited_ = false;
   int wait_status_ = 0;
   int64_t start_mono_ms_ = 0;
+  std::optional<GpuSampler> gpu_sampler_;  // the job's GPUs here, when sampled
   int64_t time_limit_s_ = 0;
   JobState forced_state_ = JOB_STATE_UNSPECIFIED;
   int64_t kill_at_mono_ms_ = 0;  // 0 = no SIGKILL pending

@@ -4,7 +4,8 @@
 // type and topology reach the controller and scontrol; `sluiced --print-gres` prints them
 // and refuses a configuration that disagrees; a GPU that fails its health check drains
 // its node with a reason naming it, the job on it is requeued, and the drain lifts when
-// the GPU is healthy again.
+// the GPU is healthy again. A job's GPUs are sampled while it runs: sacct shows what it
+// used of what it held.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ class GpuAutodetect : public ClusterTest {
     setenv("SLUICE_NVML_LIBRARY", SLUICE_FAKE_NVML, 1);
     setenv("SLUICE_FAKE_NVML_FILE", topology_.c_str(), 1);
     o.extra_files["gres.conf"] = "AutoDetect=nvml\n";
-    o.extra_config_lines = {"GpuHealthCheckInterval=1"};
+    o.extra_config_lines = {"GpuHealthCheckInterval=1", "JobAcctGatherFrequency=task=1"};
     return o;
   }
   void TearDown() override {
@@ -115,6 +116,23 @@ TEST_F(GpuAutodetect, AFailedGpuDrainsTheNodeRequeuesItsJobAndRecoveryLiftsTheDr
     EXPECT_TRUE(now.ends_with("|none")) << node << " " << now;
   }
   Run({"scancel", std::to_string(id)});
+}
+
+TEST_F(GpuAutodetect, AJobHoldingEightGpusAndUsingOneShowsItInSacct) {
+  std::ofstream(topology_, std::ios::app) << "gpu 0 util=100 mem_used_mb=2048\n";
+  int64_t id = Submit({"--gres=gpu:8", "-o", "/dev/null", "--wrap", "sleep 3"});
+  ASSERT_EQ(WaitDone(id), "COMPLETED");
+  std::string want = std::to_string(id) +
+                     ".batch|gres/gpumem=2048M,gres/gpuutil=100|gres/gpumem=2048M,gres/gpuutil=100";
+  std::string out;
+  for (int i = 0; i < 50 && out.find(want) == std::string::npos; ++i) {
+    out = Run({"sacct", "-P", "-n", "-j", std::to_string(id), "-o",
+               "JobID,TRESUsageInAve,TRESUsageInMax"})
+              .out;
+    usleep(100'000);
+  }
+  EXPECT_NE(out.find(want), std::string::npos) << out;
+  EXPECT_NE(out.find(std::to_string(id) + "||\n"), std::string::npos) << out;  // the job line
 }
 
 }  // namespace

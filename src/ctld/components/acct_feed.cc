@@ -23,9 +23,9 @@ Wanted WantedOf(const NodeRuntime& n, const std::set<std::string>& maint) {
 
 }  // namespace
 
-std::pair<int64_t, int64_t> AcctFeed::UsageOf(int64_t job_id) const {
+acct::StepUsage AcctFeed::UsageOf(int64_t job_id) const {
   auto it = batch_usage_.find(job_id);
-  return it == batch_usage_.end() ? std::pair<int64_t, int64_t>{-1, -1} : it->second;
+  return it == batch_usage_.end() ? acct::StepUsage{} : it->second;
 }
 
 void AcctFeed::JobCommitted(const JobInfo& job) {
@@ -37,8 +37,7 @@ void AcctFeed::JobCommitted(const JobInfo& job) {
                                           job.eligible_time() > 0 ? job.eligible_time() : Now()});
   }
   ops.push_back(acct::JobRecordOf(job));
-  auto [rss, cpu] = UsageOf(id);
-  if (auto batch = acct::BatchStepOf(job, rss, cpu)) ops.push_back(*batch);
+  if (auto batch = acct::BatchStepOf(job, UsageOf(id))) ops.push_back(*batch);
   bool ended = IsTerminal(job.state()) && !job.completing();
   auto open = open_steps_.find(id);
   if (open != open_steps_.end()) {
@@ -120,14 +119,15 @@ void AcctFeed::StepEnded(int64_t job_id, int step_id, const KeepaliveRequest& re
   if (sink_) sink_->Post({s});
 }
 
-void AcctFeed::BatchUsage(int64_t job_id, int64_t max_rss_kb, int64_t total_cpu_us) {
-  batch_usage_[job_id] = {max_rss_kb, total_cpu_us};
+void AcctFeed::BatchUsage(int64_t job_id, acct::StepUsage usage) {
+  batch_usage_[job_id] = std::move(usage);
 }
 
 void AcctFeed::AddLive(const JobInfo& job, AcctJobsReply* reply) const {
   *reply->add_jobs() = acct::ToProto(acct::JobRecordOf(job));
-  auto [rss, cpu] = UsageOf(job.job_id());
-  if (auto batch = acct::BatchStepOf(job, rss, cpu)) *reply->add_steps() = acct::ToProto(*batch);
+  if (auto batch = acct::BatchStepOf(job, UsageOf(job.job_id()))) {
+    *reply->add_steps() = acct::ToProto(*batch);
+  }
   auto open = open_steps_.find(job.job_id());
   if (open == open_steps_.end()) return;
   for (const auto& [sid, s] : open->second) {

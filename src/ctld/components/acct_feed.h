@@ -45,7 +45,7 @@ class AcctFeed {
   // srun reported the step's end (its exit and usage in `req.acct_step_ends`).
   void StepEnded(int64_t job_id, int step_id, const KeepaliveRequest& req);
   // The batch step's usage from the job's end report (written with the job's next commit).
-  void BatchUsage(int64_t job_id, int64_t max_rss_kb, int64_t total_cpu_us);
+  void BatchUsage(int64_t job_id, acct::StepUsage usage);
   // sacct's live part: `job`'s current record, its batch step and open srun steps.
   void AddLive(const JobInfo& job, AcctJobsReply* reply) const;
 
@@ -61,13 +61,13 @@ class AcctFeed {
 
  private:
   int64_t Now() const { return clock_->Now(); }
-  std::pair<int64_t, int64_t> UsageOf(int64_t job_id) const;  // max rss kB, cpu us; -1: none
+  acct::StepUsage UsageOf(int64_t job_id) const;  // none yet: -1 / ""
   void PostNodeEvents(const NodeTable& nodes, const std::set<std::string>& maint, bool resync);
 
   const Clock* clock_;
   acct::AcctSink* sink_ = nullptr;
   std::map<int64_t, std::map<int, acct::AcctStepRecord>> open_steps_;  // srun steps
-  std::map<int64_t, std::pair<int64_t, int64_t>> batch_usage_;         // max rss kB, cpu us
+  std::map<int64_t, acct::StepUsage> batch_usage_;
   std::map<std::string, std::string> node_event_keys_;  // node -> "state\nreason" posted
   int64_t node_events_scanned_ = 0;
 };

@@ -132,7 +132,7 @@ TEST_F(AcctFeedTest, SrunReportsTheStepsEndWithItsExitAndUsage) {
 TEST_F(AcctFeedTest, TheBatchStepCarriesTheUsageOfTheEndReport) {
   JobInfo job = Running(10);
   job.mutable_spec()->set_interactive(false);
-  feed_.BatchUsage(10, 2048, 5'000'000);
+  feed_.BatchUsage(10, {2048, 5'000'000, "", ""});
   job.set_state(JOB_COMPLETED);
   job.set_end_time(kT0 + 9);
   feed_.JobCommitted(job);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "acct/job_records.h"
 #include "ctld/components/scheduler_config.h"
 #include "ctld/components/validate.h"
 
@@ -272,8 +273,13 @@ void Controller::LoseJob(JobInfo* job, const std::string& lost_node, const std::
 }
 
 void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
-  if (r.max_rss_kb() > 0 || r.total_cpu_us() > 0) {
-    acct_.BatchUsage(job->job_id(), r.max_rss_kb(), r.total_cpu_us());
+  if (r.max_rss_kb() > 0 || r.total_cpu_us() > 0 || r.gpu_usage().samples() > 0) {
+    acct::StepUsage usage{r.max_rss_kb(), r.total_cpu_us(), "", ""};
+    if (const GpuUsage& g = r.gpu_usage(); g.samples() > 0) {
+      usage.tres_usage_in_ave = acct::GpuTresUsage(g.util_ave_pct(), g.mem_ave_mb());
+      usage.tres_usage_in_max = acct::GpuTresUsage(g.util_max_pct(), g.mem_max_mb());
+    }
+    acct_.BatchUsage(job->job_id(), std::move(usage));
   }
   for (int i = 1; i < job->alloc_size(); ++i) SendJobEndTo(job->alloc(i).node(), *job);
   if (HandleNodeScripts(job, r)) return;
