@@ -91,6 +91,11 @@ int main(int argc, char** argv) {
   up->add_option("--config-line", opts.extra_config_lines,
                  "a slurm.conf line added to the cluster's config (repeatable), e.g. "
                  "PriorityType=priority/multifactor");
+  std::vector<std::string> gres_conf, cgroup_conf;
+  up->add_option("--gres-conf", gres_conf,
+                 "a gres.conf line for the cluster (repeatable), e.g. AutoDetect=nvml");
+  up->add_option("--cgroup-conf", cgroup_conf,
+                 "a cgroup.conf line for the cluster (repeatable), e.g. ConstrainDevices=yes");
   up->add_flag("--isolated", opts.isolated,
                "each node in its own network, UTS and mount namespaces (root): own hostname and "
                "address, node names resolve");
@@ -98,6 +103,9 @@ int main(int argc, char** argv) {
   auto* down = app.add_subcommand("down", "stop the local cluster started by `sluice up`");
   down->add_option("--state-dir", down_dir, "state directory");
   CLI11_PARSE(app, argc, argv);
+  for (const auto& [name, lines] : {std::pair{"gres.conf", &gres_conf}, {"cgroup.conf", &cgroup_conf}}) {
+    for (const std::string& line : *lines) opts.extra_files[name] += line + "\n";
+  }
   if (*up) return Up(opts);
   auto st = sluice::LocalCluster::DownStateDir(down_dir);
   if (!st.ok()) {

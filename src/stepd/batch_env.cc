@@ -8,6 +8,7 @@
 #include "common/slurm_format.h"
 #include "common/step_io.h"
 #include "stepd/env_list.h"
+#include "stepd/step_env.h"
 
 namespace sluice {
 namespace {
@@ -103,10 +104,15 @@ void SetGpuVars(const BatchLaunch& l, EnvList* env) {
   std::string ids = JoinInts(l.local().gpu_ids());
   env->Set("SLURM_GPUS_ON_NODE", std::to_string(l.local().gpu_ids_size()));
   env->Set("SLURM_JOB_GPUS", ids);
-  env->Set("CUDA_VISIBLE_DEVICES", ids);
-  env->Set("GPU_DEVICE_ORDINAL", ids);
-  env->Set("ROCR_VISIBLE_DEVICES", ids);
-  env->Set("ZE_AFFINITY_MASK", ids);
+  // ConstrainDevices: the job can open only its own GPUs, which CUDA numbers from 0.
+  std::string visible =
+      l.deny_devices().empty()
+          ? ids
+          : VisibleGpuIndices(ids, {l.local().gpu_ids().begin(), l.local().gpu_ids().end()});
+  for (const char* name :
+       {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"}) {
+    env->Set(name, visible);
+  }
 }
 
 void SetMemoryVars(const BatchLaunch& l, EnvList* env) {

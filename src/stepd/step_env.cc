@@ -5,6 +5,7 @@
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
+#include "common/text_util.h"
 #include "stepd/batch_env.h"
 #include "stepd/env_list.h"
 
@@ -118,10 +119,11 @@ void SetGpuVars(const StepLaunch& l, const StepTaskContext& ctx, EnvList* env) {
   std::string ids = TaskGpus(l, ctx.local_id);
   env->Set("SLURM_GPUS_ON_NODE", std::to_string(l.local().gpu_ids_size()));
   env->Set("SLURM_STEP_GPUS", ids);
-  env->Set("CUDA_VISIBLE_DEVICES", ids);
-  env->Set("GPU_DEVICE_ORDINAL", ids);
-  env->Set("ROCR_VISIBLE_DEVICES", ids);
-  env->Set("ZE_AFFINITY_MASK", ids);
+  std::string visible = l.deny_devices().empty() ? ids : VisibleGpuIndices(ids, StepGpus(l));
+  for (const char* name :
+       {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"}) {
+    env->Set(name, visible);
+  }
   if (l.gpus_per_task() > 0) {
     env->Set("SLURMD_TRES_BIND", "gpu:per_task:" + std::to_string(l.gpus_per_task()));
   }
@@ -140,6 +142,17 @@ void SetTorchVars(const StepLaunch& l, const StepTaskContext& ctx, EnvList* env)
 }
 
 }  // namespace
+
+std::string VisibleGpuIndices(const std::string& ids, std::vector<int> visible) {
+  std::sort(visible.begin(), visible.end());
+  std::vector<int> out;
+  for (std::string_view id : Split(ids, ',')) {
+    if (id.empty()) continue;
+    auto it = std::find(visible.begin(), visible.end(), std::atoi(std::string(id).c_str()));
+    if (it != visible.end()) out.push_back(static_cast<int>(it - visible.begin()));
+  }
+  return Join(out);
+}
 
 std::vector<int> StepGpus(const StepLaunch& l) {
   const auto& ids = l.step_resources() ? l.step_gpu_ids() : l.local().gpu_ids();

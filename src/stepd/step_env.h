@@ -42,5 +42,9 @@ std::vector<std::string> BuildStepTaskEnv(const StepLaunch& launch, const StepTa
 // single:N: one GPU per N tasks; map_gpu:a,b: the listed ids by local task id).
 std::string TaskGpus(const StepLaunch& launch, int local_id);
 std::vector<int> StepGpus(const StepLaunch& launch);
+// The CUDA_VISIBLE_DEVICES of GPUs `ids` ("2,5") when only the GPUs `visible` can be
+// opened (ConstrainDevices): CUDA numbers what it can open from 0, so each id becomes
+// its position among them ("0,1"), as Slurm does. Ids not in `visible` are dropped.
+std::string VisibleGpuIndices(const std::string& ids, std::vector<int> visible);
 
 }  // namespace sluice

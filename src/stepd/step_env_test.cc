@@ -160,6 +160,23 @@ TEST(StepEnvTest, GpusPerTaskGivesEachTaskItsOwnGpu) {
   EXPECT_EQ(t1["SLURMD_TRES_BIND"], "gpu:per_task:1");
 }
 
+// ConstrainDevices: a task sees only its step's GPUs, numbered from 0 by CUDA.
+TEST(StepEnvTest, ConstrainedDevicesNumberTheStepsGpusFromZero) {
+  StepLaunch l = RefLaunch(7, "bash", 0);
+  l.set_step_resources(true);
+  l.add_step_gpu_ids(5);
+  l.add_step_gpu_ids(3);
+  l.set_gpus_per_task(1);
+  l.add_deny_devices("/dev/nvidia0");
+  auto t1 = ToMap(BuildStepTaskEnv(l, StepTaskContext{"node01", 1, 2, ""}));
+  EXPECT_EQ(t1["SLURM_STEP_GPUS"], "3");
+  EXPECT_EQ(t1["CUDA_VISIBLE_DEVICES"], "0");  // GPU 3 is the first of {3, 5}
+  auto t0 = ToMap(BuildStepTaskEnv(l, StepTaskContext{"node01", 0, 1, ""}));
+  EXPECT_EQ(t0["CUDA_VISIBLE_DEVICES"], "1");
+  EXPECT_EQ(VisibleGpuIndices("2,7", {7, 2, 4}), "0,2");
+  EXPECT_EQ(VisibleGpuIndices("9", {1}), "");
+}
+
 TEST(StepEnvTest, RelaySocketIsThisNodesAgentsNeverOneInheritedFromSrun) {
   StepLaunch l = RefLaunch(7, "bash", 0);
   l.add_env("SLUICE_RELAY_SOCKET=/spool/node01/srun.sock");  // srun ran on node01

@@ -1,7 +1,9 @@
 // cgroup.conf ConstrainDevices=yes on a real cluster: the nodes' GPUs are fake device
 // files (character devices with NVIDIA's major 195, no driver behind them, so an allowed
 // open fails with "No such device or address"); a job given GPU 2 can reach
-// nvidia2 and gets "Operation not permitted" on the GPUs it was not given.
+// nvidia2 and gets "Operation not permitted" on the GPUs it was not given. As in Slurm,
+// CUDA_VISIBLE_DEVICES then numbers the job's own GPUs from 0 (CUDA enumerates only
+// the devices it can open) while SLURM_JOB_GPUS keeps the node's index.
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -43,11 +45,12 @@ TEST_F(ConstrainDevices, AJobOpensOnlyItsOwnGpus) {
              " opened; elif (: <> " + f + ") 2>&1 | grep -q 'not permitted'; then echo gpu" +
              std::to_string(i) + " EPERM; else echo gpu" + std::to_string(i) + " reachable; fi\n";
   }
-  WriteFile("probe.sh", "#!/bin/sh\necho CUDA=$CUDA_VISIBLE_DEVICES\n" + probe);
+  WriteFile("probe.sh",
+            "#!/bin/sh\necho CUDA=$CUDA_VISIBLE_DEVICES JOB_GPUS=$SLURM_JOB_GPUS\n" + probe);
   int64_t id = Submit({"--gres=gpu:1", "-o", "probe.out", "probe.sh"});
   ASSERT_EQ(WaitDone(id), "COMPLETED");
   EXPECT_EQ(ReadFile(work_dir() + "/probe.out"),
-            "CUDA=2\ngpu0 EPERM\ngpu1 EPERM\ngpu2 reachable\ngpu3 EPERM\n");
+            "CUDA=0 JOB_GPUS=2\ngpu0 EPERM\ngpu1 EPERM\ngpu2 reachable\ngpu3 EPERM\n");
   Run({"scancel", std::to_string(holder)});
 }
 

@@ -84,21 +84,31 @@ void WriteJobs(const MetricsSources& in, MetricsText* m) {
 }
 
 void WriteNodes(const MetricsSources& in, MetricsText* m) {
-  Counts states, cpus, gpus, age;
+  Counts states, cpus, gpus, age, failed;
   for (const auto& st : {"idle", "mixed", "allocated", "draining", "drained", "down", "unknown"})
     states[{st}] = 0;
+  double failed_total = 0;
   for (const NodeRuntime& n : in.nodes->nodes()) {
     const NodeInfo info = in.nodes->ToInfo(n, in.now_ms / 1000);
     states[{NodeStateName(info)}] += 1;
     cpus[{n.cfg.name}] = info.alloc_cpus();
     gpus[{n.cfg.name}] = info.alloc_gpus();
     if (n.registered) age[{n.cfg.name}] = (in.now_ms - n.last_heartbeat_ms) / 1000.0;
+    for (size_t i = 0; i < n.gpu_faults.size(); ++i) {
+      if (n.gpu_faults[i].empty()) continue;
+      failed[{n.cfg.name, std::to_string(n.cfg.gpus[i].index), n.gpu_faults[i]}] = 1;
+      ++failed_total;
+    }
   }
   Emit(m, "sluice_nodes", "gauge", "Nodes by state", {"state"}, states);
   Emit(m, "sluice_node_cpus_allocated", "gauge", "CPUs held by jobs, by node", {"node"}, cpus);
   Emit(m, "sluice_node_gpus_allocated", "gauge", "GPUs held by jobs, by node", {"node"}, gpus);
   Emit(m, "sluice_node_heartbeat_age_seconds", "gauge",
        "Seconds since the node's agent last reported, by registered node", {"node"}, age);
+  Scalar(m, "sluice_gpus_failed", "gauge",
+         "GPUs whose agent's health check fails now (GpuHealthCheckInterval)", failed_total);
+  Emit(m, "sluice_gpu_failed", "gauge", "A GPU failing its health check, with the fault",
+       {"node", "gpu", "fault"}, failed);
   Scalar(m, "sluice_node_failures_total", "counter",
          "Nodes that stopped answering (set DOWN, their jobs requeued or failed)",
          static_cast<double>(in.stats->process.node_failures));
@@ -127,8 +137,9 @@ void WritePartitions(const MetricsSources& in, MetricsText* m) {
         for (const auto& st : {"total", "allocated", "idle", "drained", "down"})
           gpus[{p.name, type, st}] += 0;
         const bool held = g < n->gpu_used.size() && n->gpu_used[g];
+        const bool failed = free_state == "idle" && !n->gpu_faults[g].empty();  // withheld
         gpus[{p.name, type, "total"}] += 1;
-        gpus[{p.name, type, held ? "allocated" : free_state}] += 1;
+        gpus[{p.name, type, held ? "allocated" : failed ? "drained" : free_state}] += 1;
       }
     }
   }

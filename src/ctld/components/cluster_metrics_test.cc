@@ -109,6 +109,19 @@ TEST_F(ClusterMetricsTest, GaugesAreExactAtTheScrape) {
   EXPECT_EQ(d.find("sluice_jobs"), std::string::npos);  // one area only
 }
 
+TEST_F(ClusterMetricsTest, FailedGpusAreSeriesWithTheirFault) {
+  HeartbeatRequest h;
+  h.set_node("n2");
+  h.mutable_gpu_health()->add_faults("");
+  h.mutable_gpu_health()->add_faults("XID 79 error");
+  ctl_->Heartbeat(h);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  const std::string m = Scrape(0);
+  EXPECT_EQ(Value(m, "sluice_gpus_failed"), 1) << m;
+  EXPECT_EQ(Value(m, "sluice_gpu_failed{node=\"n2\",gpu=\"1\",fault=\"XID 79 error\"}"), 1);
+  EXPECT_EQ(Value(m, "sluice_gpu_failed{node=\"n2\",gpu=\"0\",fault=\"\"}"), -1);  // none
+}
+
 TEST_F(ClusterMetricsTest, SdiagResetLeavesTheCountersAlone) {
   Submit(1, 0);
   ctl_->SchedulePass();
