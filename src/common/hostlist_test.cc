@@ -227,6 +227,8 @@ TEST(FormatIdRanges, SortsAndCompressesRuns) {
   EXPECT_EQ(FormatIdRanges({8, 0, 1, 2, 3, 10, 11}), "0-3,8,10-11");
   EXPECT_EQ(FormatIdRanges({}), "");
   EXPECT_EQ(FormatIdRanges({5}), "5");
+  EXPECT_EQ(ExpandIdRanges("0-3,8,x,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_TRUE(ExpandIdRanges("").empty());
 }
 
 }  // namespace

@@ -78,4 +78,17 @@ std::string FormatIdRanges(std::vector<int> ids) {
   return out;
 }
 
+std::vector<int> ExpandIdRanges(std::string_view s) {
+  std::vector<int> out;
+  for (std::string_view item : Split(s, ',')) {
+    size_t dash = item.find('-');
+    int64_t lo = 0, hi = 0;
+    if (!ParseNonNegative(item.substr(0, dash), &lo)) continue;
+    hi = lo;
+    if (dash != std::string_view::npos && !ParseNonNegative(item.substr(dash + 1), &hi)) continue;
+    for (int64_t i = lo; i <= hi && i - lo < 65536; ++i) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
 }  // namespace sluice

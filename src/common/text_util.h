@@ -19,5 +19,7 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 bool ParseNonNegative(std::string_view s, int64_t* out);
 // Ids as ranges, sorted: {3, 0, 1, 2, 8} -> "0-3,8" ("" for none).
 std::string FormatIdRanges(std::vector<int> ids);
+// The ids of "0-3,8" (ranges and single ids; malformed items are skipped).
+std::vector<int> ExpandIdRanges(std::string_view s);
 
 }  // namespace sluice

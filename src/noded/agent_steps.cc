@@ -69,6 +69,10 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_ctld_port(options_.ctld_port);
     launch.set_relay_socket(options_.relay_socket);
     launch.set_fence_lease(options_.fence_lease);
+    if (std::any_of(options_.gpus.begin(), options_.gpus.end(),
+                    [](const GpuInfo& g) { return !g.cores().empty(); })) {
+      for (const GpuInfo& g : options_.gpus) launch.add_gpu_cpus(g.cores());
+    }
     if (options_.constrain_devices) {
       const auto& given = launch.step_resources() ? launch.step_gpu_ids() : launch.local().gpu_ids();
       for (std::string& f : OtherGpuFiles(options_.gpus, given)) launch.add_deny_devices(std::move(f));

@@ -7,6 +7,7 @@
 #include "common/slurm_format.h"
 #include "common/text_util.h"
 #include "stepd/batch_env.h"
+#include "stepd/cpu_bind.h"
 #include "stepd/env_list.h"
 
 namespace sluice {
@@ -143,6 +144,36 @@ void SetTorchVars(const StepLaunch& l, const StepTaskContext& ctx, EnvList* env)
 
 }  // namespace
 
+namespace {
+
+// --gpu-bind=closest: the step's GPUs whose closest CPUs include one of the task's (its
+// --cpu-bind CPUs, else its cpus-per-task slice of the step's); all of them when none is.
+std::string ClosestGpus(const StepLaunch& l, int local_id, const std::vector<int>& ids) {
+  CpuBindPlan plan = PlanCpuBind(l, local_id);
+  std::vector<int> task_cpus = plan.cpus;
+  if (!plan.bind) {
+    const auto& cpus =
+        l.step_resources() && l.step_cpu_ids_size() > 0 ? l.step_cpu_ids() : l.local().cpu_ids();
+    int per = std::max(1, l.cpus_per_task());
+    for (int k = 0; k < per && !cpus.empty(); ++k) {
+      task_cpus.push_back(cpus[(local_id * per + k) % cpus.size()]);
+    }
+  }
+  std::vector<int> mine;
+  for (int g : ids) {
+    if (g < 0 || g >= l.gpu_cpus_size()) continue;
+    auto gpu_cpus = ExpandIdRanges(l.gpu_cpus(g));
+    if (std::any_of(task_cpus.begin(), task_cpus.end(), [&](int c) {
+          return std::find(gpu_cpus.begin(), gpu_cpus.end(), c) != gpu_cpus.end();
+        })) {
+      mine.push_back(g);
+    }
+  }
+  return Join(mine.empty() ? ids : mine);
+}
+
+}  // namespace
+
 std::string VisibleGpuIndices(const std::string& ids, std::vector<int> visible) {
   std::sort(visible.begin(), visible.end());
   std::vector<int> out;
@@ -195,6 +226,7 @@ std::string TaskGpus(const StepLaunch& l, int local_id) {
     }
     return std::to_string(map[local_id % map.size()]);
   }
+  if (bind == "closest" && l.gpu_cpus_size() > 0) return ClosestGpus(l, local_id, ids);
   int per = l.gpus_per_task();
   if (per <= 0) return Join(ids);  // closest/default: no topology known, all the step's GPUs
   std::vector<int> mine;

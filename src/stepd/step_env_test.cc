@@ -177,6 +177,26 @@ TEST(StepEnvTest, ConstrainedDevicesNumberTheStepsGpusFromZero) {
   EXPECT_EQ(VisibleGpuIndices("9", {1}), "");
 }
 
+// --gpu-bind=closest with the node's topology: each task gets the GPUs near its CPUs.
+TEST(StepEnvTest, GpuBindClosestFollowsTheTasksCpus) {
+  StepLaunch l = RefLaunch(7, "bash", 0);
+  l.set_step_resources(true);
+  l.clear_step_cpu_ids();
+  for (int c : {0, 1, 8, 9}) l.add_step_cpu_ids(c);
+  l.clear_step_gpu_ids();
+  for (int g : {0, 1, 2, 3}) l.add_step_gpu_ids(g);
+  for (const char* cpus : {"0-7", "0-7", "8-15", "8-15"}) l.add_gpu_cpus(cpus);
+  l.set_cpus_per_task(2);
+  l.set_gpu_bind("closest");
+  auto env = [&](int task) {
+    return ToMap(BuildStepTaskEnv(l, StepTaskContext{"node01", task, 1, ""}))["CUDA_VISIBLE_DEVICES"];
+  };
+  EXPECT_EQ(env(0), "0,1");  // CPUs 0-1: the first socket's GPUs
+  EXPECT_EQ(env(1), "2,3");  // CPUs 8-9
+  l.clear_gpu_cpus();         // no topology known: every GPU of the step
+  EXPECT_EQ(env(1), "0,1,2,3");
+}
+
 TEST(StepEnvTest, RelaySocketIsThisNodesAgentsNeverOneInheritedFromSrun) {
   StepLaunch l = RefLaunch(7, "bash", 0);
   l.add_env("SLUICE_RELAY_SOCKET=/spool/node01/srun.sock");  // srun ran on node01

@@ -68,6 +68,15 @@ TEST_F(GpuAutodetect, FoundGpusAreShownAndPlaced) {
   EXPECT_EQ(ReadFile(work_dir() + "/gpus.out"), "CUDA=0,1 JOB_GPUS=0,1\n");
 }
 
+// The node's 16 CPUs are all on NUMA node 0 of the NVSwitch box (CPUs 0-55 are closest
+// to GPUs 0-3): --gpu-bind=closest gives every task GPUs 0-3 of the job's 8.
+TEST_F(GpuAutodetect, GpuBindClosestUsesTheFoundTopology) {
+  int64_t id = Submit({"--gres=gpu:8", "-n2", "-o", "closest.out", "--wrap",
+                       BinDir() + "/srun --gpu-bind=closest printenv CUDA_VISIBLE_DEVICES"});
+  ASSERT_EQ(WaitDone(id), "COMPLETED");
+  EXPECT_EQ(ReadFile(work_dir() + "/closest.out"), "0,1,2,3\n0,1,2,3\n");
+}
+
 TEST_F(GpuAutodetect, PrintGresShowsWhatWasFoundAndRefusesADisagreement) {
   auto r = Run({"sluiced", "-f", cluster_->conf_path(), "-N", "node01", "--print-gres"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
