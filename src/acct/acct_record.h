@@ -73,6 +73,12 @@ struct AcctStepRecord {
   bool operator==(const AcctStepRecord&) const = default;
 };
 
+// Sampled GPU usage as Slurm's TRES usage string: "gres/gpumem=1024M,gres/gpuutil=75"
+// (utilization summed over the GPUs: 8 busy GPUs = 800).
+inline std::string GpuTresUsage(int64_t util_pct, int64_t mem_mb) {
+  return "gres/gpumem=" + std::to_string(mem_mb) + "M,gres/gpuutil=" + std::to_string(util_pct);
+}
+
 // The usage of a batch step, from its job's end report.
 struct StepUsage {
   int64_t max_rss_kb = -1;    // -1 = not reported

@@ -86,10 +86,6 @@ int StepEndState(int job_state) {
   }
 }
 
-std::string GpuTresUsage(int64_t util_pct, int64_t mem_mb) {
-  return "gres/gpumem=" + std::to_string(mem_mb) + "M,gres/gpuutil=" + std::to_string(util_pct);
-}
-
 std::optional<AcctStepRecord> BatchStepOf(const JobInfo& j, const StepUsage& usage) {
   if (j.spec().interactive() || j.start_time() <= 0 || j.alloc_size() == 0) return std::nullopt;
   const NodeAlloc& a = j.alloc(0);

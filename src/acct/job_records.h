@@ -16,8 +16,6 @@ AcctJobRecord JobRecordOf(const JobInfo& job);
 // nullopt for jobs that never started or have no batch script. `usage`: what the
 // stepd reported at the end (-1 / "" = not yet / unknown).
 std::optional<AcctStepRecord> BatchStepOf(const JobInfo& job, const StepUsage& usage);
-// Sampled GPU usage as Slurm's TRES usage string: "gres/gpumem=1024M,gres/gpuutil=75".
-std::string GpuTresUsage(int64_t util_pct, int64_t mem_mb);
 // The state a step shows when its job ended with `job_state` (CANCELLED for
 // cancelled/timed-out jobs, else the job's).
 int StepEndState(int job_state);

@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 
+#include "acct/acct_record.h"
 #include "cli/allocation.h"
 #include "cli/help_text.h"
 #include "cli/keepalive.h"
@@ -316,10 +317,23 @@ int RunStep(const SrunOptions& o, int64_t job_id, ClientApiInterface* api, CliEn
   }
   std::vector<TaskOutcome> outcomes = (*io)->Run(cfg, env.out, env.err);
   trace.Mark("all tasks done", env);
-  AcctStepEnd how;  // accounting: highest exit code / signal, max RSS, total CPU
+  AcctStepEnd how;  // accounting: highest exit code / signal, max RSS, total CPU, GPUs
   how.set_step_id(rep->step_id());
   how.set_max_rss_kb(-1);
   how.set_total_cpu_us(-1);
+  int64_t gpu_nodes = 0, util_ave = 0, util_max = 0, mem_ave = 0, mem_max = 0;
+  for (const TaskOutcome& t : outcomes) {
+    if (t.gpu_util_ave < 0) continue;  // summed over the step's nodes
+    ++gpu_nodes;
+    util_ave += t.gpu_util_ave;
+    util_max += t.gpu_util_max;
+    mem_ave += t.gpu_mem_ave_mb;
+    mem_max += t.gpu_mem_max_mb;
+  }
+  if (gpu_nodes > 0) {
+    how.set_tres_usage_in_ave(acct::GpuTresUsage(util_ave, mem_ave));
+    how.set_tres_usage_in_max(acct::GpuTresUsage(util_max, mem_max));
+  }
   for (const TaskOutcome& t : outcomes) {
     if (!t.ended) continue;
     if (WIFEXITED(t.wait_status))

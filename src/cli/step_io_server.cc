@@ -183,6 +183,14 @@ void StepIoServer::HandleFrame(Conn* c, const Frame& f) {
         tasks_[f.task].max_rss_kb = DecodeU32(std::string_view(f.payload).substr(4));
         tasks_[f.task].cpu_ms = DecodeU32(std::string_view(f.payload).substr(8));
       }
+      if (f.payload.size() >= 28) {
+        TaskOutcome& t = tasks_[f.task];
+        std::string_view p(f.payload);
+        t.gpu_util_ave = DecodeU32(p.substr(12));
+        t.gpu_util_max = DecodeU32(p.substr(16));
+        t.gpu_mem_ave_mb = DecodeU32(p.substr(20));
+        t.gpu_mem_max_mb = DecodeU32(p.substr(24));
+      }
       if (first_end_ms_ == 0 && cfg_->trace) cfg_->trace("first task exit");
       if (first_end_ms_ == 0) first_end_ms_ = MonoMs();
       int st = tasks_[f.task].wait_status;

@@ -49,6 +49,8 @@ struct TaskOutcome {
   int wait_status = 0;      // raw waitpid status
   int64_t max_rss_kb = -1;  // accounting (from the exit frame; -1 = unknown)
   int64_t cpu_ms = -1;
+  // The GPUs of the task's node, sampled (with the node's last task only; -1 = none).
+  int64_t gpu_util_ave = -1, gpu_util_max = -1, gpu_mem_ave_mb = -1, gpu_mem_max_mb = -1;
 };
 
 class StepIoServer {

@@ -2,7 +2,10 @@
 // (sluice-stepd --step). srun listens on TCP; every step node connects, sends kHello
 // (task = node index, payload = the step's io_key), then streams:
 //   kStdout / kStderr  task = global rank, payload = bytes the task wrote
-//   kExit              task = rank, payload = 4-byte big-endian wait status
+//   kExit              task = rank, payload = 4-byte big-endian wait status, then
+//                      (accounting, u32 each) max RSS kB, CPU ms, and with a node's last
+//                      task its GPUs' sampled utilization average/max (%) and memory
+//                      average/max (MB); readers decode what they know
 //   kNodeDone          all tasks of the node ended; the node closes the connection
 // srun -> node: kSignal (payload = 4-byte signal number) delivers a signal to every
 // task of the node; kStdin feeds a task's stdin. Closing the connection from srun's side kills the

@@ -69,6 +69,7 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
     launch.set_ctld_port(options_.ctld_port);
     launch.set_relay_socket(options_.relay_socket);
     launch.set_fence_lease(options_.fence_lease);
+    launch.set_gpu_sample_interval_s(options_.gpu_sample_interval_s);
     if (std::any_of(options_.gpus.begin(), options_.gpus.end(),
                     [](const GpuInfo& g) { return !g.cores().empty(); })) {
       for (const GpuInfo& g : options_.gpus) launch.add_gpu_cpus(g.cores());

@@ -142,6 +142,9 @@ Status StepSupervisor::Start() {
     t.in_fd = pipes.in_write;
     tasks_.push_back(t);
   }
+  if (launch_.gpu_sample_interval_s() > 0 && !StepGpus(launch_).empty()) {
+    gpu_sampler_.emplace(StepGpus(launch_), launch_.gpu_sample_interval_s(), MonoMs());
+  }
   std::string task_list;
   for (const Task& t : tasks_)
     task_list += std::to_string(t.rank) + " " + std::to_string(t.pid) + "\n";
@@ -197,6 +200,7 @@ void StepSupervisor::Loop() {
       Pump(&t.err_fd, FrameType::kStderr, t.rank);
     }
     for (Task& t : tasks_) FeedStdin(&t);
+    if (gpu_sampler_) gpu_sampler_->Tick(MonoMs());
     DrainSignals();
     Reap();
     SendExits(false);
@@ -357,12 +361,18 @@ void StepSupervisor::SendExits(bool force_all) {
                "handler.\n");
       oom_reported_ = true;
     }
-    // Wait status, then (accounting) max RSS in kB and CPU time in ms; older readers
-    // decode only the first 4 bytes.
-    Send(FrameType::kExit, t.rank,
-         EncodeU32(static_cast<uint32_t>(t.status)) +
-             EncodeU32(static_cast<uint32_t>(std::min<int64_t>(t.max_rss_kb, UINT32_MAX))) +
-             EncodeU32(static_cast<uint32_t>(std::min<int64_t>(t.cpu_ms, UINT32_MAX))));
+    // Wait status, then (accounting) max RSS in kB and CPU time in ms, then with this
+    // node's last task its GPUs' sampled usage (utilization average and max, memory
+    // average and max in MB: step_io.h); older readers decode only what they know.
+    auto u32 = [](int64_t v) { return EncodeU32(static_cast<uint32_t>(std::clamp<int64_t>(v, 0, UINT32_MAX))); };
+    std::string payload = EncodeU32(static_cast<uint32_t>(t.status)) + u32(t.max_rss_kb) + u32(t.cpu_ms);
+    bool last = std::count_if(tasks_.begin(), tasks_.end(), [](const Task& x) { return !x.exit_sent; }) == 1;
+    if (last && gpu_sampler_ && gpu_sampler_->Usage().samples() > 0) {
+      GpuUsage g = gpu_sampler_->Usage();
+      payload += u32(g.util_ave_pct()) + u32(g.util_max_pct()) + u32(g.mem_ave_mb()) +
+                 u32(g.mem_max_mb());
+    }
+    Send(FrameType::kExit, t.rank, payload);
     t.exit_sent = true;
   }
 }

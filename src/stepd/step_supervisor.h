@@ -38,6 +38,7 @@
 #include "node_common/node_lease.h"
 #include "node_common/relay_signal.h"
 #include "stepd/job_spawn.h"
+#include "stepd/gpu_sampler.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {
@@ -107,6 +108,7 @@ class StepSupervisor {
   bool terminating_ = false;
   int64_t kill_at_ms_ = 0;
   std::unique_ptr<ProcessTracker> cgroup_;  // the step's cgroup (or process-group mode)
+  std::optional<GpuSampler> gpu_sampler_;   // the step's GPUs here, when sampled
   bool oom_reported_ = false;
   UserIds user_;          // the job's user, resolved once
   LeaseWatch lease_{""};  // StepLaunch.fence_lease

@@ -129,18 +129,23 @@ TEST_F(GpuAutodetect, AFailedGpuDrainsTheNodeRequeuesItsJobAndRecoveryLiftsTheDr
 
 TEST_F(GpuAutodetect, AJobHoldingEightGpusAndUsingOneShowsItInSacct) {
   std::ofstream(topology_, std::ios::app) << "gpu 0 util=100 mem_used_mb=2048\n";
-  int64_t id = Submit({"--gres=gpu:8", "-o", "/dev/null", "--wrap", "sleep 3"});
+  int64_t id = Submit({"--gres=gpu:8", "-o", "/dev/null", "--wrap", BinDir() + "/srun sleep 3"});
   ASSERT_EQ(WaitDone(id), "COMPLETED");
-  std::string want = std::to_string(id) +
-                     ".batch|gres/gpumem=2048M,gres/gpuutil=100|gres/gpumem=2048M,gres/gpuutil=100";
+  // The batch step (the batch host's GPUs over the job's life) and the srun step (its
+  // GPUs on its nodes over its own life).
+  const std::string usage = "|gres/gpumem=2048M,gres/gpuutil=100|gres/gpumem=2048M,gres/gpuutil=100";
+  const std::string batch = std::to_string(id) + ".batch" + usage;
+  const std::string step = std::to_string(id) + ".0" + usage;
   std::string out;
-  for (int i = 0; i < 50 && out.find(want) == std::string::npos; ++i) {
+  for (int i = 0; i < 50; ++i) {
     out = Run({"sacct", "-P", "-n", "-j", std::to_string(id), "-o",
                "JobID,TRESUsageInAve,TRESUsageInMax"})
               .out;
+    if (out.find(batch) != std::string::npos && out.find(step) != std::string::npos) break;
     usleep(100'000);
   }
-  EXPECT_NE(out.find(want), std::string::npos) << out;
+  EXPECT_NE(out.find(batch), std::string::npos) << out;
+  EXPECT_NE(out.find(step), std::string::npos) << out;
   EXPECT_NE(out.find(std::to_string(id) + "||\n"), std::string::npos) << out;  // the job line
 }
 

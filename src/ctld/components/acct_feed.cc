@@ -115,6 +115,8 @@ void AcctFeed::StepEnded(int64_t job_id, int step_id, const KeepaliveRequest& re
     }
     if (e.max_rss_kb() >= 0) s.max_rss_kb = e.max_rss_kb();
     if (e.total_cpu_us() >= 0) s.total_cpu_us = e.total_cpu_us();
+    if (!e.tres_usage_in_ave().empty()) s.tres_usage_in_ave = e.tres_usage_in_ave();
+    if (!e.tres_usage_in_max().empty()) s.tres_usage_in_max = e.tres_usage_in_max();
   }
   if (sink_) sink_->Post({s});
 }
