@@ -348,6 +348,10 @@ AgentMetrics::Gauges Agent::MetricsGauges() {
     g.running_jobs += job.phase == TrackedJob::Phase::kRunning;
   std::lock_guard<std::mutex> lock(mu_);
   g.running_steps = static_cast<int>(steps_.size());
+  if (gpu_monitor_) {
+    GpuHealth health = gpu_monitor_->Current();
+    g.gpu_faults.assign(health.faults().begin(), health.faults().end());
+  }
   return g;
 }
 

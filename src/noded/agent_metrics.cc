@@ -42,6 +42,13 @@ std::string AgentMetrics::Render(const std::string& node, int64_t now_ms,
       gauges.running_jobs);
   one("sluice_agent_running_steps", "gauge", "Step supervisors running on this node",
       gauges.running_steps);
+  if (!gauges.gpu_faults.empty()) {
+    m.Family("sluice_agent_gpu_healthy", "gauge",
+             "1 when the GPU passed the last health check (GpuHealthCheckInterval), else 0");
+    for (size_t i = 0; i < gauges.gpu_faults.size(); ++i) {
+      m.Add({{"node", node}, {"gpu", std::to_string(i)}}, gauges.gpu_faults[i].empty() ? 1 : 0);
+    }
+  }
   m.Family("sluice_agent_stepd_spawn_seconds", "histogram",
            "Time to start a job or step supervisor until it runs");
   m.Add(labels, spawn_seconds_);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/histogram.h"
 
@@ -34,6 +35,8 @@ class AgentMetrics {
     bool registered = false;
     int running_jobs = 0;
     int running_steps = 0;
+    // The GPU health check's last answer, by GPU index ("" = healthy); empty: no check.
+    std::vector<std::string> gpu_faults;
   };
   std::string Render(const std::string& node, int64_t now_ms, const Gauges& gauges) const;
 

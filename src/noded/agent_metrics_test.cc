@@ -17,7 +17,7 @@ TEST(AgentMetrics, RendersGaugesCountersAndTheSpawnHistogram) {
   m.StepdSpawned(0.003);
   m.StepdSpawned(0.2);
   m.StepdSpawnFailed();
-  text = m.Render("n1", 12'500, {true, 2, 5});
+  text = m.Render("n1", 12'500, {true, 2, 5, {"", "XID 79 error"}});
   for (const char* line : {
            "sluice_agent_registered{node=\"n1\"} 1\n",
            "sluice_agent_heartbeat_age_seconds{node=\"n1\"} 2.5\n",
@@ -27,6 +27,8 @@ TEST(AgentMetrics, RendersGaugesCountersAndTheSpawnHistogram) {
            "sluice_agent_stepd_spawn_seconds_bucket{node=\"n1\",le=\"0.004\"} 1\n",
            "sluice_agent_stepd_spawn_failures_total{node=\"n1\"} 1\n",
            "sluice_agent_controller_call_failures_total{node=\"n1\"} 2\n",
+           "sluice_agent_gpu_healthy{node=\"n1\",gpu=\"0\"} 1\n",
+           "sluice_agent_gpu_healthy{node=\"n1\",gpu=\"1\"} 0\n",
        }) {
     EXPECT_NE(text.find(line), std::string::npos) << line << text;
   }
