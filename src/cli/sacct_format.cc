@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "acct/acct_record.h"
@@ -54,6 +55,37 @@ const std::vector<SacctField> kFields = {
     {"ReqNodes", 8, true},
     {"Cluster", 10, true},
 };
+
+// A TRES string ("cpu=2,mem=2000M,node=1,gres/gpu:h100=2") as Slurm's JSON list of
+// {type, name, id, count}; sizes in MB; ids as Slurm's fixed ones (gres: 1001 onwards).
+nlohmann::json TresJson(const std::string& tres) {
+  static const std::map<std::string, int> kIds = {
+      {"cpu", 1},         {"mem", 2},          {"energy", 3},        {"node", 4},
+      {"billing", 5},     {"gres/gpu", 1001},  {"gres/gpumem", 1002}, {"gres/gpuutil", 1003}};
+  nlohmann::json out = nlohmann::json::array();
+  for (std::string_view item : Split(tres, ',')) {
+    size_t eq = item.find('=');
+    if (item.empty() || eq == std::string_view::npos) continue;
+    std::string key(item.substr(0, eq));
+    std::string value(item.substr(eq + 1));
+    int64_t count = 0;
+    auto mb = ParseMemoryMb(value);
+    if (!ParseNonNegative(value, &count) && mb.ok()) count = *mb;
+    std::string base = key.substr(0, key.find(':'));
+    auto it = kIds.find(base);
+    nlohmann::json name = nullptr;
+    std::string type = key;
+    if (key.rfind("gres/", 0) == 0) {
+      type = "gres";
+      name = key.substr(5);
+    }
+    out.push_back({{"type", type},
+                   {"name", name},
+                   {"id", it == kIds.end() ? 1000 : it->second},
+                   {"count", count}});
+  }
+  return out;
+}
 
 std::string StepIdText(int id) {
   if (id == acct::kBatchStep) return "batch";
@@ -308,7 +340,15 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
                     {"end", s.end_time()},
                     {"suspended", 0},
                     {"total", {{"seconds", cpu / 1000000}, {"microseconds", cpu % 1000000}}}};
-      st["tres"] = {{"allocated", s.alloc_tres()}};
+      // TRESUsageIn* is Slurm's "requested", TRESUsageOut* its "consumed".
+      const nlohmann::json none = nlohmann::json::array();
+      st["tres"] = {{"requested",
+                     {{"max", TresJson(s.tres_usage_in_max())},
+                      {"min", none},
+                      {"average", TresJson(s.tres_usage_in_ave())},
+                      {"total", none}}},
+                    {"consumed", {{"max", none}, {"min", none}, {"average", none}, {"total", none}}},
+                    {"allocated", TresJson(s.alloc_tres())}};
       if (s.max_rss_kb() >= 0) st["statistics"] = {{"max_rss_kb", s.max_rss_kb()}};
       jobs.back()["steps"].push_back(st);
       continue;
@@ -359,7 +399,7 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
         {"suspended", 0},
         {"limit", j.time_limit_min() < 0 ? nlohmann::json() : nlohmann::json(j.time_limit_min())}};
     o["required"] = {{"CPUs", j.req_cpus()}, {"memory", j.req_mem_mb()}};
-    o["tres"] = {{"allocated", j.alloc_tres()}, {"requested", j.req_tres()}};
+    o["tres"] = {{"allocated", TresJson(j.alloc_tres())}, {"requested", TresJson(j.req_tres())}};
     o["steps"] = nlohmann::json::array();
     jobs.push_back(o);
   }

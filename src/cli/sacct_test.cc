@@ -160,6 +160,29 @@ TEST_F(SacctTest, TresUsageInAveAndMaxShowTheStepsGpuUsage) {
             "9.batch|gres/gpumem=1024M,gres/gpuutil=98|gres/gpumem=2048M,gres/gpuutil=100\n");
 }
 
+// TRES in Slurm 22.05's JSON shape: lists of {type, name, id, count}; a step's sampled
+// usage (TRESUsageIn*) is its "requested" max/average.
+TEST_F(SacctTest, JsonTresAreListsAndCarryTheStepsGpuUsage) {
+  Job(9, "train", JOB_COMPLETED, 8)->set_alloc_tres("billing=8,cpu=8,gres/gpu=8,mem=64000M,node=1");
+  AcctStep* b = Step(9, acct::kBatchStep, "batch", JOB_COMPLETED, 8);
+  b->set_alloc_tres("cpu=8,gres/gpu:h100=8,mem=64000M,node=1");
+  b->set_tres_usage_in_ave("gres/gpumem=1024M,gres/gpuutil=98");
+  b->set_tres_usage_in_max("gres/gpumem=2048M,gres/gpuutil=100");
+  EXPECT_EQ(Run({"--json", "-j", "9"}), 0);
+  auto j = nlohmann::json::parse(t.out.str());
+  const auto& job_tres = j["jobs"][0]["tres"]["allocated"];
+  ASSERT_EQ(job_tres.size(), 5u);
+  EXPECT_EQ(job_tres[2], nlohmann::json({{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", 8}}));
+  EXPECT_EQ(job_tres[3]["count"], 64000);
+  const auto& step_tres = j["jobs"][0]["steps"][0]["tres"];
+  EXPECT_EQ(step_tres["allocated"][1]["name"], "gpu:h100");
+  EXPECT_EQ(step_tres["requested"]["max"],
+            nlohmann::json::parse(R"([{"type":"gres","name":"gpumem","id":1002,"count":2048},
+                                      {"type":"gres","name":"gpuutil","id":1003,"count":100}])"));
+  EXPECT_EQ(step_tres["requested"]["average"][1]["count"], 98);
+  EXPECT_TRUE(step_tres["consumed"]["max"].empty());
+}
+
 TEST_F(SacctTest, FiltersUserAccountState) {
   Job(1, "a", JOB_COMPLETED, 1);
   AcctJob* b = Job(2, "b", JOB_FAILED, 1);
