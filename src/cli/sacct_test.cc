@@ -374,6 +374,25 @@ TEST_F(SacctTest, SreportGpuHoursParsable) {
   EXPECT_EQ(RunSreport({"-t", "fortnights", "cluster", "utilization"}, t.env), 1);
 }
 
+// -T gres/gpuutil: the GPU-hours a user's jobs kept busy, as a share of those they held.
+TEST_F(SacctTest, SreportGpuUtilizationBesideGpusHeld) {
+  AcctJob* j = Job(5, "train", JOB_COMPLETED, 4);
+  j->set_alloc_gpus(8);
+  j->set_start_time(kRefDay - 86400 + 3600);
+  j->set_end_time(kRefDay - 86400 + 3 * 3600);  // 2 h x 8 GPUs = 16 GPU-hours held
+  AcctStep* b = Step(5, acct::kBatchStep, "batch", JOB_COMPLETED, 4);
+  b->set_tres_usage_in_ave("gres/gpumem=1024M,gres/gpuutil=100");  // one GPU busy: 2 h
+  t.api.config.add_keys("ClusterName");
+  t.api.config.add_values("anchor");
+  EXPECT_EQ(RunSreport({"-P", "-n", "-t", "hours", "-T", "gres/gpuutil", "user", "top"}, t.env), 0);
+  EXPECT_EQ(t.out.str(), "anchor|gres/gpuutil|root|root|root|2|0\n");
+  t.out.str("");
+  EXPECT_EQ(RunSreport({"-P", "-n", "-t", "percent", "-T", "gres/gpuutil", "user", "top"}, t.env),
+            0);
+  EXPECT_EQ(t.out.str(), "anchor|gres/gpuutil|root|root|root|12.50%|0\n");
+  EXPECT_EQ(RunSreport({"-T", "gres/gpuutil", "cluster", "utilization"}, t.env), 1);
+}
+
 TEST_F(SacctTest, SreportDownFromNodeEvents) {
   NodeInfo* n = t.api.nodes.add_nodes();
   n->set_cpus(16);

@@ -128,7 +128,7 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
       }
       case kTres: {
         std::string t = ToLower(o.value);
-        if (t != "cpu" && t != "gres/gpu" && t != "node")
+        if (t != "cpu" && t != "gres/gpu" && t != "gres/gpuutil" && t != "node")
           return Fail(env, "Invalid TRES: " + o.value);
         r.tres = t;
         r.tres_given = true;
@@ -157,6 +157,9 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
   bool util = kind == "cluster utilization";
   bool top = kind == "user top" || kind == "user topusage";
   if (!util && !top) return Fail(env, "Not valid report: " + pos[0] + " " + pos[1]);
+  if (util && r.tres == "gres/gpuutil") {
+    return Fail(env, "TRES gres/gpuutil is reported by user topusage only");
+  }
   int64_t now = env.clock->Now();
   int64_t end = LocalMidnight(now), start = end - 86400;
   size_t top_count = 10;
@@ -225,9 +228,11 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
     Print(env, r, "Cluster Utilization " + span, cols, rows);
     return 0;
   }
+  // Percentages of the TRES-seconds used; gres/gpuutil: of the GPU-seconds allocated.
+  const std::string of = r.tres == "gres/gpuutil" ? "gres/gpu" : r.tres;
   int64_t total = 0;
   for (const AcctJob& j : jobs)
-    total += TresCount(j, r.tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
+    total += TresCount(j, of) * Overlap(j.start_time(), j.end_time(), start, end, now);
   for (auto c : std::vector<Col>{{"Login", 9, true},
                                  {"Proper Name", 15, true},
                                  {"Account", 15, true},
@@ -235,7 +240,8 @@ int RunSreport(const std::vector<std::string>& args, CliEnv& env) {
                                  {"Energy", 8, true}}) {
     cols.push_back(c);
   }
-  for (const UserUsage& u : TopUsers(jobs, r.tres, start, end, now, top_count)) {
+  std::vector<AcctStep> steps(reply->steps().begin(), reply->steps().end());
+  for (const UserUsage& u : TopUsers(jobs, r.tres, start, end, now, top_count, steps)) {
     std::vector<std::string> row = {cluster};
     if (r.tres_given) row.push_back(r.tres);
     row.insert(row.end(), {u.user, u.user, u.account, Amount(u.used, total, r), "0"});

@@ -1,7 +1,10 @@
 #include "cli/sreport_calc.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+
+#include "acct/acct_record.h"
 
 namespace sluice {
 
@@ -47,11 +50,44 @@ Utilization ClusterUtilization(const std::vector<AcctJob>& jobs, int64_t capacit
   return u;
 }
 
+namespace {
+
+// The gres/gpuutil percent of a TRES usage string (-1: none).
+int64_t GpuUtilPct(const std::string& tres) {
+  const std::string key = "gres/gpuutil=";
+  size_t at = tres.find(key);
+  return at == std::string::npos ? -1 : std::atoll(tres.c_str() + at + key.size());
+}
+
+}  // namespace
+
+int64_t GpuBusySeconds(const AcctJob& j, const std::vector<const AcctStep*>& steps,
+                       int64_t start, int64_t end, int64_t now) {
+  int64_t srun = 0, batch = -1;
+  bool srun_sampled = false;
+  for (const AcctStep* s : steps) {
+    int64_t pct = GpuUtilPct(s->tres_usage_in_ave());
+    if (pct < 0) continue;
+    if (s->step_id() >= 0) {
+      srun_sampled = true;
+      srun += pct * Overlap(s->start_time(), s->end_time(), start, end, now) / 100;
+    } else if (s->step_id() == acct::kBatchStep) {
+      batch = pct * Overlap(j.start_time(), j.end_time(), start, end, now) / 100;
+    }
+  }
+  return srun_sampled ? srun : std::max<int64_t>(0, batch);
+}
+
 std::vector<UserUsage> TopUsers(const std::vector<AcctJob>& jobs, const std::string& tres,
-                                int64_t start, int64_t end, int64_t now, size_t top) {
+                                int64_t start, int64_t end, int64_t now, size_t top,
+                                const std::vector<AcctStep>& steps) {
+  std::map<std::pair<int64_t, int32_t>, std::vector<const AcctStep*>> by_attempt;
+  for (const AcctStep& s : steps) by_attempt[{s.job_id(), s.attempt()}].push_back(&s);
   std::map<std::pair<std::string, std::string>, int64_t> used;
   for (const AcctJob& j : jobs) {
-    int64_t v = TresCount(j, tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
+    int64_t v = tres == "gres/gpuutil"
+                    ? GpuBusySeconds(j, by_attempt[{j.job_id(), j.attempt()}], start, end, now)
+                    : TresCount(j, tres) * Overlap(j.start_time(), j.end_time(), start, end, now);
     if (v > 0) used[{j.user(), j.account()}] += v;
   }
   std::vector<UserUsage> out;

@@ -9,6 +9,8 @@
 //   - Down - PLND Down - Reserved (never negative), so the columns add up to Reported.
 //   TRES: "cpu" (default), "gres/gpu" (GPU-seconds) or "node".
 //   TopUsers: (user, account) usage in TRES-seconds, most first, ties by user name.
+//   With "gres/gpuutil" (TopUsers only) the usage is the GPU-seconds the jobs kept busy,
+//   from the steps' sampled utilization (GpuBusySeconds), to set beside "gres/gpu".
 // Still-running attempts count until `now`.
 #pragma once
 
@@ -43,6 +45,12 @@ Utilization ClusterUtilization(const std::vector<AcctJob>& jobs, int64_t capacit
                                const std::string& tres, int64_t start, int64_t end, int64_t now,
                                const std::vector<NodeEventRecord>& events = {});
 std::vector<UserUsage> TopUsers(const std::vector<AcctJob>& jobs, const std::string& tres,
-                                int64_t start, int64_t end, int64_t now, size_t top);
+                                int64_t start, int64_t end, int64_t now, size_t top,
+                                const std::vector<AcctStep>& steps = {});
+// GPU-seconds inside the window that job attempt `j` kept busy: its srun steps' average
+// gres/gpuutil (percent of one GPU, summed over their GPUs) x their time, or, when no srun
+// step was sampled, its batch step's over the attempt's run. 0 when nothing was sampled.
+int64_t GpuBusySeconds(const AcctJob& j, const std::vector<const AcctStep*>& steps,
+                       int64_t start, int64_t end, int64_t now);
 
 }  // namespace sluice

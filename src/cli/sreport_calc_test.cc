@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "acct/acct_record.h"
+
 namespace sluice {
 namespace {
 
@@ -60,6 +62,54 @@ TEST(SreportNodeEvents, OverlappingTotalsNeverExceedReported) {
   EXPECT_EQ(u.allocated, 4000);
   EXPECT_EQ(u.down, 0);
   EXPECT_EQ(u.idle, 0);
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+AcctStep Sampled(int64_t job, int step, int64_t start, int64_t end, int util) {
+  AcctStep s;
+  s.set_job_id(job);
+  s.set_step_id(step);
+  s.set_start_time(start);
+  s.set_end_time(end);
+  s.set_tres_usage_in_ave("gres/gpumem=1M,gres/gpuutil=" + std::to_string(util));
+  return s;
+}
+
+// gres/gpuutil: the GPU-seconds jobs kept busy (srun steps' samples, else the batch
+// step's), beside the GPU-seconds they held.
+TEST(SreportGpuUtil, BusyGpuSecondsFromTheStepsSamples) {
+  std::vector<AcctJob> jobs(2);
+  jobs[0].set_job_id(1);
+  jobs[0].set_user("alice");
+  jobs[0].set_start_time(1000);
+  jobs[0].set_end_time(2000);
+  jobs[0].set_alloc_gpus(8);
+  jobs[1] = jobs[0];
+  jobs[1].set_job_id(2);
+  jobs[1].set_user("bob");
+  std::vector<AcctStep> steps = {
+      Sampled(1, acct::kBatchStep, 1000, 2000, 100),  // alice: one of 8 GPUs busy, no srun
+      Sampled(2, acct::kBatchStep, 1000, 2000, 400),  // bob: the srun steps win
+      Sampled(2, 0, 1000, 1500, 800),                 // 8 GPUs busy for 500 s
+      Sampled(2, 1, 1500, 2000, 200)};                // 2 GPUs busy for 500 s
+  auto top = TopUsers(jobs, "gres/gpuutil", 1000, 2000, 3000, 10, steps);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].user, "bob");
+  EXPECT_EQ(top[0].used, 8 * 500 + 2 * 500);
+  EXPECT_EQ(top[1].user, "alice");
+  EXPECT_EQ(top[1].used, 1000);
+  auto held = TopUsers(jobs, "gres/gpu", 1000, 2000, 3000, 10);
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_EQ(held[0].used, 8000);  // what they held
+  // Half the window: the batch sample counts for the half inside it.
+  std::vector<const AcctStep*> alice = {&steps[0]};
+  EXPECT_EQ(GpuBusySeconds(jobs[0], alice, 1500, 2000, 3000), 500);
+  EXPECT_EQ(GpuBusySeconds(jobs[0], {}, 1000, 2000, 3000), 0);
 }
 
 }  // namespace
