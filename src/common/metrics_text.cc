@@ -82,4 +82,50 @@ void MetricsText::Add(const MetricLabels& labels, const Histogram& h) {
   Line(family_ + "_count", labels, "", "", static_cast<double>(h.count()));
 }
 
+bool WantsOpenMetrics(std::string_view accept_header) {
+  return accept_header.find("application/openmetrics-text") != std::string_view::npos;
+}
+
+std::string ToOpenMetrics(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  std::string_view help;  // the HELP line waiting for its TYPE line
+  auto flush_help = [&](std::string_view name_from, std::string_view name_to) {
+    if (help.empty()) return;
+    out += "# HELP ";
+    out += name_to;
+    out += help.substr(7 + name_from.size());
+    out += '\n';
+    help = {};
+  };
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (line.rfind("# HELP ", 0) == 0) {
+      help = line;
+      continue;
+    }
+    if (line.rfind("# TYPE ", 0) == 0) {
+      std::string_view rest = line.substr(7);
+      std::string_view name = rest.substr(0, rest.find(' '));
+      std::string_view type = rest.substr(name.size() + 1);
+      bool counter = type == "counter" && name.size() > 6 && name.ends_with("_total");
+      std::string_view base = counter ? name.substr(0, name.size() - 6) : name;
+      flush_help(name, base);
+      out += "# TYPE ";
+      out += base;
+      out += ' ';
+      out += type;
+      out += '\n';
+      continue;
+    }
+    out += line;
+    out += '\n';
+  }
+  out += "# EOF\n";
+  return out;
+}
+
 }  // namespace sluice

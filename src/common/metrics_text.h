@@ -40,4 +40,12 @@ class MetricsText {
 // The Content-Type of that text.
 inline constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 
+// OpenMetrics 1.0, for scrapers that ask for it (Accept: application/openmetrics-text):
+// the same samples; a counter family is named without its _total suffix in HELP/TYPE;
+// the text ends with "# EOF".
+inline constexpr char kOpenMetricsContentType[] =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8";
+bool WantsOpenMetrics(std::string_view accept_header);
+std::string ToOpenMetrics(std::string_view text);
+
 }  // namespace sluice

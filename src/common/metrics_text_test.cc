@@ -45,3 +45,31 @@ TEST(Histogram, ExponentialBounds) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(OpenMetrics, CountersLoseTotalInTheirFamilyNameAndTheTextEnds) {
+  MetricsText m;
+  m.Family("sluice_jobs_submitted_total", "counter", "Jobs accepted");
+  m.Add({}, 3);
+  m.Family("sluice_jobs", "gauge", "Jobs by state");
+  m.Add({{"state", "PENDING"}}, 2);
+  m.Family("sluice_requeue_total_seconds", "gauge", "not a counter");
+  EXPECT_EQ(ToOpenMetrics(m.text()),
+            "# HELP sluice_jobs_submitted Jobs accepted\n"
+            "# TYPE sluice_jobs_submitted counter\n"
+            "sluice_jobs_submitted_total 3\n"
+            "# HELP sluice_jobs Jobs by state\n"
+            "# TYPE sluice_jobs gauge\n"
+            "sluice_jobs{state=\"PENDING\"} 2\n"
+            "# HELP sluice_requeue_total_seconds not a counter\n"
+            "# TYPE sluice_requeue_total_seconds gauge\n"
+            "# EOF\n");
+  EXPECT_TRUE(WantsOpenMetrics("application/openmetrics-text;version=1.0.0,text/plain;q=0.5"));
+  EXPECT_FALSE(WantsOpenMetrics("text/plain;version=0.0.4"));
+  EXPECT_FALSE(WantsOpenMetrics(""));
+}
+
+}  // namespace
+}  // namespace sluice

@@ -11,10 +11,14 @@ AgentHttp::AgentHttp(Agent* agent, const AgentMetrics* metrics, const Clock* clo
 
 Status AgentHttp::Start(const std::string& host, int port) {
   httplib::Server& server = http_.server();
-  server.Get("/metrics/?", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(
-        metrics_->Render(agent_->options().node_name, clock_->NowMs(), agent_->MetricsGauges()),
-        kMetricsContentType);
+  server.Get("/metrics/?", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string text =
+        metrics_->Render(agent_->options().node_name, clock_->NowMs(), agent_->MetricsGauges());
+    if (WantsOpenMetrics(req.get_header_value("Accept"))) {
+      res.set_content(ToOpenMetrics(text), kOpenMetricsContentType);
+    } else {
+      res.set_content(std::move(text), kMetricsContentType);
+    }
   });
   server.Get(".*", [](const httplib::Request& req, httplib::Response& res) {
     res.status = 404;

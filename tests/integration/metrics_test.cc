@@ -177,6 +177,14 @@ TEST_F(MetricsTest, EndpointAnswersAreasAndRefusesBadInput) {
   auto missing = Get("/metrics/nosuch");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
+  // A scraper that asks for OpenMetrics (Prometheus does) gets it.
+  auto om = Get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"}});
+  ASSERT_TRUE(om);
+  EXPECT_EQ(om->get_header_value("Content-Type"),
+            "application/openmetrics-text; version=1.0.0; charset=utf-8");
+  EXPECT_TRUE(om->body.ends_with("\n# EOF\n")) << om->body.substr(om->body.size() - 200);
+  EXPECT_NE(om->body.find("# TYPE sluice_jobs_submitted counter\nsluice_jobs_submitted_total "),
+            std::string::npos);
   // The caller is the token's uid: a user's token hides the per-user series; root's, or
   // no token from local root (the socket's owner), shows them.
   auto key = LoadClusterKey(cluster_->state_dir() + "/state/cluster.key", false);

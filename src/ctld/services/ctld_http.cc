@@ -40,7 +40,11 @@ void CtldHttp::ServeMetrics(const httplib::Request& req, httplib::Response& res)
     return c->Metrics(*caller, *area, std::move(rpcs));
   });
   if (!text.ok()) return Refuse(res, 503, text.status().message());
-  res.set_content(std::move(*text), kMetricsContentType);
+  if (WantsOpenMetrics(req.get_header_value("Accept"))) {
+    res.set_content(ToOpenMetrics(*text), kOpenMetricsContentType);
+  } else {
+    res.set_content(std::move(*text), kMetricsContentType);
+  }
 }
 
 void CtldHttp::ServeDashboardState(const httplib::Request& req, httplib::Response& res) {
