@@ -81,7 +81,7 @@ inline std::string GpuTresUsage(int64_t util_pct, int64_t mem_mb) {
 
 // The usage of a batch step, from its job's end report.
 struct StepUsage {
-  int64_t max_rss_kb = -1;    // -1 = not reported
+  int64_t max_rss_kb = -1;  // -1 = not reported
   int64_t total_cpu_us = -1;
   std::string tres_usage_in_ave;
   std::string tres_usage_in_max;

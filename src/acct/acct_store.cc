@@ -30,12 +30,24 @@ struct AddedColumn {
   const char* fill;
 };
 constexpr AddedColumn kAddedJobCols[] = {{"cancelled_by", "-1"}};
-constexpr Column kStepCols[] = {
-    {"job_id", 'i'},   {"attempt", 'i'},    {"step_id", 'i'},      {"name", 't'},
-    {"nodes", 't'},    {"nnodes", 'i'},     {"ntasks", 'i'},       {"alloc_cpus", 'i'},
-    {"state", 'i'},    {"exit_code", 'i'},  {"term_signal", 'i'},  {"start_time", 'i'},
-    {"end_time", 'i'}, {"max_rss_kb", 'i'}, {"total_cpu_us", 'i'}, {"alloc_tres", 't'},
-    {"tres_usage_in_ave", 't'}, {"tres_usage_in_max", 't'}};
+constexpr Column kStepCols[] = {{"job_id", 'i'},
+                                {"attempt", 'i'},
+                                {"step_id", 'i'},
+                                {"name", 't'},
+                                {"nodes", 't'},
+                                {"nnodes", 'i'},
+                                {"ntasks", 'i'},
+                                {"alloc_cpus", 'i'},
+                                {"state", 'i'},
+                                {"exit_code", 'i'},
+                                {"term_signal", 'i'},
+                                {"start_time", 'i'},
+                                {"end_time", 'i'},
+                                {"max_rss_kb", 'i'},
+                                {"total_cpu_us", 'i'},
+                                {"alloc_tres", 't'},
+                                {"tres_usage_in_ave", 't'},
+                                {"tres_usage_in_max", 't'}};
 constexpr const char* kAddedStepTextCols[] = {"tres_usage_in_ave", "tres_usage_in_max"};
 
 template <size_t N>
@@ -154,11 +166,24 @@ static AcctJobRecord JobFrom(const std::vector<std::variant<int64_t, std::string
 }
 
 static std::vector<std::variant<int64_t, std::string>> StepRow(const AcctStepRecord& s) {
-  return {s.job_id,         int64_t{s.attempt},   int64_t{s.step_id},     s.name,
-          s.nodes,          int64_t{s.nnodes},    int64_t{s.ntasks},      int64_t{s.alloc_cpus},
-          int64_t{s.state}, int64_t{s.exit_code}, int64_t{s.term_signal}, s.start_time,
-          s.end_time,       s.max_rss_kb,         s.total_cpu_us,         s.alloc_tres,
-          s.tres_usage_in_ave, s.tres_usage_in_max};
+  return {s.job_id,
+          int64_t{s.attempt},
+          int64_t{s.step_id},
+          s.name,
+          s.nodes,
+          int64_t{s.nnodes},
+          int64_t{s.ntasks},
+          int64_t{s.alloc_cpus},
+          int64_t{s.state},
+          int64_t{s.exit_code},
+          int64_t{s.term_signal},
+          s.start_time,
+          s.end_time,
+          s.max_rss_kb,
+          s.total_cpu_us,
+          s.alloc_tres,
+          s.tres_usage_in_ave,
+          s.tres_usage_in_max};
 }
 
 static AcctStepRecord StepFrom(const std::vector<std::variant<int64_t, std::string>>& r) {

@@ -60,8 +60,8 @@ const std::vector<SacctField> kFields = {
 // {type, name, id, count}; sizes in MB; ids as Slurm's fixed ones (gres: 1001 onwards).
 nlohmann::json TresJson(const std::string& tres) {
   static const std::map<std::string, int> kIds = {
-      {"cpu", 1},         {"mem", 2},          {"energy", 3},        {"node", 4},
-      {"billing", 5},     {"gres/gpu", 1001},  {"gres/gpumem", 1002}, {"gres/gpuutil", 1003}};
+      {"cpu", 1},     {"mem", 2},         {"energy", 3},         {"node", 4},
+      {"billing", 5}, {"gres/gpu", 1001}, {"gres/gpumem", 1002}, {"gres/gpuutil", 1003}};
   nlohmann::json out = nlohmann::json::array();
   for (std::string_view item : Split(tres, ',')) {
     size_t eq = item.find('=');
@@ -342,13 +342,14 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
                     {"total", {{"seconds", cpu / 1000000}, {"microseconds", cpu % 1000000}}}};
       // TRESUsageIn* is Slurm's "requested", TRESUsageOut* its "consumed".
       const nlohmann::json none = nlohmann::json::array();
-      st["tres"] = {{"requested",
-                     {{"max", TresJson(s.tres_usage_in_max())},
-                      {"min", none},
-                      {"average", TresJson(s.tres_usage_in_ave())},
-                      {"total", none}}},
-                    {"consumed", {{"max", none}, {"min", none}, {"average", none}, {"total", none}}},
-                    {"allocated", TresJson(s.alloc_tres())}};
+      st["tres"] = {
+          {"requested",
+           {{"max", TresJson(s.tres_usage_in_max())},
+            {"min", none},
+            {"average", TresJson(s.tres_usage_in_ave())},
+            {"total", none}}},
+          {"consumed", {{"max", none}, {"min", none}, {"average", none}, {"total", none}}},
+          {"allocated", TresJson(s.alloc_tres())}};
       if (s.max_rss_kb() >= 0) st["statistics"] = {{"max_rss_kb", s.max_rss_kb()}};
       jobs.back()["steps"].push_back(st);
       continue;

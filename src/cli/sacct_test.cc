@@ -172,7 +172,8 @@ TEST_F(SacctTest, JsonTresAreListsAndCarryTheStepsGpuUsage) {
   auto j = nlohmann::json::parse(t.out.str());
   const auto& job_tres = j["jobs"][0]["tres"]["allocated"];
   ASSERT_EQ(job_tres.size(), 5u);
-  EXPECT_EQ(job_tres[2], nlohmann::json({{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", 8}}));
+  EXPECT_EQ(job_tres[2],
+            nlohmann::json({{"type", "gres"}, {"name", "gpu"}, {"id", 1001}, {"count", 8}}));
   EXPECT_EQ(job_tres[3]["count"], 64000);
   const auto& step_tres = j["jobs"][0]["steps"][0]["tres"];
   EXPECT_EQ(step_tres["allocated"][1]["name"], "gpu:h100");

@@ -61,8 +61,8 @@ int64_t GpuUtilPct(const std::string& tres) {
 
 }  // namespace
 
-int64_t GpuBusySeconds(const AcctJob& j, const std::vector<const AcctStep*>& steps,
-                       int64_t start, int64_t end, int64_t now) {
+int64_t GpuBusySeconds(const AcctJob& j, const std::vector<const AcctStep*>& steps, int64_t start,
+                       int64_t end, int64_t now) {
   int64_t srun = 0, batch = -1;
   bool srun_sampled = false;
   for (const AcctStep* s : steps) {

@@ -50,7 +50,7 @@ std::vector<UserUsage> TopUsers(const std::vector<AcctJob>& jobs, const std::str
 // GPU-seconds inside the window that job attempt `j` kept busy: its srun steps' average
 // gres/gpuutil (percent of one GPU, summed over their GPUs) x their time, or, when no srun
 // step was sampled, its batch step's over the attempt's run. 0 when nothing was sampled.
-int64_t GpuBusySeconds(const AcctJob& j, const std::vector<const AcctStep*>& steps,
-                       int64_t start, int64_t end, int64_t now);
+int64_t GpuBusySeconds(const AcctJob& j, const std::vector<const AcctStep*>& steps, int64_t start,
+                       int64_t end, int64_t now);
 
 }  // namespace sluice

@@ -14,11 +14,16 @@ namespace sluice {
 Status ApplyCgroupConf(std::string_view text, std::string_view path, Config* config) {
   ASSIGN_OR_RETURN(auto lines, LexConfig(text, path));
   static const char* kAccepted[] = {
-      "CgroupPlugin",      "CgroupAutomount",  "CgroupMountpoint", "ConstrainCores",
-      "ConstrainRAMSpace", "ConstrainSwapSpace", "ConstrainKmemSpace", "AllowedRAMSpace",
-      "AllowedSwapSpace",  "AllowedKmemSpace", "MaxRAMPercent",    "MaxSwapPercent",
-      "MaxKmemPercent",    "MinRAMSpace",      "MinKmemSpace",     "MemorySwappiness",
-      "IgnoreSystemd",     "IgnoreSystemdOnFailure", "EnableControllers", "SignalChildrenProcesses",
+      "CgroupPlugin",       "CgroupAutomount",
+      "CgroupMountpoint",   "ConstrainCores",
+      "ConstrainRAMSpace",  "ConstrainSwapSpace",
+      "ConstrainKmemSpace", "AllowedRAMSpace",
+      "AllowedSwapSpace",   "AllowedKmemSpace",
+      "MaxRAMPercent",      "MaxSwapPercent",
+      "MaxKmemPercent",     "MinRAMSpace",
+      "MinKmemSpace",       "MemorySwappiness",
+      "IgnoreSystemd",      "IgnoreSystemdOnFailure",
+      "EnableControllers",  "SignalChildrenProcesses",
   };
   for (const ConfigLine& line : lines) {
     for (const ConfigPair& p : line.pairs) {

@@ -92,8 +92,8 @@ struct NodeConfig {
   int cores_per_socket = 1;
   int threads_per_core = 1;
   int64_t real_memory_mb = 1;
-  int64_t tmp_disk_mb = 0;   // TmpDisk (MB)
-  std::vector<GpuDef> gpus;  // from Gres=gpu[:type]:N and gres.conf; indices 0..N-1
+  int64_t tmp_disk_mb = 0;     // TmpDisk (MB)
+  std::vector<GpuDef> gpus;    // from Gres=gpu[:type]:N and gres.conf; indices 0..N-1
   std::string gpu_autodetect;  // gres.conf AutoDetect: "nvml" or "" (off)
   std::vector<std::string> features;
   std::string state = "UNKNOWN";  // as configured, upper case (UNKNOWN, DOWN, ...)

@@ -553,7 +553,8 @@ TEST(GresConf, AutoDetectForEveryNodeOrNamedOnes) {
   EXPECT_EQ(c.nodes[0].gpus.size(), 8u);  // the count still comes from Gres=
 
   Config d = Parse("NodeName=n[1-2] Gres=gpu:4\n");
-  ASSERT_TRUE(ApplyGresConf("NodeName=n2 Name=gpu Type=h100 Count=4 AutoDetect=NVML\n", "g", &d).ok());
+  ASSERT_TRUE(
+      ApplyGresConf("NodeName=n2 Name=gpu Type=h100 Count=4 AutoDetect=NVML\n", "g", &d).ok());
   EXPECT_EQ(d.nodes[0].gpu_autodetect, "");
   EXPECT_EQ(d.nodes[1].gpu_autodetect, "nvml");
   EXPECT_EQ(d.nodes[1].gpus[0].type, "h100");

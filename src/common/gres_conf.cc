@@ -30,9 +30,14 @@ Status ReadGresKey(const ConfigPair& p, GresLine* g) {
     std::string GresLine::*member;
   };
   static const Field kFields[] = {
-      {"NodeName", &GresLine::nodes_expr}, {"Name", &GresLine::name},  {"Type", &GresLine::type},
-      {"Count", &GresLine::count},         {"File", &GresLine::file},  {"Links", &GresLine::links},
-      {"Cores", &GresLine::cores},         {"CPUs", &GresLine::cores},
+      {"NodeName", &GresLine::nodes_expr},
+      {"Name", &GresLine::name},
+      {"Type", &GresLine::type},
+      {"Count", &GresLine::count},
+      {"File", &GresLine::file},
+      {"Links", &GresLine::links},
+      {"Cores", &GresLine::cores},
+      {"CPUs", &GresLine::cores},
       {"AutoDetect", &GresLine::autodetect},
   };
   for (const auto& f : kFields) {

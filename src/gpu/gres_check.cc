@@ -27,8 +27,8 @@ GresCheck CheckAgainstConfig(const std::vector<FoundGpu>& found,
   GresCheck out;
   std::vector<std::string> problems;
   if (found.size() != configured.size()) {
-    problems.push_back(fmt::format("NVML found {} GPUs but the configuration has {}",
-                                   found.size(), configured.size()));
+    problems.push_back(fmt::format("NVML found {} GPUs but the configuration has {}", found.size(),
+                                   configured.size()));
   }
   for (size_t i = 0; i < found.size(); ++i) {
     const FoundGpu& f = found[i];
@@ -43,8 +43,8 @@ GresCheck CheckAgainstConfig(const std::vector<FoundGpu>& found,
       if (!c.type.empty() && TypeFits(c.type, f)) {
         d.type = c.type;
       } else if (!c.type.empty()) {
-        problems.push_back(fmt::format("GPU {} is an {} ({}), configured as {}", i, f.name, f.type,
-                                       c.type));
+        problems.push_back(
+            fmt::format("GPU {} is an {} ({}), configured as {}", i, f.name, f.type, c.type));
       }
       if (!c.file.empty() && c.file != d.file) {
         problems.push_back(fmt::format("GPU {} is {}, configured as {}", i, d.file, c.file));
@@ -66,11 +66,12 @@ std::string FormatFound(const std::vector<FoundGpu>& found, const std::vector<Gp
   for (size_t i = 0; i < found.size() && i < effective.size(); ++i) {
     const FoundGpu& f = found[i];
     const GpuDef& d = effective[i];
-    out += fmt::format("Name=gpu Type={} Count=1 Index={} File={} Cores={} Links={} UUID={} "
-                       "PCI={} Memory={}M NUMA={} Product=\"{}\"\n",
-                       d.type, d.index, d.file, d.cores.empty() ? "(null)" : d.cores,
-                       d.links.empty() ? "(null)" : d.links, f.uuid, f.pci_bus_id, f.memory_mb,
-                       f.numa_node, f.name);
+    out += fmt::format(
+        "Name=gpu Type={} Count=1 Index={} File={} Cores={} Links={} UUID={} "
+        "PCI={} Memory={}M NUMA={} Product=\"{}\"\n",
+        d.type, d.index, d.file, d.cores.empty() ? "(null)" : d.cores,
+        d.links.empty() ? "(null)" : d.links, f.uuid, f.pci_bus_id, f.memory_mb, f.numa_node,
+        f.name);
   }
   if (found.empty()) return out;
   out += "\n      ";

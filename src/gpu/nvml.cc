@@ -62,12 +62,18 @@ std::tuple<unsigned, unsigned, unsigned> PciKey(const nvmlPciInfo_t& p) {
 
 const char* LevelName(int level) {
   switch (level) {
-    case NVML_TOPOLOGY_INTERNAL: return "X";
-    case NVML_TOPOLOGY_SINGLE: return "PIX";
-    case NVML_TOPOLOGY_MULTIPLE: return "PXB";
-    case NVML_TOPOLOGY_HOSTBRIDGE: return "PHB";
-    case NVML_TOPOLOGY_NODE: return "NODE";
-    default: return "SYS";
+    case NVML_TOPOLOGY_INTERNAL:
+      return "X";
+    case NVML_TOPOLOGY_SINGLE:
+      return "PIX";
+    case NVML_TOPOLOGY_MULTIPLE:
+      return "PXB";
+    case NVML_TOPOLOGY_HOSTBRIDGE:
+      return "PHB";
+    case NVML_TOPOLOGY_NODE:
+      return "NODE";
+    default:
+      return "SYS";
   }
 }
 
@@ -251,9 +257,8 @@ Expected<std::vector<FoundGpu>> Nvml::Discover() {
           a.nvlink_remote(devs[i], link, &remote) != NVML_SUCCESS) {
         continue;
       }
-      auto peer = std::find_if(pci.begin(), pci.end(), [&](const nvmlPciInfo_t& p) {
-        return PciKey(p) == PciKey(remote);
-      });
+      auto peer = std::find_if(pci.begin(), pci.end(),
+                               [&](const nvmlPciInfo_t& p) { return PciKey(p) == PciKey(remote); });
       if (peer == pci.end()) {
         ++to_switch[i];
       } else if (peer - pci.begin() != static_cast<long>(i)) {
@@ -299,8 +304,8 @@ std::string Nvml::DeviceProblem(int index, nvmlDevice_t dev) {
   nvmlMemory_t mem{};
   if (a.memory(dev, &mem) == NVML_ERROR_GPU_IS_LOST) return "fallen off the bus";
   unsigned long long ecc = 0;
-  if (a.ecc && a.ecc(dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ecc) ==
-                   NVML_SUCCESS &&
+  if (a.ecc &&
+      a.ecc(dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ecc) == NVML_SUCCESS &&
       ecc > 0) {
     return fmt::format("uncorrectable ECC errors ({})", ecc);
   }

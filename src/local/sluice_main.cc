@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
   auto* down = app.add_subcommand("down", "stop the local cluster started by `sluice up`");
   down->add_option("--state-dir", down_dir, "state directory");
   CLI11_PARSE(app, argc, argv);
-  for (const auto& [name, lines] : {std::pair{"gres.conf", &gres_conf}, {"cgroup.conf", &cgroup_conf}}) {
+  for (const auto& [name, lines] :
+       {std::pair{"gres.conf", &gres_conf}, {"cgroup.conf", &cgroup_conf}}) {
     for (const std::string& line : *lines) opts.extra_files[name] += line + "\n";
   }
   if (*up) return Up(opts);

@@ -75,8 +75,10 @@ LaunchTasksReply Agent::LaunchTasks(StepLaunch launch) {
       for (const GpuInfo& g : options_.gpus) launch.add_gpu_cpus(g.cores());
     }
     if (options_.constrain_devices) {
-      const auto& given = launch.step_resources() ? launch.step_gpu_ids() : launch.local().gpu_ids();
-      for (std::string& f : OtherGpuFiles(options_.gpus, given)) launch.add_deny_devices(std::move(f));
+      const auto& given =
+          launch.step_resources() ? launch.step_gpu_ids() : launch.local().gpu_ids();
+      for (std::string& f : OtherGpuFiles(options_.gpus, given))
+        launch.add_deny_devices(std::move(f));
     }
     std::string dir = jobs_->spool() + "/" + StepDirName(launch.job_id(), launch.step_id());
     std::lock_guard<std::mutex> lock(mu_);

@@ -17,9 +17,9 @@ namespace sluice {
 
 struct DetectedGpus {
   std::vector<GpuInfo> gpus;
-  std::string gres_error;            // "" = found as configured
-  std::shared_ptr<gpu::Nvml> nvml;   // kept for health checks (null: NVML not loaded)
-  std::string report;                // gpu::FormatFound's text, or why nothing was found
+  std::string gres_error;           // "" = found as configured
+  std::shared_ptr<gpu::Nvml> nvml;  // kept for health checks (null: NVML not loaded)
+  std::string report;               // gpu::FormatFound's text, or why nothing was found
 };
 
 // `nvml`: an already open NVML to use (null: open gpu::Nvml::DefaultLibrary()).

@@ -68,8 +68,7 @@ class HostedNode {
   void SetLogLevel(log::Level level) { agent_->options().log->set_level(level); }
 
  private:
-  HostedNode(const Config& config, AgentSetup setup, PidLock lock,
-             const HostedNodeShared& shared);
+  HostedNode(const Config& config, AgentSetup setup, PidLock lock, const HostedNodeShared& shared);
 
   std::string spool_dir_;
   PidLock spool_lock_;

@@ -141,8 +141,8 @@ int PrintGres(const Config& config, const std::string& name) {
   }
   if (node->gpu_autodetect != "nvml") {
     for (const GpuDef& d : node->gpus) {
-      std::printf("Name=gpu Type=%s Count=1 Index=%d File=%s Cores=%s Links=%s\n",
-                  d.type.c_str(), d.index, d.file.empty() ? "(null)" : d.file.c_str(),
+      std::printf("Name=gpu Type=%s Count=1 Index=%d File=%s Cores=%s Links=%s\n", d.type.c_str(),
+                  d.index, d.file.empty() ? "(null)" : d.file.c_str(),
                   d.cores.empty() ? "(null)" : d.cores.c_str(),
                   d.links.empty() ? "(null)" : d.links.c_str());
     }
@@ -160,7 +160,8 @@ int Main(int argc, char** argv) {
   auto config = LoadConfigFile(args->config_path);
   if (!config.ok()) return Fail(config.status());
   if (args->print_gres) {
-    if (!args->nodes_expr.empty()) return Fail(InvalidArgument("--print-gres takes -N, not --nodes"));
+    if (!args->nodes_expr.empty())
+      return Fail(InvalidArgument("--print-gres takes -N, not --nodes"));
     return PrintGres(*config, args->node_name);
   }
   auto setups = HostedSetups(*args, *config);

@@ -96,8 +96,8 @@ Status AttachDeviceProgram(const std::string& dir, const std::vector<DeviceId>& 
   ::close(cg_fd);
   ::close(prog_fd);  // the cgroup keeps the program
   if (rc != 0) {
-    return Internal(fmt::format("cannot attach the device program to {}: {}", dir,
-                                std::strerror(err)));
+    return Internal(
+        fmt::format("cannot attach the device program to {}: {}", dir, std::strerror(err)));
   }
   return Status::Ok();
 }

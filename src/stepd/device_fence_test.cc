@@ -74,13 +74,11 @@ TEST_F(DeviceFence, CgroupV1DevicesControllerDeniesTheOtherGpus) {
   auto job = ProcessTracker::Create(990001, roots);
   ASSERT_EQ(job->mode(), ProcessTracker::Mode::kCgroupV1);
   EXPECT_EQ(DeniedMask(job.get()), 0);  // nothing denied yet
-  auto denied = DeviceIdsOf({Gpu(3)});
-  ASSERT_TRUE(denied.ok());
-  ASSERT_TRUE(job->DenyDevices(roots, *denied).ok());
+  ASSERT_TRUE(job->DenyDevices(roots, {Gpu(3)}).ok());
   EXPECT_EQ(DeniedMask(job.get()), 1 << 3);
   // A step of the job holding GPU 2 only: GPU 1 denied on top of the job's.
   auto step = ProcessTracker::CreateStep(job->cgroup_dir(), "step_0");
-  ASSERT_TRUE(step->DenyDevices(roots, *DeviceIdsOf({Gpu(1)})).ok());
+  ASSERT_TRUE(step->DenyDevices(roots, {Gpu(1)}).ok());
   EXPECT_EQ(DeniedMask(step.get()), (1 << 1) | (1 << 3));
   step->Remove();
   job->Remove();
@@ -97,13 +95,11 @@ TEST_F(DeviceFence, CgroupV2DeviceProgramDeniesTheOtherGpus) {
   CgroupRoots roots{v2, "", ""};
   auto job = ProcessTracker::Create(990002, roots, /*batch_leaf=*/false);
   ASSERT_EQ(job->mode(), ProcessTracker::Mode::kCgroupV2);
-  auto denied = DeviceIdsOf({Gpu(0), Gpu(3)});
-  ASSERT_TRUE(denied.ok());
-  Status st = job->DenyDevices(roots, *denied);
+  Status st = job->DenyDevices(roots, {Gpu(0), Gpu(3)});
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(DeniedMask(job.get()), (1 << 0) | (1 << 3));
   auto step = ProcessTracker::CreateStep(job->cgroup_dir(), "step_0");
-  ASSERT_TRUE(step->DenyDevices(roots, *DeviceIdsOf({Gpu(1)})).ok());
+  ASSERT_TRUE(step->DenyDevices(roots, {Gpu(1)}).ok());
   EXPECT_EQ(DeniedMask(step.get()), (1 << 0) | (1 << 1) | (1 << 3));  // the job's program too
   step->Remove();
   job->Remove();
@@ -112,7 +108,7 @@ TEST_F(DeviceFence, CgroupV2DeviceProgramDeniesTheOtherGpus) {
 TEST(DeviceFenceNoCgroup, WithoutACgroupTheJobIsRefused) {
   auto t = ProcessTracker::Create(990003, CgroupRoots{"/nonexistent/v2", "/nonexistent/v1", ""});
   ASSERT_EQ(t->mode(), ProcessTracker::Mode::kProcessGroup);
-  Status st = t->DenyDevices(CgroupRoots{}, {{false, 195, 3}});
+  Status st = t->DenyDevices(CgroupRoots{}, {"/dev/null"});
   EXPECT_EQ(st.code(), Code::kFailedPrecondition);
 }
 

@@ -35,7 +35,7 @@ TEST_F(GpuSamplerTest, SumsTheJobsGpusAndKeepsAverageAndMax) {
   GpuSampler s({1, 2}, /*interval_s=*/5, /*start_mono_ms=*/0);
   Set(1, 50, 1000);
   Set(2, 30, 500);
-  Set(3, 100, 9000);  // not the job's
+  Set(3, 100, 9000);             // not the job's
   EXPECT_EQ(s.Tick(999), 1000);  // not due yet
   EXPECT_EQ(s.Usage().samples(), 0);
   EXPECT_EQ(s.Tick(1000), 6000);

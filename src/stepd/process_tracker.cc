@@ -194,7 +194,10 @@ Status ProcessTracker::SetMemoryLimit(int64_t bytes) {
   return Status::Ok();
 }
 
-Status ProcessTracker::DenyDevices(const CgroupRoots& roots, const std::vector<DeviceId>& denied) {
+Status ProcessTracker::DenyDevices(const CgroupRoots& roots,
+                                   const std::vector<std::string>& files) {
+  if (files.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(std::vector<DeviceId> denied, DeviceIdsOf(files));
   if (mode_ == Mode::kCgroupV2) return AttachDeviceProgram(dir_, denied);
   if (mode_ == Mode::kCgroupV1 && !roots.v1_devices.empty() &&
       dir_.rfind(roots.v1_memory + "/", 0) == 0) {

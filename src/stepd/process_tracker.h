@@ -48,11 +48,11 @@ class ProcessTracker {
   const std::string& fork_dir() const { return fork_dir_; }  // where ForkChild puts children
   // Sets the memory limit (bytes); no-op without a cgroup.
   Status SetMemoryLimit(int64_t bytes);
-  // Denies the devices to the processes forked from now on (device_fence.h): on v2 a
-  // device program on the cgroup, on v1 a devices cgroup beside the memory one (its
-  // path below `roots.v1_devices` as the memory cgroup's below `roots.v1_memory`).
-  // FailedPrecondition without a cgroup.
-  Status DenyDevices(const CgroupRoots& roots, const std::vector<DeviceId>& denied);
+  // Denies the device files `files` to the processes forked from now on (device_fence.h):
+  // on v2 a device program on the cgroup, on v1 a devices cgroup beside the memory one
+  // (its path below `roots.v1_devices` as the memory cgroup's below `roots.v1_memory`).
+  // FailedPrecondition without a cgroup; an error for a file that is not a device.
+  Status DenyDevices(const CgroupRoots& roots, const std::vector<std::string>& files);
   // fork() whose child is already in the job's cgroup(s) (cgroup_fork.h).
   pid_t ForkChild() const;
   // The job's main process (also its process group id).

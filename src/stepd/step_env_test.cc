@@ -189,11 +189,12 @@ TEST(StepEnvTest, GpuBindClosestFollowsTheTasksCpus) {
   l.set_cpus_per_task(2);
   l.set_gpu_bind("closest");
   auto env = [&](int task) {
-    return ToMap(BuildStepTaskEnv(l, StepTaskContext{"node01", task, 1, ""}))["CUDA_VISIBLE_DEVICES"];
+    return ToMap(
+        BuildStepTaskEnv(l, StepTaskContext{"node01", task, 1, ""}))["CUDA_VISIBLE_DEVICES"];
   };
   EXPECT_EQ(env(0), "0,1");  // CPUs 0-1: the first socket's GPUs
   EXPECT_EQ(env(1), "2,3");  // CPUs 8-9
-  l.clear_gpu_cpus();         // no topology known: every GPU of the step
+  l.clear_gpu_cpus();        // no topology known: every GPU of the step
   EXPECT_EQ(env(1), "0,1,2,3");
 }
 

@@ -125,11 +125,8 @@ Status StepSupervisor::Start() {
                 ? ProcessTracker::CreateStep(*job_cgroup, name)
                 : ProcessTracker::Create(launch_.job_id(), options_.cgroups, /*batch_leaf=*/false);
   if (Status st = cgroup_->SetMemoryLimit(launch_.step_mem_mb() << 20); !st.ok()) Log(st.message());
-  if (!launch_.deny_devices().empty()) {
-    ASSIGN_OR_RETURN(auto denied, DeviceIdsOf({launch_.deny_devices().begin(),
-                                               launch_.deny_devices().end()}));
-    RETURN_IF_ERROR(cgroup_->DenyDevices(options_.cgroups, denied));
-  }
+  RETURN_IF_ERROR(cgroup_->DenyDevices(
+      options_.cgroups, {launch_.deny_devices().begin(), launch_.deny_devices().end()}));
   user_ = ResolveUser(launch_.job());
   for (int i = 0; i < launch_.task_ids_size(); ++i) {
     Task t;
@@ -364,13 +361,17 @@ void StepSupervisor::SendExits(bool force_all) {
     // Wait status, then (accounting) max RSS in kB and CPU time in ms, then with this
     // node's last task its GPUs' sampled usage (utilization average and max, memory
     // average and max in MB: step_io.h); older readers decode only what they know.
-    auto u32 = [](int64_t v) { return EncodeU32(static_cast<uint32_t>(std::clamp<int64_t>(v, 0, UINT32_MAX))); };
-    std::string payload = EncodeU32(static_cast<uint32_t>(t.status)) + u32(t.max_rss_kb) + u32(t.cpu_ms);
-    bool last = std::count_if(tasks_.begin(), tasks_.end(), [](const Task& x) { return !x.exit_sent; }) == 1;
+    auto u32 = [](int64_t v) {
+      return EncodeU32(static_cast<uint32_t>(std::clamp<int64_t>(v, 0, UINT32_MAX)));
+    };
+    std::string payload =
+        EncodeU32(static_cast<uint32_t>(t.status)) + u32(t.max_rss_kb) + u32(t.cpu_ms);
+    bool last = std::count_if(tasks_.begin(), tasks_.end(),
+                              [](const Task& x) { return !x.exit_sent; }) == 1;
     if (last && gpu_sampler_ && gpu_sampler_->Usage().samples() > 0) {
       GpuUsage g = gpu_sampler_->Usage();
-      payload += u32(g.util_ave_pct()) + u32(g.util_max_pct()) + u32(g.mem_ave_mb()) +
-                 u32(g.mem_max_mb());
+      payload +=
+          u32(g.util_ave_pct()) + u32(g.util_max_pct()) + u32(g.mem_ave_mb()) + u32(g.mem_max_mb());
     }
     Send(FrameType::kExit, t.rank, payload);
     t.exit_sent = true;

@@ -37,8 +37,8 @@
 #include "node.pb.h"
 #include "node_common/node_lease.h"
 #include "node_common/relay_signal.h"
-#include "stepd/job_spawn.h"
 #include "stepd/gpu_sampler.h"
+#include "stepd/job_spawn.h"
 #include "stepd/process_tracker.h"
 
 namespace sluice {

@@ -72,11 +72,8 @@ Status Supervisor::Start() {
   }
   Status mem = tracker_->SetMemoryLimit(launch_.local().mem_mb() * 1024 * 1024);
   if (!mem.ok()) std::fprintf(stderr, "sluice-stepd: warning: %s\n", mem.message().c_str());
-  if (!launch_.deny_devices().empty()) {
-    ASSIGN_OR_RETURN(auto denied, DeviceIdsOf({launch_.deny_devices().begin(),
-                                               launch_.deny_devices().end()}));
-    RETURN_IF_ERROR(tracker_->DenyDevices(options_.cgroups, denied));
-  }
+  RETURN_IF_ERROR(tracker_->DenyDevices(
+      options_.cgroups, {launch_.deny_devices().begin(), launch_.deny_devices().end()}));
   ASSIGN_OR_RETURN(listen_fd_, ListenSeqpacket(dir_.Socket()));
   RETURN_IF_ERROR(WriteJobScript(dir_, launch_));
   if (HookResult pro = RunProlog(launch_); !pro.ok()) {
@@ -85,9 +82,9 @@ Status Supervisor::Start() {
   }
   start_mono_ms_ = MonoMs();
   if (launch_.gpu_sample_interval_s() > 0 && launch_.local().gpu_ids_size() > 0) {
-    gpu_sampler_.emplace(std::vector<int>(launch_.local().gpu_ids().begin(),
-                                          launch_.local().gpu_ids().end()),
-                         launch_.gpu_sample_interval_s(), start_mono_ms_);
+    gpu_sampler_.emplace(
+        std::vector<int>(launch_.local().gpu_ids().begin(), launch_.local().gpu_ids().end()),
+        launch_.gpu_sample_interval_s(), start_mono_ms_);
   }
   ASSIGN_OR_RETURN(job_pid_, SpawnJob(dir_, launch_, tracker_.get()));
   return Status::Ok();

@@ -147,8 +147,8 @@ bool Refresh() {
   const char* path = std::getenv("SLUICE_FAKE_NVML_FILE");
   struct stat st {};
   if (!path || ::stat(path, &st) != 0) return false;
-  std::string stamp = std::to_string(st.st_mtim.tv_sec) + "." +
-                      std::to_string(st.st_mtim.tv_nsec) + "/" + std::to_string(st.st_size);
+  std::string stamp = std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
+                      "/" + std::to_string(st.st_size);
   if (stamp != loaded_stamp) {
     std::ifstream in(path);
     machine = Parse(in);
@@ -179,16 +179,17 @@ void SetBits(const std::string& list, unsigned size, unsigned long* mask) {
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
     unsigned lo = std::stoul(item), hi = lo;
-    if (size_t dash = item.find('-'); dash != std::string::npos) hi = std::stoul(item.substr(dash + 1));
+    if (size_t dash = item.find('-'); dash != std::string::npos)
+      hi = std::stoul(item.substr(dash + 1));
     for (unsigned c = lo; c <= hi && c / kBits < size; ++c) mask[c / kBits] |= 1UL << (c % kBits);
   }
 }
 
-#define LOCKED_DEVICE(d)                            \
-  std::lock_guard<std::mutex> lock(mu);             \
-  Refresh();                                        \
-  FakeGpu* g = Dev(d);                              \
-  if (!g) return NVML_ERROR_INVALID_ARGUMENT;       \
+#define LOCKED_DEVICE(d)                      \
+  std::lock_guard<std::mutex> lock(mu);       \
+  Refresh();                                  \
+  FakeGpu* g = Dev(d);                        \
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT; \
   if (g->lost) return NVML_ERROR_GPU_IS_LOST
 
 }  // namespace
@@ -203,11 +204,16 @@ nvmlReturn_t nvmlInit_v2(void) {
 nvmlReturn_t nvmlShutdown(void) { return NVML_SUCCESS; }
 const char* nvmlErrorString(nvmlReturn_t rc) {
   switch (rc) {
-    case NVML_SUCCESS: return "Success";
-    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-    case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-    case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
-    default: return "Unknown Error";
+    case NVML_SUCCESS:
+      return "Success";
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+      return "Driver Not Loaded";
+    case NVML_ERROR_GPU_IS_LOST:
+      return "GPU is lost";
+    case NVML_ERROR_INVALID_ARGUMENT:
+      return "Invalid Argument";
+    default:
+      return "Unknown Error";
   }
 }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
@@ -267,11 +273,12 @@ nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
   LOCKED_DEVICE(a);
   FakeGpu* other = Dev(b);
   if (!other) return NVML_ERROR_INVALID_ARGUMENT;
-  int ia = static_cast<int>(g - machine.gpus.data()), ib = static_cast<int>(other - machine.gpus.data());
+  int ia = static_cast<int>(g - machine.gpus.data()),
+      ib = static_cast<int>(other - machine.gpus.data());
   auto it = machine.levels.find({ia, ib});
   *level = it != machine.levels.end() ? it->second
-           : g->numa == other->numa  ? NVML_TOPOLOGY_NODE
-                                     : NVML_TOPOLOGY_SYSTEM;
+           : g->numa == other->numa   ? NVML_TOPOLOGY_NODE
+                                      : NVML_TOPOLOGY_SYSTEM;
   return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, int* active) {

@@ -133,7 +133,8 @@ TEST_F(GpuAutodetect, AJobHoldingEightGpusAndUsingOneShowsItInSacct) {
   ASSERT_EQ(WaitDone(id), "COMPLETED");
   // The batch step (the batch host's GPUs over the job's life) and the srun step (its
   // GPUs on its nodes over its own life).
-  const std::string usage = "|gres/gpumem=2048M,gres/gpuutil=100|gres/gpumem=2048M,gres/gpuutil=100";
+  const std::string usage =
+      "|gres/gpumem=2048M,gres/gpuutil=100|gres/gpumem=2048M,gres/gpuutil=100";
   const std::string batch = std::to_string(id) + ".batch" + usage;
   const std::string step = std::to_string(id) + ".0" + usage;
   std::string out;

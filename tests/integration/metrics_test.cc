@@ -178,7 +178,8 @@ TEST_F(MetricsTest, EndpointAnswersAreasAndRefusesBadInput) {
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   // A scraper that asks for OpenMetrics (Prometheus does) gets it.
-  auto om = Get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"}});
+  auto om =
+      Get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"}});
   ASSERT_TRUE(om);
   EXPECT_EQ(om->get_header_value("Content-Type"),
             "application/openmetrics-text; version=1.0.0; charset=utf-8");

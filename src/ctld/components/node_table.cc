@@ -149,8 +149,8 @@ sched::ClusterSnapshot NodeTable::Snapshot(bool all_empty) const {
     s.features = n.cfg.features;
     for (size_t i = 0; i < n.cfg.gpus.size(); ++i) {
       bool busy = n.gpu_used[i] || !n.gpu_faults[i].empty();  // a failed GPU takes no job
-      s.gpus.push_back({n.cfg.gpus[i].index, n.cfg.gpus[i].type, !all_empty && busy,
-                        n.gpu_links[i]});
+      s.gpus.push_back(
+          {n.cfg.gpus[i].index, n.cfg.gpus[i].type, !all_empty && busy, n.gpu_links[i]});
     }
     s.leaf_switch = n.leaf_switch;
     if (!all_empty) {

@@ -35,8 +35,8 @@ struct NodeRuntime {
   std::vector<bool> gpu_used;               // parallel to cfg.gpus
   std::vector<std::vector<int>> gpu_links;  // parallel to cfg.gpus: affinity by GPU index
   std::vector<GpuInfo> found_gpus;          // as the agent found them (AutoDetect=nvml), else empty
-  std::vector<std::string> gpu_faults;      // parallel to cfg.gpus: the agent's GPU health ("" = fine)
-  int leaf_switch = -1;                     // index into the topology's switches
+  std::vector<std::string> gpu_faults;  // parallel to cfg.gpus: the agent's GPU health ("" = fine)
+  int leaf_switch = -1;                 // index into the topology's switches
   int exclusive_jobs = 0;
   std::set<int64_t> jobs;                // jobs holding resources here
   int64_t health_seq = 0;                // last NodeHealth.seq acted on (health_ops.cc)

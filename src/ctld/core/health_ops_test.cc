@@ -267,7 +267,7 @@ TEST_F(GpuHealthOps, WithholdKeepsTheNodeButNotTheGpu) {
   ASSERT_EQ(ctl_->jobs().Find(a)->state(), JOB_RUNNING);
   EXPECT_EQ(ctl_->jobs().Find(a)->alloc(0).node(), "node01");
   EXPECT_EQ(ctl_->jobs().Find(a)->alloc(0).gpu_ids(0), 1);  // not the failed GPU 0
-  int64_t b = SubmitGpuJob(2);  // node01 has one good GPU: node02
+  int64_t b = SubmitGpuJob(2);                              // node01 has one good GPU: node02
   EXPECT_EQ(ctl_->jobs().Find(b)->alloc(0).node(), "node02");
 }
 
