@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
+#include <random>
 
 #include "common/clock.h"
 #include "common/subprocess.h"
@@ -75,21 +77,41 @@ void StopProcess(pid_t pid, int sig, int grace_ms) {
   }
 }
 
-Expected<int> FreeTcpPort() {
+namespace {
+
+// Binds 127.0.0.1:`port` (0: any) and releases it; the port bound, or -1.
+int TryBind(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Internal("socket failed");
+  if (fd < 0) return -1;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
   socklen_t len = sizeof addr;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    close(fd);
-    return Internal("bind failed");
+  int got = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    got = ntohs(addr.sin_port);
   }
-  int port = ntohs(addr.sin_port);
   close(fd);
+  return got;
+}
+
+}  // namespace
+
+Expected<int> FreeTcpPort() {
+  int ephemeral_low = 32768;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low;
+  constexpr int kLowest = 10000;
+  if (ephemeral_low - kLowest >= 1000) {
+    static std::mt19937 rng(std::random_device{}() ^ static_cast<unsigned>(getpid()));
+    std::uniform_int_distribution<int> pick(kLowest, ephemeral_low - 1);
+    for (int tries = 0; tries < 200; ++tries) {
+      if (int port = TryBind(pick(rng)); port > 0) return port;
+    }
+  }
+  int port = TryBind(0);  // a machine whose ephemeral range leaves no room below it
+  if (port <= 0) return Internal("bind failed");
   return port;
 }
 

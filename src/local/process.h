@@ -41,7 +41,10 @@ RunResult RunCommand(const std::vector<std::string>& argv, const RunOptions& opt
 bool ProcessAlive(pid_t pid);
 // Sends `sig`, then SIGKILL after `grace_ms` if still alive; reaps if it is our child.
 void StopProcess(pid_t pid, int sig, int grace_ms);
-// A TCP port that was free on 127.0.0.1 a moment ago.
+// A TCP port that was free on 127.0.0.1 a moment ago. Chosen at random below the
+// kernel's ephemeral range (ip_local_port_range): a port from that range may become an
+// outgoing connection's source port before the daemon it was meant for binds it (seen
+// under parallel tests: "--metrics-port: cannot listen"), one below it cannot.
 Expected<int> FreeTcpPort();
 
 }  // namespace sluice
