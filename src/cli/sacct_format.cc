@@ -69,8 +69,10 @@ nlohmann::json TresJson(const std::string& tres) {
     std::string key(item.substr(0, eq));
     std::string value(item.substr(eq + 1));
     int64_t count = 0;
-    auto mb = ParseMemoryMb(value);
-    if (!ParseNonNegative(value, &count) && mb.ok()) count = *mb;
+    if (!ParseNonNegative(value, &count)) {  // a size: "2000M"
+      auto mb = ParseMemoryMb(value);
+      count = mb.ok() ? *mb : 0;
+    }
     std::string base = key.substr(0, key.find(':'));
     auto it = kIds.find(base);
     nlohmann::json name = nullptr;

@@ -61,17 +61,19 @@ GresCheck CheckAgainstConfig(const std::vector<FoundGpu>& found,
   return out;
 }
 
+std::string GresLine(const GpuDef& d) {
+  auto or_null = [](const std::string& s) { return s.empty() ? std::string("(null)") : s; };
+  return fmt::format("Name=gpu Type={} Count=1 Index={} File={} Cores={} Links={}", d.type, d.index,
+                     or_null(d.file), or_null(d.cores), or_null(d.links));
+}
+
 std::string FormatFound(const std::vector<FoundGpu>& found, const std::vector<GpuDef>& effective) {
   std::string out;
   for (size_t i = 0; i < found.size() && i < effective.size(); ++i) {
     const FoundGpu& f = found[i];
-    const GpuDef& d = effective[i];
-    out += fmt::format(
-        "Name=gpu Type={} Count=1 Index={} File={} Cores={} Links={} UUID={} "
-        "PCI={} Memory={}M NUMA={} Product=\"{}\"\n",
-        d.type, d.index, d.file, d.cores.empty() ? "(null)" : d.cores,
-        d.links.empty() ? "(null)" : d.links, f.uuid, f.pci_bus_id, f.memory_mb, f.numa_node,
-        f.name);
+    out +=
+        fmt::format("{} UUID={} PCI={} Memory={}M NUMA={} Product=\"{}\"\n", GresLine(effective[i]),
+                    f.uuid, f.pci_bus_id, f.memory_mb, f.numa_node, f.name);
   }
   if (found.empty()) return out;
   out += "\n      ";

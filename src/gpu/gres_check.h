@@ -21,6 +21,10 @@ struct GresCheck {
 GresCheck CheckAgainstConfig(const std::vector<FoundGpu>& found,
                              const std::vector<GpuDef>& configured);
 
+// One GPU as a gres.conf-like line, as slurmd -G prints it (no newline):
+// "Name=gpu Type=h100 Count=1 Index=0 File=/dev/nvidia0 Cores=0-55 Links=-1,18".
+std::string GresLine(const GpuDef& d);
+
 // slurmd -G style: one gres.conf-like line per GPU, then the topology matrix as
 // `nvidia-smi topo -m` prints it (X, NV<n>, PIX, PXB, PHB, NODE, SYS).
 std::string FormatFound(const std::vector<FoundGpu>& found, const std::vector<GpuDef>& effective);

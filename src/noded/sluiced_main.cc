@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/hostlist.h"
+#include "gpu/gres_check.h"
 #include "noded/agent_config.h"
 #include "noded/agent_http.h"
 #include "noded/agent_service.h"
@@ -140,12 +141,7 @@ int PrintGres(const Config& config, const std::string& name) {
     return Fail(NotFound("node " + name + " is not in the configuration " + config.path));
   }
   if (node->gpu_autodetect != "nvml") {
-    for (const GpuDef& d : node->gpus) {
-      std::printf("Name=gpu Type=%s Count=1 Index=%d File=%s Cores=%s Links=%s\n", d.type.c_str(),
-                  d.index, d.file.empty() ? "(null)" : d.file.c_str(),
-                  d.cores.empty() ? "(null)" : d.cores.c_str(),
-                  d.links.empty() ? "(null)" : d.links.c_str());
-    }
+    for (const GpuDef& d : node->gpus) std::printf("%s\n", gpu::GresLine(d).c_str());
     return 0;
   }
   DetectedGpus found = DetectGpus(*node);

@@ -56,13 +56,19 @@ CpuBindPlan PlanCpuBind(const StepLaunch& l, int local_id) {
     if (plan.bind) plan.cpus.push_back(map[local_id % map.size()]);
     return plan;
   }
+  plan.cpus = TaskCpuSlice(l, local_id);
+  plan.bind = !plan.cpus.empty();
+  return plan;
+}
+
+std::vector<int> TaskCpuSlice(const StepLaunch& l, int local_id) {
   const auto& ids =
       l.step_resources() && l.step_cpu_ids_size() > 0 ? l.step_cpu_ids() : l.local().cpu_ids();
-  if (ids.empty()) return plan;
+  std::vector<int> out;
+  if (ids.empty()) return out;
   int per = std::max(1, l.cpus_per_task());
-  for (int k = 0; k < per; ++k) plan.cpus.push_back(ids[(local_id * per + k) % ids.size()]);
-  plan.bind = true;
-  return plan;
+  for (int k = 0; k < per; ++k) out.push_back(ids[(local_id * per + k) % ids.size()]);
+  return out;
 }
 
 std::string ApplyCpuBind(const CpuBindPlan& plan) {

@@ -21,6 +21,9 @@ struct CpuBindPlan {
 };
 
 CpuBindPlan PlanCpuBind(const StepLaunch& launch, int local_id);
+// Task `local_id`'s own slice of the step's CPUs on this node (cpus-per-task each, in
+// order, wrapping around); empty when the launch lists none.
+std::vector<int> TaskCpuSlice(const StepLaunch& launch, int local_id);
 
 // Binds the calling process. CPU ids this machine does not have (a simulated node with
 // more CPUs than the host) are folded modulo the online CPU count. Returns the mask

@@ -150,15 +150,7 @@ namespace {
 // --cpu-bind CPUs, else its cpus-per-task slice of the step's); all of them when none is.
 std::string ClosestGpus(const StepLaunch& l, int local_id, const std::vector<int>& ids) {
   CpuBindPlan plan = PlanCpuBind(l, local_id);
-  std::vector<int> task_cpus = plan.cpus;
-  if (!plan.bind) {
-    const auto& cpus =
-        l.step_resources() && l.step_cpu_ids_size() > 0 ? l.step_cpu_ids() : l.local().cpu_ids();
-    int per = std::max(1, l.cpus_per_task());
-    for (int k = 0; k < per && !cpus.empty(); ++k) {
-      task_cpus.push_back(cpus[(local_id * per + k) % cpus.size()]);
-    }
-  }
+  std::vector<int> task_cpus = plan.bind ? plan.cpus : TaskCpuSlice(l, local_id);
   std::vector<int> mine;
   for (int g : ids) {
     if (g < 0 || g >= l.gpu_cpus_size()) continue;

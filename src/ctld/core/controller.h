@@ -389,6 +389,9 @@ class Controller {
   void ApplyHealth(NodeRuntime* n, const NodeHealth& health);
   // Drains `node` by the system (uid 0) unless it is already drained or down.
   void SystemDrain(NodeRuntime* n, const std::string& reason);
+  // Lifts the drain SystemDrain set with `reason` (never an admin's, nor another reason's);
+  // true when it did.
+  bool LiftSystemDrain(NodeRuntime* n, const std::string& reason);
   // The agent's GPU health (health_ops.cc): a GPU that fails takes no more jobs (its node
   // drained with a reason naming it, or only it withheld: GpuHealthAction) and the jobs on
   // it are lost as with a failed node; one that recovers lifts the drain it caused.

@@ -19,6 +19,19 @@ void Controller::SystemDrain(NodeRuntime* n, const std::string& reason) {
   WantSchedule();
 }
 
+bool Controller::LiftSystemDrain(NodeRuntime* n, const std::string& reason) {
+  if (reason.empty() || !n->admin.drain || n->admin.down || n->admin.reason_uid != 0 ||
+      n->admin.reason != reason) {
+    return false;
+  }
+  n->admin.drain = false;
+  n->admin.reason.clear();
+  n->admin.reason_time = Now();
+  MarkNode(n->cfg.name);
+  WantSchedule();
+  return true;
+}
+
 void Controller::ApplyHealth(NodeRuntime* n, const NodeHealth& health) {
   if (health.seq() <= 0 || health.seq() == n->health_seq) return;
   n->health_seq = health.seq();
@@ -27,16 +40,9 @@ void Controller::ApplyHealth(NodeRuntime* n, const NodeHealth& health) {
     return;
   }
   // A pass lifts only the drain this node's health check caused.
-  if (health.reason().empty() || !n->admin.drain || n->admin.down || n->admin.reason_uid != 0 ||
-      n->admin.reason != health.reason()) {
-    return;
+  if (LiftSystemDrain(n, health.reason())) {
+    log_->info("node health check passes again, undrained node={}", n->cfg.name);
   }
-  log_->info("node health check passes again, undrained node={}", n->cfg.name);
-  n->admin.drain = false;
-  n->admin.reason.clear();
-  n->admin.reason_time = Now();
-  MarkNode(n->cfg.name);
-  WantSchedule();
 }
 
 void Controller::ApplyGpuHealth(NodeRuntime* n, const GpuHealth& health) {
@@ -44,7 +50,6 @@ void Controller::ApplyGpuHealth(NodeRuntime* n, const GpuHealth& health) {
   auto reason = [n](size_t i, const std::string& fault) {
     return fmt::format("GPU {} failed: {}", n->cfg.gpus[i].index, fault);
   };
-  std::vector<std::string> lifted;  // the drain reasons of GPUs that recovered
   bool changed = false;
   for (size_t i = 0; i < n->gpu_faults.size(); ++i) {
     std::string now = i < static_cast<size_t>(health.faults_size()) ? health.faults(i) : "";
@@ -54,7 +59,7 @@ void Controller::ApplyGpuHealth(NodeRuntime* n, const GpuHealth& health) {
     int index = n->cfg.gpus[i].index;
     if (now.empty()) {
       log_->info("GPU healthy again node={} gpu={}", node, index);
-      lifted.push_back(reason(i, was));
+      if (!config_.gpu_health_withhold) LiftSystemDrain(n, reason(i, was));  // never an admin's
       was.clear();
       continue;
     }
@@ -73,16 +78,7 @@ void Controller::ApplyGpuHealth(NodeRuntime* n, const GpuHealth& health) {
     }
   }
   if (!changed) return;
-  if (!config_.gpu_health_withhold) {
-    // Lift the drain a recovered GPU caused (never an admin's), then drain for any GPU
-    // still failing.
-    if (n->admin.drain && !n->admin.down && n->admin.reason_uid == 0 &&
-        std::count(lifted.begin(), lifted.end(), n->admin.reason)) {
-      n->admin.drain = false;
-      n->admin.reason.clear();
-      n->admin.reason_time = Now();
-      MarkNode(node);
-    }
+  if (!config_.gpu_health_withhold) {  // drained for a GPU still failing
     for (size_t i = 0; i < n->gpu_faults.size(); ++i) {
       if (!n->gpu_faults[i].empty()) {
         SystemDrain(n, reason(i, n->gpu_faults[i]));
