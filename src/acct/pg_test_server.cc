@@ -100,7 +100,7 @@ Status PgTestServer::Start() {
   std::string last;
   while (std::chrono::steady_clock::now() < deadline) {
     try {
-      pqxx::connection c(fmt_conn());
+      pqxx::connection c(conn_string());
       return Status::Ok();
     } catch (const std::exception& e) {
       last = e.what();
@@ -115,7 +115,7 @@ Status PgTestServer::Start() {
   return Unavailable("postgres did not accept connections: " + last);
 }
 
-std::string PgTestServer::fmt_conn() const {
+std::string PgTestServer::conn_string() const {
   return "host=" + sock_dir_ + " port=" + std::to_string(port_) + " user=sluice dbname=postgres";
 }
 
@@ -155,7 +155,7 @@ AcctConfig PgTestServer::Config() const {
 
 Status PgTestServer::Reset() {
   try {
-    pqxx::connection c(fmt_conn());
+    pqxx::connection c(conn_string());
     pqxx::nontransaction tx(c);
     tx.exec("DROP TABLE IF EXISTS acct_jobs, acct_steps, acct_node_events");
     return Status::Ok();
@@ -166,7 +166,7 @@ Status PgTestServer::Reset() {
 
 Status PgTestServer::ExecSql(const std::string& sql) {
   try {
-    pqxx::connection c(fmt_conn());
+    pqxx::connection c(conn_string());
     pqxx::nontransaction tx(c);
     tx.exec(sql);
     return Status::Ok();

@@ -28,6 +28,8 @@ class PgTestServer {
   // Connection settings for AcctConfig (type pgsql, host = the socket dir).
   AcctConfig Config() const;
   const std::string& socket_dir() const { return sock_dir_; }
+  // A libpq connection string for the server's database.
+  std::string conn_string() const;
   int port() const { return port_; }
   // Drops the accounting tables (a clean database for the next test).
   Status Reset();
@@ -35,7 +37,6 @@ class PgTestServer {
   Status ExecSql(const std::string& sql);
 
  private:
-  std::string fmt_conn() const;
   std::string dir_;
   std::string sock_dir_;
   int port_ = 5432;

@@ -8,6 +8,7 @@
 #include <pqxx/pqxx>
 
 #include "acct/acct_store.h"
+#include "common/pg_conn_string.h"
 
 namespace sluice::acct {
 namespace {
@@ -85,22 +86,7 @@ class PgsqlAcctStore final : public AcctStore {
 };
 
 std::string ConnString(const AcctConfig& c) {
-  auto q = [](const std::string& v) {
-    std::string out = "'";
-    for (char ch : v) {
-      if (ch == '\'' || ch == '\\') out += '\\';
-      out += ch;
-    }
-    return out + "'";
-  };
-  std::string s;
-  if (!c.host.empty()) s += " host=" + q(c.host);
-  if (c.port > 0) s += fmt::format(" port={}", c.port);
-  if (!c.user.empty()) s += " user=" + q(c.user);
-  if (!c.pass.empty()) s += " password=" + q(c.pass);
-  s += " dbname=" + q(c.db.empty() ? "slurm_acct_db" : c.db);
-  s += " connect_timeout=10";
-  return s;
+  return PgConnString(c.host, c.port, c.user, c.pass, c.db.empty() ? "slurm_acct_db" : c.db);
 }
 
 }  // namespace

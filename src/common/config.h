@@ -165,19 +165,31 @@ struct RequeueConfig {
   std::set<int> requeue_exit_hold;
 };
 
-// Accounting storage (config_accounting.cc): AccountingStorageType=
-// accounting_storage/sqlite (default; accounting.db in StateSaveLocation, or
-// AccountingStorageLoc as the file) | accounting_storage/pgsql (Host = name or socket
-// dir, Port, User, Pass, Loc = database name) | accounting_storage/slurmdbd (taken as
-// sqlite: the built-in store plays slurmdbd's role) | accounting_storage/none (sacct
-// reports it disabled). Any other type is an error.
-struct AccountingConfig {
-  std::string type = "accounting_storage/sqlite";
+// A database's settings (config_storage.cc), for accounting (AccountingStorage*) and for
+// the controller's state (StateStorage*): Type, Host (name or socket dir), Port, User, Pass,
+// Loc.
+//   AccountingStorageType= accounting_storage/sqlite (default; accounting.db in
+//     StateSaveLocation, or AccountingStorageLoc as the file) | accounting_storage/pgsql
+//     (Loc = database name) | accounting_storage/slurmdbd (taken as sqlite: the built-in
+//     store plays slurmdbd's role) | accounting_storage/none (sacct reports it disabled).
+//   StateStorageType= (Sluice) state/sqlite (default; sluicectld.db in StateSaveLocation) |
+//     state/pgsql (Loc = database name, default slurm_state_db): what two or three
+//     controllers share for high availability (docs/high-availability.md).
+// Any other type is an error.
+struct StorageConfig {
+  std::string type;
   std::string host;
   int port = 0;
   std::string user;
   std::string pass;
   std::string loc;
+};
+
+// One SlurmctldHost line: `name` or `name(addr)`; the first is the primary, the others
+// its backups, in order.
+struct CtldHost {
+  std::string name;
+  std::string addr;
 };
 
 inline constexpr size_t kMaxConfigNodes = 65536;
@@ -188,6 +200,8 @@ struct Config {
   std::string ctld_debug;               // SlurmctldDebug: the controller's log level ("" = info)
   std::string ctld_host = "127.0.0.1";  // address (the `addr` of `name(addr)`)
   std::string ctld_host_name;           // the `name` of SlurmctldHost (empty if not given)
+  std::vector<CtldHost> ctld_hosts;     // every SlurmctldHost line (empty if none)
+  int ctld_timeout_s = 0;               // SlurmctldTimeout (0: unset; the lease default)
   int ctld_port = 6817;
   int slurmd_port = 6818;
   std::string state_save_location = "/var/lib/sluice/state";
@@ -257,13 +271,17 @@ struct Config {
   PreemptType preempt_type = PreemptType::kNone;
   PreemptMode preempt_mode = PreemptMode::kOff;
   int64_t preempt_exempt_time_s = -1;
-  AccountingConfig accounting;  // AccountingStorage* (config_accounting.cc)
+  StorageConfig accounting{.type = "accounting_storage/sqlite"};  // AccountingStorage*
+  StorageConfig state_storage{.type = "state/sqlite"};             // StateStorage*
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;
   const PartitionConfig* DefaultPartition() const;  // nullptr if none is Default=YES
   // heartbeat_interval_s, or slurmd_timeout_s / 3 clamped to [1, 30].
   int HeartbeatIntervalS() const;
+  // The controllers, primary first: ctld_hosts with ControlAddr applied to the primary, or
+  // the one controller ctld_host when there is no SlurmctldHost line.
+  std::vector<CtldHost> Controllers() const;
 };
 
 // Parses text (`path` is used in messages and to resolve a relative GresConf, which is

@@ -39,10 +39,12 @@ Status ParseUserAssocLine(const ConfigLine& line, ParseContext* ctx);
 bool IsPriorityKey(std::string_view key);
 Status SetPriorityKey(std::string_view key, std::string_view value, PriorityConfig* p);
 // MaxBatchRequeue, RequeueExit, RequeueExitHold (config_requeue.cc).
-bool IsAccountingKey(std::string_view key);
-Status SetAccountingKey(std::string_view key, std::string_view value, AccountingConfig* a);
 bool IsRequeueKey(std::string_view key);
 Status SetRequeueKey(std::string_view key, std::string_view value, RequeueConfig* r);
+
+// AccountingStorage* and StateStorage* Type/Host/Port/User/Pass/Loc (config_storage.cc).
+bool IsStorageKey(std::string_view key);
+Status SetStorageKey(std::string_view key, std::string_view value, Config* c);
 
 // PreemptType, PreemptMode, PreemptExemptTime (config_preempt.cc).
 bool IsPreemptKey(std::string_view key);

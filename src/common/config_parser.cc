@@ -34,7 +34,6 @@ Status SetTopologyPlugin(std::string_view v, ParseContext* c) {
 }
 
 Status SetCtldHost(std::string_view v, ParseContext* ctx) {
-  if (ctx->ctld_host_set) return Status::Ok();  // later ones are backups
   std::string_view name = v, addr = v;
   size_t open = v.find('(');
   if (open != std::string_view::npos) {
@@ -46,6 +45,8 @@ Status SetCtldHost(std::string_view v, ParseContext* ctx) {
     addr = v.substr(open + 1, v.size() - open - 2);
   }
   if (name.empty() || addr.empty()) return InvalidArgument("SlurmctldHost is empty");
+  ctx->config->ctld_hosts.push_back({std::string(name), std::string(addr)});
+  if (ctx->ctld_host_set) return Status::Ok();  // later ones are backups
   ctx->config->ctld_host_name = std::string(name);
   ctx->config->ctld_host = std::string(addr);
   ctx->ctld_host_set = true;
@@ -254,7 +255,10 @@ const GlobalKey kGlobalKeys[] = {
     {"JobCompType", Ignore},
     {"MailProg", Ignore},
     {"SlurmdParameters", Ignore},
-    {"SlurmctldTimeout", Ignore},
+    {"SlurmctldTimeout",  // how long a leader's lease lasts (state/pgsql high availability)
+     [](auto v, auto* c) {
+       return ParseIntValue("SlurmctldTimeout", v, 1, 3600, &c->config->ctld_timeout_s);
+     }},
     {"SchedulerParameters", Ignore},  // read by ctld (scheduler_config.h)
     {"SrunTorchEnv", Ignore},  // yes (default) / no: RANK, MASTER_ADDR, ... for step tasks (ctld)
     {"AuthInfo", Ignore},      // socket=PATH of munged for AuthType=auth/munge (client, ctld)
@@ -286,9 +290,8 @@ Status ParseGlobalPair(const ConfigPair& p, int line_no, ParseContext* ctx) {
     ctx->config->raw[p.key] = p.value;
     return Status::Ok();
   }
-  if (IsAccountingKey(p.key)) {
-    RETURN_IF_ERROR(
-        AtLine(SetAccountingKey(p.key, p.value, &ctx->config->accounting), ctx->path, line_no));
+  if (IsStorageKey(p.key)) {
+    RETURN_IF_ERROR(AtLine(SetStorageKey(p.key, p.value, ctx->config), ctx->path, line_no));
     ctx->config->raw[p.key] = p.value;
     return Status::Ok();
   }
@@ -440,6 +443,13 @@ const PartitionConfig* Config::DefaultPartition() const {
 int Config::HeartbeatIntervalS() const {
   if (heartbeat_interval_s > 0) return heartbeat_interval_s;
   return std::clamp(slurmd_timeout_s / 3, 1, 30);
+}
+
+std::vector<CtldHost> Config::Controllers() const {
+  std::vector<CtldHost> out = ctld_hosts;
+  if (out.empty()) out.push_back({ctld_host_name, ctld_host});
+  out[0].addr = ctld_host;  // ControlAddr may name the primary's address
+  return out;
 }
 
 // ---------------------------------------------------------------- value helpers

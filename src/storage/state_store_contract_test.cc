@@ -1,6 +1,7 @@
-// The StateStore contract, checked against every implementation (SQLite, memory): what a
-// controller writes is what it loads after a restart ("Reopen": a new SqliteStateStore on
-// the same file; the same MemoryStateStore object).
+// The StateStore contract, checked against every implementation (SQLite, PostgreSQL,
+// memory): what a controller writes is what it loads after a restart ("Reopen": a new
+// SqliteStateStore on the same file, a new PgStateStore connection to the same database; the
+// same MemoryStateStore object).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,18 +11,26 @@
 #include <string>
 
 #include "storage/memory_state_store.h"
+#include "storage/pg_state_store.h"
+#include "storage/pg_test_db.h"
 #include "storage/sqlite_state_store.h"
 
 namespace sluice::storage {
 namespace {
 
-enum class Engine { kSqlite, kMemory };
+enum class Engine { kSqlite, kPostgres, kMemory };
 
 class StateStoreContract : public ::testing::TestWithParam<Engine> {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/sluice-store-contract-XXXXXX";
     dir_ = mkdtemp(tmpl);
+    if (GetParam() == Engine::kPostgres) {
+      std::string why;
+      pg_ = SharedPgServer(&why);
+      if (pg_ == nullptr) GTEST_SKIP() << "no PostgreSQL server: " << why;
+      ASSERT_TRUE(ResetControllerTables(pg_).ok());
+    }
     Reopen();
   }
   void TearDown() override {
@@ -34,6 +43,12 @@ class StateStoreContract : public ::testing::TestWithParam<Engine> {
       return;
     }
     store_.reset();
+    if (GetParam() == Engine::kPostgres) {
+      auto s = PgStateStore::Open(pg_->conn_string());
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      store_ = std::move(s).value();
+      return;
+    }
     auto s = SqliteStateStore::Open(dir_ + "/state.db");
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
@@ -66,6 +81,7 @@ class StateStoreContract : public ::testing::TestWithParam<Engine> {
   }
 
   std::string dir_;
+  acct::PgTestServer* pg_ = nullptr;
   std::unique_ptr<StateStore> store_;
 };
 
@@ -205,8 +221,16 @@ TEST_P(StateStoreContract, AssocRecordsPutReplaceEraseAndReload) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StateStoreContract,
-                         ::testing::Values(Engine::kSqlite, Engine::kMemory), [](const auto& info) {
-                           return info.param == Engine::kSqlite ? "Sqlite" : "Memory";
+                         ::testing::Values(Engine::kSqlite, Engine::kPostgres, Engine::kMemory),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case Engine::kSqlite:
+                               return "Sqlite";
+                             case Engine::kPostgres:
+                               return "Postgres";
+                             default:
+                               return "Memory";
+                           }
                          });
 
 TEST(MemoryStateStore, RefusedWritesChangeNothing) {

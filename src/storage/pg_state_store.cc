@@ -1,0 +1,207 @@
+#include "storage/pg_state_store.h"
+
+#include <fmt/format.h>
+
+#include <pqxx/pqxx>
+
+#include "storage/pg_schema.h"
+
+namespace sluice::storage {
+namespace {
+
+// The fence failed: not an engine error, so kFailedPrecondition and nothing to retry.
+struct Fenced {
+  std::string message;
+};
+
+std::string Bytes(const pqxx::field& f) { return pqxx::binarystring(f).str(); }
+
+void ApplyOp(pqxx::work& tx, const WriteBatch::Op& op) {
+  using pqxx::binarystring;
+  if (auto* put = std::get_if<WriteBatch::JobPut>(&op)) {
+    tx.exec_params(
+        "INSERT INTO ctld_jobs (id, state, data) VALUES ($1, $2, $3) "
+        "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, data = EXCLUDED.data",
+        put->id, put->state, binarystring(put->data));
+  } else if (auto* arch = std::get_if<WriteBatch::JobArchive>(&op)) {
+    tx.exec_params(
+        "INSERT INTO ctld_job_history (id, state, data) "
+        "SELECT id, state, data FROM ctld_jobs WHERE id = $1 "
+        "ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, data = EXCLUDED.data",
+        arch->id);
+    tx.exec_params("DELETE FROM ctld_jobs WHERE id = $1", arch->id);
+  } else if (auto* d = std::get_if<WriteBatch::JobDelete>(&op)) {
+    tx.exec_params("DELETE FROM ctld_jobs WHERE id = $1", d->id);
+  } else if (auto* s = std::get_if<WriteBatch::ScriptPut>(&op)) {
+    tx.exec_params(
+        "INSERT INTO ctld_job_scripts (id, data) VALUES ($1, $2) "
+        "ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data",
+        s->id, binarystring(s->data));
+  } else if (auto* sd = std::get_if<WriteBatch::ScriptDelete>(&op)) {
+    tx.exec_params("DELETE FROM ctld_job_scripts WHERE id = $1", sd->id);
+  } else if (auto* n = std::get_if<NodeStateRecord>(&op)) {
+    tx.exec_params(
+        "INSERT INTO ctld_nodes (name, drain, down, reason, reason_time, reason_uid) "
+        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO UPDATE SET "
+        "drain = EXCLUDED.drain, down = EXCLUDED.down, reason = EXCLUDED.reason, "
+        "reason_time = EXCLUDED.reason_time, reason_uid = EXCLUDED.reason_uid",
+        n->name, n->drain, n->down, n->reason, n->reason_time, static_cast<int64_t>(n->reason_uid));
+  } else if (auto* r = std::get_if<WriteBatch::ResvPut>(&op)) {
+    tx.exec_params(
+        "INSERT INTO ctld_reservations (name, data) VALUES ($1, $2) "
+        "ON CONFLICT (name) DO UPDATE SET data = EXCLUDED.data",
+        r->name, binarystring(r->data));
+  } else if (auto* rd = std::get_if<WriteBatch::ResvDelete>(&op)) {
+    tx.exec_params("DELETE FROM ctld_reservations WHERE name = $1", rd->name);
+  } else {
+    tx.exec_params(
+        "INSERT INTO ctld_meta (key, value) VALUES ('next_job_id', $1) "
+        "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+        std::get<WriteBatch::NextId>(op).next);
+  }
+}
+
+Expected<JobInfo> ParseJobRow(const pqxx::row& r) {
+  return ParseJobRecord(r[0].as<int64_t>(), Bytes(r[2]));
+}
+
+}  // namespace
+
+struct PgStateStore::Connection : PgConnection {
+  using PgConnection::PgConnection;
+};
+
+PgStateStore::PgStateStore(std::unique_ptr<Connection> conn) : conn_(std::move(conn)) {}
+PgStateStore::~PgStateStore() = default;
+
+Expected<std::unique_ptr<PgStateStore>> PgStateStore::Open(const std::string& conn) {
+  std::unique_ptr<Connection> c;
+  try {
+    c = std::make_unique<Connection>(conn);
+  } catch (const std::exception& e) {
+    return PgError("connect", e);
+  }
+  RETURN_IF_ERROR(EnsurePgSchema(c->pq));
+  return std::unique_ptr<PgStateStore>(new PgStateStore(std::move(c)));
+}
+
+template <typename Fn>
+Status PgStateStore::Transaction(const char* what, Fn apply) {
+  try {
+    pqxx::work tx(conn_->pq);
+    if (epoch_ != 0) {
+      pqxx::result lease = tx.exec("SELECT epoch FROM ctld_lease WHERE id = 1 FOR SHARE");
+      int64_t now = lease.empty() ? 0 : lease[0][0].as<int64_t>();
+      if (now != epoch_) {
+        throw Fenced{fmt::format(
+            "fenced: the controller lease moved to epoch {} (this controller holds epoch {}); "
+            "it no longer leads and writes nothing",
+            now, epoch_)};
+      }
+    }
+    apply(tx);
+    tx.commit();
+    return Status::Ok();
+  } catch (const Fenced& f) {
+    return FailedPrecondition(f.message);
+  } catch (const std::exception& e) {
+    return PgError(what, e);
+  }
+}
+
+Expected<LoadedState> PgStateStore::LoadAll() {
+  LoadedState out;
+  try {
+    pqxx::work tx(conn_->pq);
+    for (const auto& r : tx.exec("SELECT id, state, data FROM ctld_jobs ORDER BY id")) {
+      ASSIGN_OR_RETURN(JobInfo job, ParseJobRow(r));
+      out.jobs.push_back(std::move(job));
+    }
+    for (const auto& r :
+         tx.exec("SELECT name, drain, down, reason, reason_time, reason_uid FROM ctld_nodes "
+                 "ORDER BY name COLLATE \"C\"")) {
+      out.nodes.push_back({r[0].as<std::string>(), r[1].as<bool>(), r[2].as<bool>(),
+                           r[3].as<std::string>(), r[4].as<int64_t>(),
+                           static_cast<uint32_t>(r[5].as<int64_t>())});
+    }
+    pqxx::result meta = tx.exec("SELECT value FROM ctld_meta WHERE key = 'next_job_id'");
+    if (!meta.empty()) out.next_job_id = meta[0][0].as<int64_t>();
+    for (const auto& r :
+         tx.exec("SELECT name, data FROM ctld_reservations ORDER BY name COLLATE \"C\"")) {
+      ASSIGN_OR_RETURN(ReservationInfo resv,
+                       ParseReservationRecord(r[0].as<std::string>(), Bytes(r[1])));
+      out.reservations.push_back(std::move(resv));
+    }
+    tx.commit();
+  } catch (const std::exception& e) {
+    return PgError("load", e);
+  }
+  // Never hand out an id that is already in use, even if meta lags behind.
+  for (const auto& j : out.jobs) out.next_job_id = std::max(out.next_job_id, j.job_id() + 1);
+  return out;
+}
+
+Status PgStateStore::Write(const WriteBatch& batch) {
+  if (batch.empty()) return Status::Ok();
+  return Transaction("write", [&](pqxx::work& tx) {
+    for (const auto& op : batch.ops()) ApplyOp(tx, op);
+  });
+}
+
+Expected<std::optional<JobInfo>> PgStateStore::LoadHistoryJob(int64_t job_id) {
+  try {
+    pqxx::work tx(conn_->pq);
+    pqxx::result r =
+        tx.exec_params("SELECT id, state, data FROM ctld_job_history WHERE id = $1", job_id);
+    if (r.empty()) return std::optional<JobInfo>();
+    ASSIGN_OR_RETURN(JobInfo job, ParseJobRow(r[0]));
+    return std::optional<JobInfo>(std::move(job));
+  } catch (const std::exception& e) {
+    return PgError("load", e);
+  }
+}
+
+Expected<std::optional<JobScript>> PgStateStore::LoadScript(int64_t id) {
+  try {
+    pqxx::work tx(conn_->pq);
+    pqxx::result r = tx.exec_params("SELECT data FROM ctld_job_scripts WHERE id = $1", id);
+    if (r.empty()) return std::optional<JobScript>();
+    ASSIGN_OR_RETURN(JobScript script, ParseScriptRecord(id, Bytes(r[0][0])));
+    return std::optional<JobScript>(std::move(script));
+  } catch (const std::exception& e) {
+    return PgError("load", e);
+  }
+}
+
+Expected<std::vector<AssocRecord>> PgStateStore::LoadAssocRecords() {
+  try {
+    pqxx::work tx(conn_->pq);
+    std::vector<AssocRecord> out;
+    for (const auto& r : tx.exec("SELECT kind, name, data FROM ctld_assoc_records "
+                                 "ORDER BY kind COLLATE \"C\", name COLLATE \"C\"")) {
+      out.push_back({r[0].as<std::string>(), r[1].as<std::string>(), Bytes(r[2])});
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return PgError("load", e);
+  }
+}
+
+Status PgStateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
+                                       const std::vector<AssocRecord>& erase) {
+  if (puts.empty() && erase.empty()) return Status::Ok();
+  return Transaction("write", [&](pqxx::work& tx) {
+    for (const auto& r : puts) {
+      tx.exec_params(
+          "INSERT INTO ctld_assoc_records (kind, name, data) VALUES ($1, $2, $3) "
+          "ON CONFLICT (kind, name) DO UPDATE SET data = EXCLUDED.data",
+          r.kind, r.name, pqxx::binarystring(r.data));
+    }
+    for (const auto& r : erase) {
+      tx.exec_params("DELETE FROM ctld_assoc_records WHERE kind = $1 AND name = $2", r.kind,
+                     r.name);
+    }
+  });
+}
+
+}  // namespace sluice::storage
