@@ -44,27 +44,53 @@ Status StatusFromGrpc(const grpc::Status& status) {
 
 std::unique_ptr<ClusterClient> ClusterClient::Create(const std::string& target, std::string token,
                                                      int deadline_ms) {
-  auto channel = CreateLimitedChannel(target);
-  // Connect now, while the caller prepares its first request.
-  (void)channel->GetState(/*try_to_connect=*/true);
-  return std::make_unique<ClusterClient>(std::move(channel), std::move(token), deadline_ms);
+  return Create(std::vector<std::string>{target}, std::move(token), deadline_ms);
+}
+
+std::unique_ptr<ClusterClient> ClusterClient::Create(const std::vector<std::string>& targets,
+                                                     std::string token, int deadline_ms) {
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (const auto& t : targets) channels.push_back(CreateLimitedChannel(t));
+  // Connect to the primary now, while the caller prepares its first request.
+  (void)channels.front()->GetState(/*try_to_connect=*/true);
+  return std::make_unique<ClusterClient>(std::move(channels), std::move(token), deadline_ms);
 }
 
 ClusterClient::ClusterClient(std::shared_ptr<grpc::Channel> channel, std::string token,
                              int deadline_ms)
-    : stub_(ClientApi::NewStub(channel)), token_(std::move(token)), deadline_ms_(deadline_ms) {}
+    : ClusterClient(std::vector<std::shared_ptr<grpc::Channel>>{std::move(channel)},
+                    std::move(token), deadline_ms) {}
+
+ClusterClient::ClusterClient(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
+                             std::string token, int deadline_ms)
+    : token_(std::move(token)), deadline_ms_(deadline_ms) {
+  for (const auto& c : channels) stubs_.push_back(ClientApi::NewStub(c));
+}
 
 template <typename Req, typename Rep, typename Method>
 Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
   RETURN_IF_ERROR(CheckRequestLimits(req));  // the controller would refuse it: not sent
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_));
-  if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
-  if (!user_name_.empty()) ctx.AddMetadata(kUserMetadataKey, user_name_);
-  Rep rep;
-  grpc::Status st = ((*stub_).*method)(&ctx, req, &rep);
-  if (!st.ok()) return StatusFromGrpc(st);
-  return rep;
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_);
+  // From the controller that answered last; one that cannot be reached is a standby (or
+  // down): the call was never sent, so it goes to the next.
+  const size_t first = current_.load();
+  grpc::Status st;
+  for (size_t i = 0; i < stubs_.size(); ++i) {
+    const size_t at = (first + i) % stubs_.size();
+    grpc::ClientContext ctx;
+    ctx.set_deadline(deadline);
+    if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
+    if (!user_name_.empty()) ctx.AddMetadata(kUserMetadataKey, user_name_);
+    Rep rep;
+    st = ((*stubs_[at]).*method)(&ctx, req, &rep);
+    if (st.ok()) {
+      current_ = at;
+      return rep;
+    }
+    if (st.error_code() != grpc::StatusCode::UNAVAILABLE || !GrpcNeverConnected(st.error_message()))
+      break;
+  }
+  return StatusFromGrpc(st);
 }
 
 Expected<SubmitReply> ClusterClient::SubmitJob(const SubmitRequest& req) {

@@ -10,11 +10,15 @@
 //   DEADLINE_EXCEEDED  -> kUnavailable "Socket timed out on send/recv operation"
 //   other codes        -> the matching Code with the server's message unchanged.
 // The controller therefore must not use UNAVAILABLE for request-specific errors.
+// With several controllers (SlurmctldHost lines) a call that cannot connect to one goes to
+// the next (a standby does not listen), and later calls start from the one that answered.
 // Thread-safe (gRPC stubs are); one instance per process is enough.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -36,7 +40,13 @@ class ClusterClient : public ClientApiInterface {
   // `target` is "host:port". No connection is made until the first call.
   static std::unique_ptr<ClusterClient> Create(const std::string& target, std::string token,
                                                int deadline_ms = kDefaultRpcDeadlineMs);
+  // `targets`: every controller, the primary first (rpc/grpc_limits.h ControllerTargets).
+  static std::unique_ptr<ClusterClient> Create(const std::vector<std::string>& targets,
+                                               std::string token,
+                                               int deadline_ms = kDefaultRpcDeadlineMs);
   ClusterClient(std::shared_ptr<grpc::Channel> channel, std::string token, int deadline_ms);
+  ClusterClient(const std::vector<std::shared_ptr<grpc::Channel>>& channels, std::string token,
+                int deadline_ms);
 
   Expected<SubmitReply> SubmitJob(const SubmitRequest& req) override;
   Expected<GetJobsReply> GetJobs(const GetJobsRequest& req) override;
@@ -70,7 +80,8 @@ class ClusterClient : public ClientApiInterface {
   template <typename Req, typename Rep, typename Method>
   Expected<Rep> Call(Method method, const Req& req);
 
-  std::unique_ptr<ClientApi::Stub> stub_;
+  std::vector<std::unique_ptr<ClientApi::Stub>> stubs_;
+  std::atomic<size_t> current_{0};
   std::string token_;
   std::string user_name_;
   int deadline_ms_;

@@ -43,7 +43,7 @@ Expected<Connection> ConnectToController(const ConnectOptions& options) {
   std::string path = options.config_path.empty() ? DefaultConfigPath() : options.config_path;
   Expected<Config> config = LoadConfigFile(path);
   if (!config.ok()) return config.status();
-  std::string target = ChannelTarget(config->ctld_host, config->ctld_port);
+  std::vector<std::string> target = ControllerTargets(*config);
   Connection conn;
   if (const char* jwt = std::getenv("SLURM_JWT"); jwt && *jwt) {
     conn.client = ClusterClient::Create(target, jwt, options.deadline_ms);

@@ -185,6 +185,12 @@ struct StorageConfig {
   std::string loc;
 };
 
+inline StorageConfig StorageOfType(std::string type) {
+  StorageConfig s;
+  s.type = std::move(type);
+  return s;
+}
+
 // One SlurmctldHost line: `name` or `name(addr)`; the first is the primary, the others
 // its backups, in order.
 struct CtldHost {
@@ -271,8 +277,8 @@ struct Config {
   PreemptType preempt_type = PreemptType::kNone;
   PreemptMode preempt_mode = PreemptMode::kOff;
   int64_t preempt_exempt_time_s = -1;
-  StorageConfig accounting{.type = "accounting_storage/sqlite"};  // AccountingStorage*
-  StorageConfig state_storage{.type = "state/sqlite"};             // StateStorage*
+  StorageConfig accounting = StorageOfType("accounting_storage/sqlite");  // AccountingStorage*
+  StorageConfig state_storage = StorageOfType("state/sqlite");             // StateStorage*
 
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;

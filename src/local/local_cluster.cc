@@ -25,6 +25,7 @@
 #include "local/proc_scan.h"
 #include "local/process.h"
 #include "rpc/credential.h"
+#include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
 #include "rpc/munged_process.h"
 
@@ -142,8 +143,7 @@ Status LocalCluster::WriteConfig() {
   c << (net ? "# Written by `sluice up --isolated`: each node in namespaces of its own.\n"
             : "# Written by `sluice up`: a local cluster on loopback.\n")
     << "ClusterName=" << opts_.cluster_name << "\n"
-    << "SlurmctldHost=" << (net ? HostName() + "(" + net->HostAddr() + ")" : "localhost(127.0.0.1)")
-    << "\n"
+    << CtldHostLines(net ? std::optional<std::string>(net->HostAddr()) : std::nullopt)
     << "SlurmctldPort=" << ctld_port << "\n"
     << "MetricsPort=" << metrics_port << "\n"
     << "RestPort=" << rest_port << "\n"
@@ -245,8 +245,40 @@ Status LocalCluster::StartDaemon(const std::string& who, const std::vector<std::
   return Status::Ok();
 }
 
+std::string LocalCluster::CtldHostLines(const std::optional<std::string>& isolated_addr) const {
+  if (isolated_addr) return "SlurmctldHost=" + HostName() + "(" + *isolated_addr + ")\n";
+  std::string out;
+  for (int k = 0; k < opts_.controllers; ++k) {
+    out += "SlurmctldHost=" + ControllerName(k) + "(127.0.0." + std::to_string(k + 1) + ")\n";
+  }
+  return out;
+}
+
+std::string LocalCluster::ControllerName(int k) const {
+  return opts_.controllers > 1 ? "ctl" + std::to_string(k + 1) : "localhost";
+}
+
+// Controller k's pid file and log: "sluicectld", then "sluicectld-ctl2", ...
+static std::string ControllerWho(int k) {
+  return k == 0 ? "sluicectld" : "sluicectld-ctl" + std::to_string(k + 1);
+}
+
 Status LocalCluster::StartController() {
-  return StartDaemon("sluicectld", {BinPath(opts_.ctld_bin), "-f", conf_path_});
+  for (int k = 0; k < opts_.controllers; ++k) RETURN_IF_ERROR(StartControllerAt(k));
+  return Status::Ok();
+}
+
+Status LocalCluster::StartControllerAt(int k) {
+  std::vector<std::string> argv = {BinPath(opts_.ctld_bin), "-f", conf_path_};
+  if (opts_.controllers > 1) argv.insert(argv.end(), {"-N", ControllerName(k)});
+  return StartDaemon(ControllerWho(k), argv);
+}
+
+void LocalCluster::KillControllerAt(int k, int sig) { StopProcess(ControllerPid(k), sig, 5000); }
+
+pid_t LocalCluster::ControllerPid(int k) const {
+  pid_t pid = ReadPid(PidFile(ControllerWho(k)));
+  return ProcessAlive(pid) ? pid : 0;
 }
 
 Status LocalCluster::StartRestd() {
@@ -403,7 +435,7 @@ Status LocalCluster::StartMissing(int timeout_ms) {
 }
 
 void LocalCluster::KillController(int sig) {
-  StopProcess(ReadPid(PidFile("sluicectld")), sig, 5000);
+  for (int k = 0; k < opts_.controllers; ++k) KillControllerAt(k, sig);
 }
 
 void LocalCluster::KillAgent(int i, int sig) {
@@ -424,7 +456,7 @@ std::set<pid_t> ClusterAgents(const std::string& state_dir, const std::string& c
   std::set<pid_t> out;
   const std::string run = state_dir + "/run";
   for (const auto& e : fs::directory_iterator(run))
-    if (e.path().extension() == ".pid" && e.path().stem() != "sluicectld")
+    if (e.path().extension() == ".pid" && !e.path().stem().string().starts_with("sluicectld"))
       out.insert(ReadPid(e.path()));
   for (const DaemonProcess& d : FindDaemons("sluiced", conf)) out.insert(d.pid);
   std::error_code ec;
@@ -464,27 +496,29 @@ Status LocalCluster::WaitNodesIdle(int timeout_ms) {
   int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
   std::string sock = opts_.state_dir + "/state/ident.sock";
   std::string last = "controller not reachable";
+  ASSIGN_OR_RETURN(Config config, LoadConfigFile(conf_path_));
+  std::vector<std::unique_ptr<ClientApi::Stub>> stubs;  // every controller: one leads
+  for (const auto& target : ControllerTargets(config))
+    stubs.push_back(ClientApi::NewStub(CreateLimitedChannel(target)));
   while (RealClock::MonotonicMs() < deadline) {
     auto token = FetchCredentialToken(sock);
-    if (token.ok()) {
-      auto channel = grpc::CreateChannel(CtldAddress(), grpc::InsecureChannelCredentials());
-      auto stub = ClientApi::NewStub(channel);
+    if (!token.ok()) last = token.status().message();
+    for (size_t i = 0; token.ok() && i < stubs.size(); ++i) {
       grpc::ClientContext ctx;
       ctx.AddMetadata(kCredMetadataKey, *token);
       ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
       GetNodesRequest req;
       GetNodesReply rep;
-      auto st = stub->GetNodes(&ctx, req, &rep);
-      if (st.ok()) {
-        int idle = 0;
-        for (const auto& n : rep.nodes()) idle += (n.state() == NODE_IDLE && !n.drain());
-        if (idle == opts_.nodes) return Status::Ok();
-        last = fmt::format("{} of {} nodes idle", idle, opts_.nodes);
-      } else {
+      auto st = stubs[i]->GetNodes(&ctx, req, &rep);
+      if (!st.ok()) {
         last = st.error_message();
+        continue;
       }
-    } else {
-      last = token.status().message();
+      int idle = 0;
+      for (const auto& n : rep.nodes()) idle += (n.state() == NODE_IDLE && !n.drain());
+      if (idle == opts_.nodes) return Status::Ok();
+      last = fmt::format("{} of {} nodes idle", idle, opts_.nodes);
+      break;
     }
     usleep(20'000);
   }

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct LocalClusterOptions {
   // of the nodes (sluiced --nodes, noded/hosted_node.h) on one port: an emulated large
   // cluster. Not with `isolated`.
   int agents = 0;
+  // K > 1: K controllers (SlurmctldHost=ctl1(127.0.0.1) ... ctlK(127.0.0.K), one port),
+  // which need StateStorageType=state/pgsql in extra_config_lines: one leads, the others
+  // stand by (docs/high-availability.md).
+  int controllers = 1;
 };
 
 class LocalCluster {
@@ -56,7 +61,13 @@ class LocalCluster {
   Status Down();  // stop every daemon of the cluster (agents first), then the jobs' stepds
   static Status DownStateDir(const std::string& state_dir);
 
-  Status StartController();
+  Status StartController();  // every controller (options.controllers)
+  // Controller k (0-based) of a cluster with several: start, signal, its pid (0: none).
+  Status StartControllerAt(int k);
+  void KillControllerAt(int k, int sig);
+  pid_t ControllerPid(int k) const;
+  // Its SlurmctldHost name ("ctl1", ...; "localhost" with one controller).
+  std::string ControllerName(int k) const;
   Status StartAgent(int i);
   // Emulated clusters (options.agents > 0): agent process g and the nodes it serves.
   Status StartAgentGroup(int g);
@@ -64,7 +75,7 @@ class LocalCluster {
   // The hostlist of the nodes agent process g serves ("" when there is no such group).
   std::string AgentGroupNodes(int g) const;
   // Sends `sig` to a daemon (SIGKILL to simulate a crash); returns once it is gone.
-  void KillController(int sig);
+  void KillController(int sig);  // every controller
   void KillAgent(int i, int sig);
   Status WaitNodesIdle(int timeout_ms);
   // Isolated clusters only: takes node i's network link down (a network cut) or up.
@@ -97,6 +108,9 @@ class LocalCluster {
 
  private:
   Status WriteConfig();
+  // The SlurmctldHost lines: one per controller on loopback, or the host's own address on
+  // an isolated cluster.
+  std::string CtldHostLines(const std::optional<std::string>& isolated_addr) const;
   // The NodeName lines of an emulated cluster (one per agent process) and agent_groups.
   Status WriteAgentGroups(std::ostream& config, const std::function<Expected<int>()>& unique_port);
   // Up() on a state dir where some daemon still runs: start only what is missing.

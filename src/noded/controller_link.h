@@ -2,10 +2,17 @@
 // the Agent be tested without a controller; GrpcControllerLink is the real one: a
 // NodeApi stub over TCP that signs every request (NodeSigner, sender = node name,
 // method = "RegisterNode" / "Heartbeat" / "JobEnded" / "Relay") with a per-call deadline.
+// With several controllers (SlurmctldHost lines: a leader and its standbys, which do not
+// listen) a call that cannot connect goes on to the next one, and the link stays with the
+// one that answered. Registration, heartbeats and end reports (safe to repeat) also go on
+// after a timeout: a leader that was paused or cut off does not hold the node; relayed
+// client calls do not (the client decides).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "node.grpc.pb.h"
@@ -38,8 +45,9 @@ inline constexpr int64_t kRefusalAgeMs = 2 * kMaxReconnectBackoffMs;
 
 class GrpcControllerLink : public ControllerLink {
  public:
-  // `target` is "host:port".
-  GrpcControllerLink(const std::string& target, NodeSigner signer, int timeout_ms = 5000);
+  // `targets` are "host:port", the primary first.
+  GrpcControllerLink(const std::vector<std::string>& targets, NodeSigner signer,
+                     int timeout_ms = 5000);
   Expected<RegisterNodeReply> Register(RegisterNodeRequest req) override;
   Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) override;
   Status JobEnded(JobEndedRequest req) override;
@@ -48,7 +56,12 @@ class GrpcControllerLink : public ControllerLink {
  private:
   template <typename Req, typename Reply, typename Fn>
   Expected<Reply> Call(const char* method, Req* req, Fn fn);
-  std::unique_ptr<NodeApi::Stub> stub_;
+  // Calls `fn(stub, ctx)` on each controller from the last one that answered, until one
+  // connects (`past_timeouts`: until one answers).
+  template <typename Fn>
+  grpc::Status EachController(int timeout_ms, bool past_timeouts, Fn fn);
+  std::vector<std::unique_ptr<NodeApi::Stub>> stubs_;
+  std::atomic<size_t> current_{0};
   NodeSigner signer_;
   int timeout_ms_;
 };

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "noded/controller_link.h"
+#include "rpc/connect_failure.h"
 #include "rpc/grpc_limits.h"
 
 namespace sluice {
@@ -33,18 +34,44 @@ bool ControllerNotListening(const Status& st) {
          st.message().find("Connection refused") != std::string::npos;
 }
 
-GrpcControllerLink::GrpcControllerLink(const std::string& target, NodeSigner signer, int timeout_ms)
-    : stub_(NodeApi::NewStub(CreateLimitedChannel(target))),
-      signer_(std::move(signer)),
-      timeout_ms_(timeout_ms) {}
+GrpcControllerLink::GrpcControllerLink(const std::vector<std::string>& targets, NodeSigner signer,
+                                       int timeout_ms)
+    : signer_(std::move(signer)), timeout_ms_(timeout_ms) {
+  for (const auto& t : targets) stubs_.push_back(NodeApi::NewStub(CreateLimitedChannel(t)));
+}
+
+template <typename Fn>
+grpc::Status GrpcControllerLink::EachController(int timeout_ms, bool past_timeouts, Fn fn) {
+  const size_t first = current_.load();
+  grpc::Status answer;     // the last refusal (nothing listens there)
+  grpc::Status no_answer;  // a timeout or lost connection: someone may be there
+  for (size_t i = 0; i < stubs_.size(); ++i) {
+    const size_t at = (first + i) % stubs_.size();
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+    grpc::Status st = fn(stubs_[at].get(), &ctx);
+    const bool refused =
+        st.error_code() == grpc::StatusCode::UNAVAILABLE && GrpcNeverConnected(st.error_message());
+    const bool silent = !refused && (st.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                                     st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+    if (!refused && !(silent && past_timeouts && i + 1 < stubs_.size())) {
+      current_ = at;
+      return st;
+    }
+    (refused ? answer : no_answer) = st;
+  }
+  // Nobody answered: a refusal everywhere says no controller is up; a silence says one
+  // may be (and may be counting this node's missed heartbeats).
+  return no_answer.ok() ? answer : no_answer;
+}
 
 template <typename Req, typename Reply, typename Fn>
 Expected<Reply> GrpcControllerLink::Call(const char* method, Req* req, Fn fn) {
   signer_.Sign(method, req);
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
   Reply reply;
-  Status st = FromGrpc(fn(&ctx, *req, &reply));
+  Status st = FromGrpc(EachController(timeout_ms_, true, [&](NodeApi::Stub* stub, auto* ctx) {
+    return fn(stub, ctx, *req, &reply);
+  }));
   if (!st.ok()) return st;
   return reply;
 }
@@ -52,30 +79,31 @@ Expected<Reply> GrpcControllerLink::Call(const char* method, Req* req, Fn fn) {
 Expected<RegisterNodeReply> GrpcControllerLink::Register(RegisterNodeRequest req) {
   return Call<RegisterNodeRequest, RegisterNodeReply>(
       "RegisterNode", &req,
-      [this](auto* c, const auto& r, auto* out) { return stub_->RegisterNode(c, r, out); });
+      [](auto* stub, auto* c, const auto& r, auto* out) { return stub->RegisterNode(c, r, out); });
 }
 
 Expected<HeartbeatReply> GrpcControllerLink::Heartbeat(HeartbeatRequest req) {
   return Call<HeartbeatRequest, HeartbeatReply>(
       "Heartbeat", &req,
-      [this](auto* c, const auto& r, auto* out) { return stub_->Heartbeat(c, r, out); });
+      [](auto* stub, auto* c, const auto& r, auto* out) { return stub->Heartbeat(c, r, out); });
 }
 
 Status GrpcControllerLink::JobEnded(JobEndedRequest req) {
-  return Call<JobEndedRequest, JobEndedReply>(
-             "JobEnded", &req,
-             [this](auto* c, const auto& r, auto* out) { return stub_->JobEnded(c, r, out); })
+  return Call<JobEndedRequest, JobEndedReply>("JobEnded", &req,
+                                              [](auto* stub, auto* c, const auto& r, auto* out) {
+                                                return stub->JobEnded(c, r, out);
+                                              })
       .status();
 }
 
 RelayReply GrpcControllerLink::Relay(RelayRequest req) {
   signer_.Sign("Relay", &req);
-  grpc::ClientContext ctx;
   // A relayed LaunchStep answers once every step node started its tasks: the client's
   // own deadline, not the agent's.
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(kRelayTimeoutMs));
   RelayReply reply;
-  grpc::Status st = stub_->Relay(&ctx, req, &reply);
+  grpc::Status st = EachController(kRelayTimeoutMs, false, [&](NodeApi::Stub* stub, auto* ctx) {
+    return stub->Relay(ctx, req, &reply);
+  });
   if (!st.ok()) {
     reply.Clear();
     reply.set_code(st.error_code());

@@ -12,6 +12,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "common/config.h"
 
 namespace sluice {
 
@@ -49,6 +52,13 @@ inline std::string ChannelTarget(const std::string& host, int port) {
   in_addr addr{};
   bool literal = ::inet_pton(AF_INET, host.c_str(), &addr) == 1;
   return (literal ? "ipv4:" : "") + host + ":" + std::to_string(port);
+}
+
+// The channel targets of every controller (SlurmctldHost lines), the primary first.
+inline std::vector<std::string> ControllerTargets(const Config& config) {
+  std::vector<std::string> out;
+  for (const auto& h : config.Controllers()) out.push_back(ChannelTarget(h.addr, config.ctld_port));
+  return out;
 }
 
 // An insecure channel with the limits above.

@@ -11,7 +11,7 @@
 // A leader must act only until (its last successful Renew's start + ttl): the database's
 // expiry is later than that, so it has stopped before any standby can take over -- and if
 // it has not (paused past its own deadline), the fence refuses its writes.
-// One connection, one thread.
+// One connection (it comes back after it broke), one thread.
 #pragma once
 
 #include <memory>
@@ -19,6 +19,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "storage/pg_session.h"
 
 namespace sluice::storage {
 
@@ -45,9 +46,8 @@ class PgLease {
   Expected<LeaseState> Current();
 
  private:
-  struct Connection;  // the libpqxx connection (pg_schema.h)
-  explicit PgLease(std::unique_ptr<Connection> conn);
-  std::unique_ptr<Connection> conn_;
+  explicit PgLease(const std::string& conn);
+  PgSession session_;
 };
 
 }  // namespace sluice::storage

@@ -4,15 +4,10 @@
 
 #include <pqxx/pqxx>
 
-#include "storage/pg_schema.h"
+#include "storage/pg_session.h"
 
 namespace sluice::storage {
 namespace {
-
-// The fence failed: not an engine error, so kFailedPrecondition and nothing to retry.
-struct Fenced {
-  std::string message;
-};
 
 std::string Bytes(const pqxx::field& f) { return pqxx::binarystring(f).str(); }
 
@@ -67,52 +62,39 @@ Expected<JobInfo> ParseJobRow(const pqxx::row& r) {
 
 }  // namespace
 
-struct PgStateStore::Connection : PgConnection {
-  using PgConnection::PgConnection;
-};
-
-PgStateStore::PgStateStore(std::unique_ptr<Connection> conn) : conn_(std::move(conn)) {}
+PgStateStore::PgStateStore(const std::string& conn) : session_(conn) {}
 PgStateStore::~PgStateStore() = default;
 
 Expected<std::unique_ptr<PgStateStore>> PgStateStore::Open(const std::string& conn) {
-  std::unique_ptr<Connection> c;
-  try {
-    c = std::make_unique<Connection>(conn);
-  } catch (const std::exception& e) {
-    return PgError("connect", e);
-  }
-  RETURN_IF_ERROR(EnsurePgSchema(c->pq));
-  return std::unique_ptr<PgStateStore>(new PgStateStore(std::move(c)));
+  std::unique_ptr<PgStateStore> store(new PgStateStore(conn));
+  RETURN_IF_ERROR(store->session_.Run("connect", [](pqxx::connection&) { return Status::Ok(); }));
+  return store;
 }
 
 template <typename Fn>
-Status PgStateStore::Transaction(const char* what, Fn apply) {
-  try {
-    pqxx::work tx(conn_->pq);
+Status PgStateStore::Transaction(Fn apply) {
+  return session_.Run("write", [&](pqxx::connection& pq) {
+    pqxx::work tx(pq);
     if (epoch_ != 0) {
       pqxx::result lease = tx.exec("SELECT epoch FROM ctld_lease WHERE id = 1 FOR SHARE");
       int64_t now = lease.empty() ? 0 : lease[0][0].as<int64_t>();
       if (now != epoch_) {
-        throw Fenced{fmt::format(
+        return FailedPrecondition(fmt::format(
             "fenced: the controller lease moved to epoch {} (this controller holds epoch {}); "
             "it no longer leads and writes nothing",
-            now, epoch_)};
+            now, epoch_));
       }
     }
     apply(tx);
     tx.commit();
     return Status::Ok();
-  } catch (const Fenced& f) {
-    return FailedPrecondition(f.message);
-  } catch (const std::exception& e) {
-    return PgError(what, e);
-  }
+  });
 }
 
 Expected<LoadedState> PgStateStore::LoadAll() {
   LoadedState out;
-  try {
-    pqxx::work tx(conn_->pq);
+  RETURN_IF_ERROR(session_.Run("load", [&](pqxx::connection& pq) {
+    pqxx::work tx(pq);
     for (const auto& r : tx.exec("SELECT id, state, data FROM ctld_jobs ORDER BY id")) {
       ASSIGN_OR_RETURN(JobInfo job, ParseJobRow(r));
       out.jobs.push_back(std::move(job));
@@ -132,10 +114,8 @@ Expected<LoadedState> PgStateStore::LoadAll() {
                        ParseReservationRecord(r[0].as<std::string>(), Bytes(r[1])));
       out.reservations.push_back(std::move(resv));
     }
-    tx.commit();
-  } catch (const std::exception& e) {
-    return PgError("load", e);
-  }
+    return Status::Ok();
+  }));
   // Never hand out an id that is already in use, even if meta lags behind.
   for (const auto& j : out.jobs) out.next_job_id = std::max(out.next_job_id, j.job_id() + 1);
   return out;
@@ -143,54 +123,53 @@ Expected<LoadedState> PgStateStore::LoadAll() {
 
 Status PgStateStore::Write(const WriteBatch& batch) {
   if (batch.empty()) return Status::Ok();
-  return Transaction("write", [&](pqxx::work& tx) {
+  return Transaction([&](pqxx::work& tx) {
     for (const auto& op : batch.ops()) ApplyOp(tx, op);
   });
 }
 
 Expected<std::optional<JobInfo>> PgStateStore::LoadHistoryJob(int64_t job_id) {
-  try {
-    pqxx::work tx(conn_->pq);
+  std::optional<JobInfo> out;
+  RETURN_IF_ERROR(session_.Run("load", [&](pqxx::connection& pq) {
+    pqxx::work tx(pq);
     pqxx::result r =
         tx.exec_params("SELECT id, state, data FROM ctld_job_history WHERE id = $1", job_id);
-    if (r.empty()) return std::optional<JobInfo>();
-    ASSIGN_OR_RETURN(JobInfo job, ParseJobRow(r[0]));
-    return std::optional<JobInfo>(std::move(job));
-  } catch (const std::exception& e) {
-    return PgError("load", e);
-  }
+    if (r.empty()) return Status::Ok();
+    ASSIGN_OR_RETURN(out, ParseJobRow(r[0]));
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Expected<std::optional<JobScript>> PgStateStore::LoadScript(int64_t id) {
-  try {
-    pqxx::work tx(conn_->pq);
+  std::optional<JobScript> out;
+  RETURN_IF_ERROR(session_.Run("load", [&](pqxx::connection& pq) {
+    pqxx::work tx(pq);
     pqxx::result r = tx.exec_params("SELECT data FROM ctld_job_scripts WHERE id = $1", id);
-    if (r.empty()) return std::optional<JobScript>();
-    ASSIGN_OR_RETURN(JobScript script, ParseScriptRecord(id, Bytes(r[0][0])));
-    return std::optional<JobScript>(std::move(script));
-  } catch (const std::exception& e) {
-    return PgError("load", e);
-  }
+    if (r.empty()) return Status::Ok();
+    ASSIGN_OR_RETURN(out, ParseScriptRecord(id, Bytes(r[0][0])));
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Expected<std::vector<AssocRecord>> PgStateStore::LoadAssocRecords() {
-  try {
-    pqxx::work tx(conn_->pq);
-    std::vector<AssocRecord> out;
+  std::vector<AssocRecord> out;
+  RETURN_IF_ERROR(session_.Run("load", [&](pqxx::connection& pq) {
+    pqxx::work tx(pq);
     for (const auto& r : tx.exec("SELECT kind, name, data FROM ctld_assoc_records "
                                  "ORDER BY kind COLLATE \"C\", name COLLATE \"C\"")) {
       out.push_back({r[0].as<std::string>(), r[1].as<std::string>(), Bytes(r[2])});
     }
-    return out;
-  } catch (const std::exception& e) {
-    return PgError("load", e);
-  }
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Status PgStateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
                                        const std::vector<AssocRecord>& erase) {
   if (puts.empty() && erase.empty()) return Status::Ok();
-  return Transaction("write", [&](pqxx::work& tx) {
+  return Transaction([&](pqxx::work& tx) {
     for (const auto& r : puts) {
       tx.exec_params(
           "INSERT INTO ctld_assoc_records (kind, name, data) VALUES ($1, $2, $3) "

@@ -1,7 +1,9 @@
 // PgStateStore: the StateStore in PostgreSQL (StateStorageType=state/pgsql), for two or
 // three controllers sharing one database (high availability, docs/high-availability.md).
-// The same tables as SqliteStateStore, prefixed ctld_ (pg_schema.h); one WriteBatch is one
+// The same tables as SqliteStateStore, prefixed ctld_ (pg_session.h); one WriteBatch is one
 // transaction.
+//
+// The connection comes back by itself after it broke (pg_session.h).
 //
 // Fencing: after FenceWith(epoch), every write first reads the lease row (pg_lease.h) FOR
 // SHARE and is refused (kFailedPrecondition, nothing written) unless the lease still
@@ -13,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "storage/pg_session.h"
 #include "storage/state_store.h"
 
 namespace sluice::storage {
@@ -37,12 +40,11 @@ class PgStateStore final : public StateStore {
                            const std::vector<AssocRecord>& erase) override;
 
  private:
-  struct Connection;  // the libpqxx connection (pg_schema.h)
-  explicit PgStateStore(std::unique_ptr<Connection> conn);
-  // Runs `apply` in one transaction, behind the fence.
+  explicit PgStateStore(const std::string& conn);
+  // Runs `apply(pqxx::work&)` in one transaction, behind the fence.
   template <typename Fn>
-  Status Transaction(const char* what, Fn apply);
-  std::unique_ptr<Connection> conn_;
+  Status Transaction(Fn apply);
+  PgSession session_;
   int64_t epoch_ = 0;
 };
 

@@ -11,9 +11,11 @@
 
 #include "acct/acct_writer.h"
 #include "common/config.h"
+#include "common/pg_conn_string.h"
 #include "ctld/components/private_data.h"
 #include "ctld/core/controller.h"
 #include "ctld/runtime/agent_link.h"
+#include "ctld/runtime/leadership.h"
 #include "ctld/runtime/owner_loop.h"
 #include "ctld/services/client_service.h"
 #include "ctld/services/ctld_http.h"
@@ -25,6 +27,7 @@
 #include "rpc/munge_auth.h"
 #include "rpc/rpc_stats.h"
 #include "sched/scheduler.h"
+#include "storage/pg_state_store.h"
 #include "storage/sqlite_state_store.h"
 
 namespace sluice::ctld {
@@ -85,6 +88,60 @@ Status SetUpJwt(const Config& config, ClientService* service, const log::Logger&
   return Status::Ok();
 }
 
+// Whether SIGTERM or SIGINT came within `ms` (they are blocked; see RunDaemon).
+bool SignalWithin(int64_t ms, const log::Logger& log) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
+  int sig = sigtimedwait(&set, nullptr, &ts);
+  if (sig > 0) log->info("shutting down signal={}", sig);
+  return sig > 0;
+}
+
+// Which SlurmctldHost this controller is: the one named `name` (sluicectld -N), else the
+// one named like this host, else the primary.
+Expected<CtldHost> SelfHost(const Config& config, const std::string& name) {
+  const std::vector<CtldHost> hosts = config.Controllers();
+  std::string want = name;
+  if (want.empty()) {
+    char buf[256] = {};
+    gethostname(buf, sizeof(buf) - 1);
+    want = std::string(buf).substr(0, std::string(buf).find('.'));
+  }
+  for (const auto& h : hosts) {
+    if (h.name == want) return h;
+  }
+  if (!name.empty()) return NotFound("-N " + name + ": no SlurmctldHost line names it");
+  return hosts.front();
+}
+
+std::string StateConnString(const Config& config) {
+  const StorageConfig& s = config.state_storage;
+  return PgConnString(s.host, s.port, s.user, s.pass, s.loc.empty() ? "slurm_state_db" : s.loc);
+}
+
+// state/pgsql: stand by until this controller holds the lease (nullopt: told to stop), then
+// open the store fenced with its epoch.
+Expected<std::unique_ptr<storage::StateStore>> LeadOnPostgres(Leadership* leadership,
+                                                              const std::string& conn,
+                                                              const log::Logger& log) {
+  std::string last_error;
+  for (;;) {
+    auto epoch = leadership->TryLead();
+    if (epoch.ok() && epoch->has_value()) break;
+    if (!epoch.ok() && epoch.status().message() != last_error) {
+      last_error = epoch.status().message();
+      log->error("cannot reach the state database error={:?}", last_error);
+    }
+    if (SignalWithin(1000, log)) return std::unique_ptr<storage::StateStore>();
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<storage::PgStateStore> store, storage::PgStateStore::Open(conn));
+  store->FenceWith(leadership->epoch());
+  return std::unique_ptr<storage::StateStore>(std::move(store));
+}
+
 void WaitForSignal(const log::Logger& log) {
   sigset_t set;
   sigemptyset(&set);
@@ -123,11 +180,34 @@ int RunDaemon(const DaemonOptions& options) {
   auto key = LoadClusterKey(key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
 
+  auto self = SelfHost(cfg, options.host_name);
+  if (!self.ok()) return Fail(self.status().message());
+  const std::string listen = self->addr + ":" + std::to_string(cfg.ctld_port);
+
+  std::unique_ptr<Leadership> leadership;
+  std::unique_ptr<storage::StateStore> store;
+  if (cfg.state_storage.type == "state/pgsql") {
+    const int64_t ttl_ms = int64_t{cfg.ctld_timeout_s > 0 ? cfg.ctld_timeout_s : 5} * 1000;
+    const std::string conn = StateConnString(cfg);
+    leadership = std::make_unique<Leadership>(conn, self->name, listen, ttl_ms, log);
+    auto led = LeadOnPostgres(leadership.get(), conn, log);
+    if (!led.ok()) return Fail(led.status().message());
+    if (!*led) return 0;  // stopped while standing by
+    store = std::move(*led);
+    leadership->KeepLeading([](const std::string&) {
+      // Whatever this controller would still do, another one now does: stop at once,
+      // as a crash would (what was committed is the new leader's starting point).
+      std::_Exit(1);
+    });
+  } else {
+    auto sqlite = storage::SqliteStateStore::Open(state_dir + "/sluicectld.db");
+    if (!sqlite.ok()) return Fail(sqlite.status().message());
+    store = std::move(*sqlite);
+  }
+
   RealClock clock;
   IdentServer ident_server(ident, *key, &clock);
   if (Status st = ident_server.Start(); !st.ok()) return Fail(st.message());
-  auto store = storage::SqliteStateStore::Open(state_dir + "/sluicectld.db");
-  if (!store.ok()) return Fail(store.status().message());
 
   auto sched_config = SchedulerConfigFrom(cfg);
   if (!sched_config.ok()) return Fail(sched_config.status().message());
@@ -141,8 +221,7 @@ int RunDaemon(const DaemonOptions& options) {
   copts.min_job_age_s = MinJobAge(cfg);
   copts.fault_hook = options.fault_hook;
   copts.log = log;
-  std::string listen = cfg.ctld_host + ":" + std::to_string(cfg.ctld_port);
-  Controller controller(cfg, &clock, store->get(), &agents, deps, copts);
+  Controller controller(cfg, &clock, store.get(), &agents, deps, copts);
   if (Status st = controller.Load(options.clean_start); !st.ok()) return Fail(st.message());
   std::unique_ptr<acct::AcctWriter> acct_writer;
   if (cfg.accounting.type != "accounting_storage/none") {
@@ -194,13 +273,13 @@ int RunDaemon(const DaemonOptions& options) {
   }
   CtldHttp http(&client_service.verifier(), &loop, &rpc_stats);
   if (cfg.metrics_port > 0) {
-    if (Status st = http.Start(cfg.ctld_host, cfg.metrics_port); !st.ok()) {
+    if (Status st = http.Start(self->addr, cfg.metrics_port); !st.ok()) {
       server->Shutdown();
       loop.Stop();
       return Fail(st.message());
     }
-    log->info("serving metrics url=http://{}:{}/metrics", cfg.ctld_host, http.port());
-    log->info("serving dashboard url=http://{}:{}/dashboard/", cfg.ctld_host, http.port());
+    log->info("serving metrics url=http://{}:{}/metrics", self->addr, http.port());
+    log->info("serving dashboard url=http://{}:{}/dashboard/", self->addr, http.port());
   }
   log->info("listening cluster={} address={} jobs_restored={}", cfg.cluster_name, listen,
             controller.jobs().size());
@@ -213,6 +292,7 @@ int RunDaemon(const DaemonOptions& options) {
     acct_writer->Stop();
   }
   ident_server.Stop();
+  if (leadership) leadership->Release();
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // sluicectld: the Sluice controller daemon.
-//   sluicectld [-f CONFIG] [-D] [-c]
+//   sluicectld [-f CONFIG] [-D] [-c] [-N NAME]
 //     -f  configuration file (default $SLUICE_CONF or /etc/sluice/sluice.conf)
+//     -N  which SlurmctldHost this controller is (default: the one named like this host,
+//         else the first): its address, and its name in the leader lease (state/pgsql)
 //     -D  run in the foreground (the default; logs go to stderr)
 //     -c  clean start: ignore saved jobs (they are archived), keep the job id counter
 #include <signal.h>
@@ -24,8 +26,10 @@ int main(int argc, char** argv) {
       // foreground is the only mode
     } else if (std::strcmp(argv[i], "-c") == 0) {
       opts.clean_start = true;
+    } else if (std::strcmp(argv[i], "-N") == 0 && i + 1 < argc) {
+      opts.host_name = argv[++i];
     } else {
-      std::cerr << "Usage: sluicectld [-f config] [-D] [-c]\n";
+      std::cerr << "Usage: sluicectld [-f config] [-D] [-c] [-N name]\n";
       return 1;
     }
   }

@@ -1,4 +1,4 @@
-#include "storage/pg_schema.h"
+#include "storage/pg_session.h"
 
 #include <fmt/format.h>
 
@@ -24,28 +24,38 @@ CREATE TABLE IF NOT EXISTS ctld_assoc_records (kind TEXT NOT NULL, name TEXT NOT
 CREATE TABLE IF NOT EXISTS ctld_lease (id INTEGER PRIMARY KEY CHECK (id = 1),
                                        holder TEXT NOT NULL, address TEXT NOT NULL,
                                        epoch BIGINT NOT NULL, expires TIMESTAMPTZ NOT NULL);
-INSERT INTO ctld_lease (id, holder, address, epoch, expires)
-  VALUES (1, '', '', 0, '-infinity') ON CONFLICT (id) DO NOTHING;
 )sql";
 
 }  // namespace
 
-Status EnsurePgSchema(pqxx::connection& conn) {
-  try {
-    pqxx::work tx(conn);
-    tx.exec(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLockKey));
-    tx.exec(kSchema);
-    tx.commit();
-    return Status::Ok();
-  } catch (const std::exception& e) {
-    return PgError("schema", e);
-  }
-}
-
-Status PgError(const char* what, const std::exception& e) {
+Status PgSession::Error(const char* what, const std::exception& e) {
   std::string msg = e.what();
   while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
   return Unavailable(fmt::format("state database (pgsql) {} failed: {}", what, msg));
+}
+
+Status PgSession::Connect() {
+  if (pq_ && pq_->is_open()) return Status::Ok();
+  pq_.reset();
+  try {
+    auto pq = std::make_unique<pqxx::connection>(conn_);
+    pqxx::nontransaction settings(*pq);
+    settings.exec(fmt::format("SET lock_timeout = {}; SET idle_in_transaction_session_timeout = {}",
+                              kPgLockTimeoutMs, kPgIdleTransactionMs));
+    settings.commit();
+    pqxx::work tx(*pq);
+    tx.exec(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLockKey));
+    tx.exec(kSchema);
+    // The lease row, unless it exists (no lock taken on it when it does).
+    tx.exec(
+        "INSERT INTO ctld_lease (id, holder, address, epoch, expires) "
+        "SELECT 1, '', '', 0, '-infinity' WHERE NOT EXISTS (SELECT 1 FROM ctld_lease)");
+    tx.commit();
+    pq_ = std::move(pq);
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return Error("connect", e);
+  }
 }
 
 }  // namespace sluice::storage

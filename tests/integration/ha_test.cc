@@ -1,0 +1,203 @@
+// High availability: two controllers on one PostgreSQL database (StateStorageType=
+// state/pgsql). One leads, the other stands by; kill -9 the leader and the standby takes
+// over, with no acknowledged job lost and none run twice; a leader that was paused past
+// its lease (cut off, not knowing it) is fenced and steps down without writing anything.
+#include <signal.h>
+#include <unistd.h>
+
+#include <map>
+#include <sstream>
+
+#include "acct/pg_test_server.h"
+#include "cluster_fixture.h"
+#include "common/clock.h"
+#include "storage/pg_lease.h"
+
+namespace sluice::testing {
+namespace {
+
+class HighAvailability : public ClusterTest {
+ protected:
+  void SetUp() override {
+    if (Status st = pg_.Start(); !st.ok()) GTEST_SKIP() << "no PostgreSQL server: " << st.message();
+    ClusterTest::SetUp();
+  }
+  void TearDown() override {
+    ClusterTest::TearDown();
+    pg_.Stop();
+  }
+  LocalClusterOptions Options() override {
+    LocalClusterOptions o = ClusterTest::Options();
+    acct::AcctConfig c = pg_.Config();
+    o.controllers = 2;
+    o.extra_config_lines = {"StateStorageType=state/pgsql",
+                            "StateStorageHost=" + c.host,
+                            "StateStoragePort=" + std::to_string(c.port),
+                            "StateStorageUser=" + c.user,
+                            "StateStorageLoc=" + c.db,
+                            "SlurmctldTimeout=3"};
+    return o;
+  }
+  storage::LeaseState Lease() {
+    auto lease = storage::PgLease::Open(pg_.conn_string());
+    EXPECT_TRUE(lease.ok()) << lease.status().message();
+    if (!lease.ok()) return {};
+    auto cur = (*lease)->Current();
+    EXPECT_TRUE(cur.ok()) << cur.status().message();
+    return cur.ok() ? *cur : storage::LeaseState{};
+  }
+  // Index of the leading controller (-1 when none holds a live lease).
+  int Leader() {
+    storage::LeaseState l = Lease();
+    for (int k = 0; k < 2; ++k) {
+      if (l.live && l.holder == cluster_->ControllerName(k)) return k;
+    }
+    return -1;
+  }
+  // Polls until a controller other than `old` leads; returns its index.
+  int WaitNewLeader(int old, int timeout_ms) {
+    int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
+    while (RealClock::MonotonicMs() < deadline) {
+      int k = Leader();
+      if (k >= 0 && k != old) return k;
+      usleep(50'000);
+    }
+    return -1;
+  }
+  // Hands leadership to controller k (a clean stop releases the lease), the other standing by.
+  void MakeLeader(int k) {
+    if (Leader() == k) return;
+    cluster_->KillControllerAt(1 - k, SIGTERM);
+    ASSERT_EQ(WaitNewLeader(1 - k, 10'000), k);
+    ASSERT_TRUE(cluster_->StartControllerAt(1 - k).ok());
+  }
+  // Each job of runs.log started and ended exactly once.
+  void ExpectEachRanOnce(const std::vector<int64_t>& ids) {
+    std::map<std::string, int> starts, ends;
+    std::stringstream log(ReadFile(work_dir() + "/runs.log"));
+    std::string what, id;
+    while (log >> what >> id) (what == "start" ? starts : ends)[id]++;
+    for (int64_t job : ids) {
+      EXPECT_EQ(starts[std::to_string(job)], 1) << "job " << job << " starts";
+      EXPECT_EQ(ends[std::to_string(job)], 1) << "job " << job << " ends";
+    }
+  }
+  std::vector<int64_t> SubmitLogged(int n, int sleep_s) {
+    std::vector<int64_t> ids;
+    for (int i = 0; i < n; ++i) {
+      ids.push_back(Submit({"-o", "/dev/null", "--wrap",
+                            "echo start $SLURM_JOB_ID >> runs.log; sleep " +
+                                std::to_string(sleep_s) + "; echo end $SLURM_JOB_ID >> runs.log"}));
+    }
+    return ids;
+  }
+  acct::PgTestServer pg_;
+};
+
+TEST_F(HighAvailability, OneLeadsTheOtherStandsByWithoutListening) {
+  int leader = Leader();
+  ASSERT_GE(leader, 0);
+  const storage::LeaseState l = Lease();
+  EXPECT_GE(l.epoch, 1);
+  EXPECT_EQ(l.address, "127.0.0." + std::to_string(leader + 1) + ":" +
+                           cluster_->CtldAddress().substr(cluster_->CtldAddress().rfind(':') + 1));
+  const int standby = 1 - leader;
+  EXPECT_GT(cluster_->ControllerPid(standby), 0) << "the standby runs";
+  // Commands find the leader, whichever SlurmctldHost it is.
+  int64_t id = Submit({"-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(WaitDone(id), "COMPLETED");
+  std::string log = ReadFile(cluster_->state_dir() + "/log/" +
+                             (standby == 0 ? "sluicectld" : "sluicectld-ctl2") + ".log");
+  EXPECT_NE(log.find("standing by controller=" + cluster_->ControllerName(standby)),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("listening"), std::string::npos) << log;
+}
+
+TEST_F(HighAvailability, LeaderKill9StandbyTakesOverNoJobLostOrRunTwice) {
+  const int old = Leader();
+  ASSERT_GE(old, 0);
+  const int64_t old_epoch = Lease().epoch;
+  std::vector<int64_t> ids = SubmitLogged(20, 3);
+  // Some are running on the nodes when the leader dies.
+  for (int i = 0; i < 200; ++i) {
+    if (Run({"squeue", "-h", "-t", "R", "-o", "%i"}).out.size() > 0) break;
+    usleep(20'000);
+  }
+  const int64_t killed = RealClock::MonotonicMs();
+  cluster_->KillControllerAt(old, SIGKILL);
+  const int now = WaitNewLeader(old, 30'000);
+  ASSERT_EQ(now, 1 - old) << "no standby took over";
+  // A submission succeeds once the new leader serves.
+  int64_t after = 0;
+  while (after == 0 && RealClock::MonotonicMs() - killed < 30'000) {
+    RunResult r = Run({"sbatch", "--parsable", "-o", "/dev/null", "--wrap",
+                       "echo start $SLURM_JOB_ID >> runs.log; echo end $SLURM_JOB_ID >> runs.log"});
+    if (r.exit_code == 0)
+      after = std::atoll(r.out.c_str());
+    else
+      usleep(100'000);
+  }
+  ASSERT_GT(after, 0);
+  const int64_t took_ms = RealClock::MonotonicMs() - killed;
+  std::cerr << "failover: kill -9 to the first acknowledged submission " << took_ms << " ms\n";
+  EXPECT_LT(took_ms, 15'000);
+  EXPECT_GT(Lease().epoch, old_epoch);
+  ids.push_back(after);
+  EXPECT_GT(after, ids[ids.size() - 2]) << "a job id was handed out twice";
+  for (int64_t id : ids) EXPECT_EQ(WaitDone(id, 120'000), "COMPLETED") << "job " << id;
+  ExpectEachRanOnce(ids);
+}
+
+TEST_F(HighAvailability, APausedLeaderIsFencedAndStepsDownWritingNothing) {
+  // The primary leads and is paused: the hardest case for clients and agents, which try it
+  // first.
+  MakeLeader(0);
+  const int old = Leader();
+  ASSERT_EQ(old, 0);
+  const pid_t old_pid = cluster_->ControllerPid(old);
+  ASSERT_GT(old_pid, 0);
+  std::vector<int64_t> ids = SubmitLogged(12, 2);
+  // Paused with work in hand: a process stopped (or a machine cut off) does not know it
+  // lost its lease.
+  ASSERT_EQ(kill(old_pid, SIGSTOP), 0);
+  const int64_t paused = RealClock::MonotonicMs();
+  const int now = WaitNewLeader(old, 30'000);
+  ASSERT_EQ(now, 1 - old);
+  std::vector<int64_t> more;
+  int tries = 0;
+  for (int i = 0; i < 60 && more.empty(); ++i, ++tries) {
+    RunResult r = Run({"sbatch", "--parsable", "-o", "/dev/null", "--wrap",
+                       "echo start $SLURM_JOB_ID >> runs.log; echo end $SLURM_JOB_ID >> runs.log"},
+                      {.timeout_ms = 5000});
+    if (r.exit_code == 0)
+      more.push_back(std::atoll(r.out.c_str()));
+    else
+      usleep(200'000);
+  }
+  ASSERT_EQ(more.size(), 1u);
+  std::cerr << "paused leader: submitted through the new leader after " << tries << " tries, "
+            << RealClock::MonotonicMs() - paused << " ms\n";
+  // The old leader wakes up: it must step down without committing or launching anything.
+  ASSERT_EQ(kill(old_pid, SIGCONT), 0);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = !ProcessAlive(old_pid);
+    if (!gone) usleep(100'000);
+  }
+  EXPECT_TRUE(gone) << "the fenced leader did not step down";
+  std::string log = ReadFile(cluster_->state_dir() + "/log/" +
+                             (old == 0 ? "sluicectld" : "sluicectld-ctl2") + ".log");
+  EXPECT_NE(log.find("lost the controller lease"), std::string::npos) << log;
+  ids.insert(ids.end(), more.begin(), more.end());
+  for (int64_t id : ids) EXPECT_EQ(WaitDone(id, 120'000), "COMPLETED") << "job " << id;
+  ExpectEachRanOnce(ids);
+  // Restarted, it stands by.
+  ASSERT_TRUE(cluster_->StartControllerAt(old).ok());
+  usleep(1'500'000);
+  EXPECT_EQ(Leader(), now);
+  EXPECT_GT(cluster_->ControllerPid(old), 0);
+}
+
+}  // namespace
+}  // namespace sluice::testing
