@@ -139,6 +139,15 @@ class FakeApi : public ClientApiInterface {
     r.set_token("eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJhbGljZSJ9.c2ln");
     return r;
   }
+  // scontrol takeover / ping (several controllers).
+  int takeovers = 0;
+  Expected<TakeoverReply> Takeover(const TakeoverRequest&) override {
+    ++takeovers;
+    if (!fail.ok()) return fail;
+    return TakeoverReply();
+  }
+  std::vector<bool> ping_each;
+  std::vector<bool> PingEach() override { return ping_each; }
   std::vector<SetDebugRequest> debug_requests;
   Expected<SetDebugReply> SetDebug(const SetDebugRequest& req) override {
     debug_requests.push_back(req);

@@ -180,7 +180,30 @@ std::string ControllerHost(const GetConfigReply& cfg) {
   return "localhost";
 }
 
+// scontrol ping with several SlurmctldHost lines: each controller, UP when it answers
+// (leading or standing by); exit 1 when one is DOWN.
+int PingEach(Ctx& c, const std::vector<CtldHost>& hosts) {
+  Expected<ClientApiInterface*> api = Api(c);
+  const std::vector<bool> up =
+      api.ok() ? (*api)->PingEach() : std::vector<bool>(hosts.size(), false);
+  int rc = 0;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    const std::string role = i == 0             ? "primary"
+                             : hosts.size() > 2 ? "backup" + std::to_string(i)
+                                                : "backup";
+    const bool is_up = i < up.size() && up[i];
+    *c.env.out << "Slurmctld(" << role << ") at " << hosts[i].name << " is "
+               << (is_up ? "UP" : "DOWN") << "\n";
+    if (!is_up) rc = 1;
+  }
+  return rc;
+}
+
 int ShowConfig(Ctx& c, bool ping) {
+  if (ping) {
+    const std::vector<CtldHost> hosts = LoadOwnConfig(c.env).Controllers();
+    if (hosts.size() > 1) return PingEach(c, hosts);
+  }
   Expected<ClientApiInterface*> api = Api(c);
   Expected<GetConfigReply> cfg =
       api.ok() ? (*api)->GetConfig({}) : Expected<GetConfigReply>(api.status());
@@ -289,6 +312,7 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (Is(cmd, "ping", 2)) return ShowConfig(c, true);
   if (Is(cmd, "token", 3)) return ScontrolToken(env, rest);
   if (Is(cmd, "setdebug", 2)) return ScontrolSetDebug(env, rest);
+  if (Is(cmd, "takeover", 2)) return ScontrolTakeover(env, rest);
   if (Is(cmd, "reconfigure", 3))
     return Error(c,
                  "scontrol: error: reconfigure is not provided by Sluice: restart sluicectld to "

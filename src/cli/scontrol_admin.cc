@@ -51,4 +51,19 @@ int ScontrolSetDebug(CliEnv& env, const std::vector<std::string>& args) {
   return 0;
 }
 
+int ScontrolTakeover(CliEnv& env, const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    *env.err << "too many arguments for keyword:takeover\n";
+    return 1;
+  }
+  Expected<ClientApiInterface*> api = env.connect();
+  Expected<TakeoverReply> reply =
+      api.ok() ? (*api)->Takeover({}) : Expected<TakeoverReply>(api.status());
+  if (!reply.ok()) {
+    *env.err << "slurm_takeover error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace sluice

@@ -2,6 +2,8 @@
 //   token [lifespan=SECONDS] [username=USER]  -> "SLURM_JWT=<token>" on stdout, 0;
 //       a bad option: "Invalid option: `X`", 1; refused: "scontrol: error: <why>" then
 //       "Error fetching token", 1
+//   takeover        -> silent, 0: the leading controller hands over to a standby and stops;
+//                      "slurm_takeover error: ...", 1 (not an admin, no standby)
 //   setdebug LEVEL  -> silent, 0; "too few/many arguments for keyword:setdebug", 1;
 //       refused: "slurm_set_debug_level error: <why>" ("invalid debug level: X",
 //       "Access/permission denied"), 1
@@ -15,6 +17,7 @@
 namespace sluice {
 
 int ScontrolToken(CliEnv& env, const std::vector<std::string>& args);
+int ScontrolTakeover(CliEnv& env, const std::vector<std::string>& args);
 int ScontrolSetDebug(CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace sluice

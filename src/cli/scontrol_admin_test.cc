@@ -1,6 +1,10 @@
-// scontrol token and setdebug against a fake API: Slurm's output and errors, and what is
+// scontrol token, setdebug, takeover and ping (several controllers) against a fake API: Slurm's output and errors, and what is
 // sent to the controller.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "cli/cli_test_util.h"
 #include "cli/scontrol.h"
@@ -54,6 +58,48 @@ TEST_F(ScontrolAdminTest, SetdebugSendsTheLevelAndReportsRefusals) {
   t.api.fail = InvalidArgument("invalid debug level: loud");
   EXPECT_EQ(Run({"setdebug", "loud"}), 1);
   EXPECT_EQ(t.err.str(), "slurm_set_debug_level error: invalid debug level: loud\n");
+}
+
+TEST_F(ScontrolAdminTest, TakeoverAsksTheLeaderAndReportsRefusals) {
+  EXPECT_EQ(Run({"takeover"}), 0);
+  EXPECT_EQ(t.out.str() + t.err.str(), "");
+  EXPECT_EQ(t.api.takeovers, 1);
+  EXPECT_EQ(Run({"takeover", "ctl2"}), 1);
+  EXPECT_EQ(t.err.str(), "too many arguments for keyword:takeover\n");
+  EXPECT_EQ(t.api.takeovers, 1);
+  t.err.str("");
+  t.api.fail = FailedPrecondition("no backup controller to take over");
+  EXPECT_EQ(Run({"takeover"}), 1);
+  EXPECT_EQ(t.err.str(), "slurm_takeover error: no backup controller to take over\n");
+}
+
+TEST_F(ScontrolAdminTest, PingReportsEachControllerOfSeveral) {
+  char tmpl[] = "/tmp/sluice-ping-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string conf = std::string(tmpl) + "/sluice.conf";
+  {
+    std::ofstream f(conf);
+    f << "ClusterName=c\nSlurmctldHost=ctl1(10.0.0.1)\nSlurmctldHost=ctl2(10.0.0.2)\n";
+  }
+  t.env.environ["SLUICE_CONF"] = conf;
+  t.api.ping_each = {true, true};
+  EXPECT_EQ(Run({"ping"}), 0);
+  EXPECT_EQ(t.out.str(), "Slurmctld(primary) at ctl1 is UP\nSlurmctld(backup) at ctl2 is UP\n");
+  t.out.str("");
+  t.api.ping_each = {false, true};  // the primary is gone, its backup leads
+  EXPECT_EQ(Run({"ping"}), 1);
+  EXPECT_EQ(t.out.str(), "Slurmctld(primary) at ctl1 is DOWN\nSlurmctld(backup) at ctl2 is UP\n");
+  {
+    std::ofstream f(conf, std::ios::app);
+    f << "SlurmctldHost=ctl3(10.0.0.3)\n";
+  }
+  t.out.str("");
+  t.api.ping_each = {true, true, false};
+  EXPECT_EQ(Run({"ping"}), 1);
+  EXPECT_EQ(t.out.str(),
+            "Slurmctld(primary) at ctl1 is UP\nSlurmctld(backup1) at ctl2 is UP\n"
+            "Slurmctld(backup2) at ctl3 is DOWN\n");
+  std::filesystem::remove_all(tmpl);
 }
 
 }  // namespace

@@ -66,6 +66,11 @@ class ClientApiInterface {
   virtual Expected<IssueTokenReply> IssueToken(const IssueTokenRequest&) {
     return Internal("IssueToken is not supported");
   }
+  virtual Expected<TakeoverReply> Takeover(const TakeoverRequest&) {
+    return Internal("Takeover is not supported");
+  }
+  // Whether each controller (SlurmctldHost order) answers at all, leading or standing by.
+  virtual std::vector<bool> PingEach() { return {GetConfig({}).ok()}; }
   virtual Expected<SetDebugReply> SetDebug(const SetDebugRequest&) {
     return Internal("SetDebug is not supported");
   }

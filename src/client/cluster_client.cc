@@ -1,6 +1,7 @@
 #include "client/cluster_client.h"
 
 #include <chrono>
+#include <thread>
 
 #include "rpc/connect_failure.h"
 #include "rpc/credential.h"
@@ -71,26 +72,35 @@ template <typename Req, typename Rep, typename Method>
 Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
   RETURN_IF_ERROR(CheckRequestLimits(req));  // the controller would refuse it: not sent
   const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_);
-  // From the controller that answered last; one that cannot be reached is a standby (or
-  // down): the call was never sent, so it goes to the next.
-  const size_t first = current_.load();
-  grpc::Status st;
-  for (size_t i = 0; i < stubs_.size(); ++i) {
-    const size_t at = (first + i) % stubs_.size();
-    grpc::ClientContext ctx;
-    ctx.set_deadline(deadline);
-    if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
-    if (!user_name_.empty()) ctx.AddMetadata(kUserMetadataKey, user_name_);
-    Rep rep;
-    st = ((*stubs_[at]).*method)(&ctx, req, &rep);
-    if (st.ok()) {
-      current_ = at;
-      return rep;
+  // From the controller that answered last; one that cannot be reached is down (or a
+  // standby): the call was never sent, so it goes to the next. When none leads, a
+  // takeover may be under way: try them all again for up to failover_wait_ms_.
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(failover_wait_ms_);
+  for (;;) {
+    const size_t first = current_.load();
+    grpc::Status st;
+    for (size_t i = 0; i < stubs_.size(); ++i) {
+      const size_t at = (first + i) % stubs_.size();
+      grpc::ClientContext ctx;
+      ctx.set_deadline(deadline);
+      if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
+      if (!user_name_.empty()) ctx.AddMetadata(kUserMetadataKey, user_name_);
+      Rep rep;
+      st = ((*stubs_[at]).*method)(&ctx, req, &rep);
+      if (st.ok()) {
+        current_ = at;
+        return rep;
+      }
+      if (st.error_code() != grpc::StatusCode::UNAVAILABLE ||
+          !GrpcNeverConnected(st.error_message()))
+        return StatusFromGrpc(st);
     }
-    if (st.error_code() != grpc::StatusCode::UNAVAILABLE || !GrpcNeverConnected(st.error_message()))
-      break;
+    const auto retry_at = std::chrono::steady_clock::now() + kFailoverRetry;
+    if (retry_at >= give_up || std::chrono::system_clock::now() + kFailoverRetry >= deadline)
+      return StatusFromGrpc(st);
+    std::this_thread::sleep_until(retry_at);
   }
-  return StatusFromGrpc(st);
 }
 
 Expected<SubmitReply> ClusterClient::SubmitJob(const SubmitRequest& req) {
@@ -161,6 +171,28 @@ Expected<IssueTokenReply> ClusterClient::IssueToken(const IssueTokenRequest& req
 }
 Expected<SetDebugReply> ClusterClient::SetDebug(const SetDebugRequest& req) {
   return Call<SetDebugRequest, SetDebugReply>(&ClientApi::Stub::SetDebug, req);
+}
+
+Expected<TakeoverReply> ClusterClient::Takeover(const TakeoverRequest& req) {
+  return Call<TakeoverRequest, TakeoverReply>(&ClientApi::Stub::Takeover, req);
+}
+
+std::vector<bool> ClusterClient::PingEach() {
+  std::vector<bool> up;
+  for (const auto& stub : stubs_) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(std::min(deadline_ms_, kPingDeadlineMs)));
+    if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
+    GetConfigReply rep;
+    grpc::Status st = stub->GetConfig(&ctx, GetConfigRequest(), &rep);
+    const std::string& msg = st.error_message();
+    const bool silent = st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+                        (st.error_code() == grpc::StatusCode::UNAVAILABLE &&
+                         msg.find(kStandbyAnswer) == std::string::npos);
+    up.push_back(st.ok() || !silent);
+  }
+  return up;
 }
 
 Expected<SacctmgrReply> ClusterClient::Sacctmgr(const SacctmgrRequest& req) {

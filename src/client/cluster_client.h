@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 namespace sluice {
 
 inline constexpr int kDefaultRpcDeadlineMs = 30'000;
+inline constexpr int kPingDeadlineMs = 5'000;  // scontrol ping, per controller
 inline constexpr char kConnectFailure[] = "Unable to contact slurm controller (connect failure)";
 inline constexpr char kTimedOut[] = "Socket timed out on send/recv operation";
 inline constexpr char kLostReply[] = "Zero Bytes were transmitted or received";
@@ -67,11 +69,16 @@ class ClusterClient : public ClientApiInterface {
   // AuthType=auth/munge: trade a MUNGE credential for a token (sent without one).
   Expected<AuthMungeReply> AuthMunge(const AuthMungeRequest& req);
   void set_token(std::string token) { token_ = std::move(token); }
+  // Several controllers: when none leads (all down or standing by), how long a call keeps
+  // trying them all (a takeover takes up to SlurmctldTimeout and a second). 0: fail at once.
+  void set_failover_wait_ms(int64_t ms) { failover_wait_ms_ = ms; }
   Expected<AcctJobsReply> AcctJobs(const AcctJobsRequest& req) override;
   Expected<GetStatsReply> GetStats(const GetStatsRequest& req) override;
   Expected<StepUsageReply> StepUsage(const StepUsageRequest& req) override;
   Expected<IssueTokenReply> IssueToken(const IssueTokenRequest& req) override;
   Expected<SetDebugReply> SetDebug(const SetDebugRequest& req) override;
+  Expected<TakeoverReply> Takeover(const TakeoverRequest& req) override;
+  std::vector<bool> PingEach() override;
   // Acts for `user` (metadata "x-sluice-user"): a REST proxy passing on
   // X-SLURM-USER-NAME; the controller decides whether the token may (token_verifier.h).
   void set_user_name(std::string user) { user_name_ = std::move(user); }
@@ -82,6 +89,8 @@ class ClusterClient : public ClientApiInterface {
 
   std::vector<std::unique_ptr<ClientApi::Stub>> stubs_;
   std::atomic<size_t> current_{0};
+  int64_t failover_wait_ms_ = 0;
+  static constexpr std::chrono::milliseconds kFailoverRetry{200};
   std::string token_;
   std::string user_name_;
   int deadline_ms_;

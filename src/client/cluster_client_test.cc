@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/request_bounds.h"
+#include "rpc/connect_failure.h"
 #include "rpc/credential.h"
 
 namespace sluice {
@@ -132,18 +133,56 @@ TEST_F(ClusterClientTest, DeadlineBecomesTimeoutError) {
   EXPECT_EQ(rep.status().message(), kTimedOut);
 }
 
-TEST(ClusterClientNoServer, UnreachableControllerIsConnectFailure) {
-  // Grab a free port, then close it again so nothing listens there.
+// A port nothing listens on: grabbed, then closed again.
+int ClosedPort() {
   int port = 0;
-  {
-    ClientApi::Service svc;
-    grpc::ServerBuilder b;
-    b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    b.RegisterService(&svc);
-    auto s = b.BuildAndStart();
-    s->Shutdown();
-  }
-  auto client = ClusterClient::Create("127.0.0.1:" + std::to_string(port), "t", 5000);
+  ClientApi::Service svc;
+  grpc::ServerBuilder b;
+  b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  b.RegisterService(&svc);
+  auto s = b.BuildAndStart();
+  s->Shutdown();
+  return port;
+}
+
+// Several controllers: a call goes past one that is down and one that stands by (neither
+// carried it out) to the one that leads, and later calls start there.
+TEST_F(ClusterClientTest, GoesPastDownAndStandbyControllersToTheLeader) {
+  FakeService standby;
+  standby.get_jobs_status = {grpc::StatusCode::UNAVAILABLE,
+                             std::string(kStandbyAnswer) + " ctl2: another controller leads"};
+  int standby_port = 0;
+  grpc::ServerBuilder b;
+  b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &standby_port);
+  b.RegisterService(&standby);
+  auto standby_server = b.BuildAndStart();
+  ASSERT_NE(standby_server, nullptr);
+  auto client = ClusterClient::Create(
+      std::vector<std::string>{"127.0.0.1:" + std::to_string(ClosedPort()),
+                               "127.0.0.1:" + std::to_string(standby_port), target_},
+      "tok", 5000);
+  GetJobsRequest req;
+  req.add_job_ids(9);
+  auto rep = client->GetJobs(req);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->jobs(0).job_id(), 9);
+  EXPECT_EQ(standby.last_cred, "tok");  // it was asked, and said no
+  EXPECT_EQ(service_.last_cred, "tok");
+  standby.last_cred.clear();
+  EXPECT_TRUE(client->GetJobs(req).ok());
+  EXPECT_EQ(standby.last_cred, "") << "the next call went to the leader first";
+  // Each answers scontrol ping except the one that is down.
+  EXPECT_EQ(client->PingEach(), (std::vector<bool>{false, true, true}));
+  // Nobody leads: Slurm's connect failure.
+  service_.get_jobs_status = standby.get_jobs_status;
+  rep = client->GetJobs(req);
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.status().message(), kConnectFailure);
+  standby_server->Shutdown();
+}
+
+TEST(ClusterClientNoServer, UnreachableControllerIsConnectFailure) {
+  auto client = ClusterClient::Create("127.0.0.1:" + std::to_string(ClosedPort()), "t", 5000);
   auto rep = client->GetNodes(GetNodesRequest());
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.status().code(), Code::kUnavailable);

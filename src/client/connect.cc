@@ -1,6 +1,10 @@
 #include "client/connect.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
+
+#include "common/clock.h"
 
 #include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
@@ -39,27 +43,46 @@ std::string AuthTypeFor(const Config& config) {
   return AuthTypeIsMunge(type) ? type : "auth/ident";
 }
 
+// With several controllers, how long a command waits for one to lead: a takeover takes
+// up to SlurmctldTimeout (default 5 s) and a second or two.
+static int64_t FailoverWaitMs(const Config& config) {
+  if (config.Controllers().size() < 2) return 0;
+  return int64_t{config.ctld_timeout_s > 0 ? config.ctld_timeout_s : 5} * 1000 + 5000;
+}
+
 Expected<Connection> ConnectToController(const ConnectOptions& options) {
   std::string path = options.config_path.empty() ? DefaultConfigPath() : options.config_path;
   Expected<Config> config = LoadConfigFile(path);
   if (!config.ok()) return config.status();
   std::vector<std::string> target = ControllerTargets(*config);
+  const int64_t failover_wait_ms = FailoverWaitMs(*config);
   Connection conn;
   if (const char* jwt = std::getenv("SLURM_JWT"); jwt && *jwt) {
     conn.client = ClusterClient::Create(target, jwt, options.deadline_ms);
   } else if (AuthTypeIsMunge(AuthTypeFor(*config))) {
     conn.client = ClusterClient::Create(target, "", options.deadline_ms);
+    conn.client->set_failover_wait_ms(failover_wait_ms);
     RETURN_IF_ERROR(AuthenticateWithMunge(*config, conn.client.get()));
   } else {
+    // The ident socket belongs to the leading controller: during a takeover it may be
+    // gone for a moment.
+    const int64_t give_up = RealClock::MonotonicMs() + failover_wait_ms;
     Expected<std::string> token = FetchCredentialToken(IdentSocketPath(*config));
+    auto absent = [&] {
+      return !token.ok() && (token.status().code() == Code::kUnavailable ||
+                             token.status().code() == Code::kNotFound);
+    };
+    while (absent() && RealClock::MonotonicMs() < give_up) {
+      usleep(200'000);
+      token = FetchCredentialToken(IdentSocketPath(*config));
+    }
     if (!token.ok()) {
-      Code code = token.status().code();
-      if (code == Code::kUnavailable || code == Code::kNotFound)
-        return Unavailable(kConnectFailure);
+      if (absent()) return Unavailable(kConnectFailure);
       return Unauthenticated("Unable to obtain a credential: " + token.status().message());
     }
     conn.client = ClusterClient::Create(target, std::move(*token), options.deadline_ms);
   }
+  conn.client->set_failover_wait_ms(failover_wait_ms);
   conn.config = std::move(*config);
   return conn;
 }

@@ -37,8 +37,9 @@ class ControllerLink {
   }
 };
 
-// A failed call that shows no controller listening at its address (the connection was
-// refused): it is down or restarting, and cannot declare this node DOWN meanwhile. The
+// A failed call that shows no controller leading at its address (the connection was
+// refused, or a standby answered): it is down, restarting or standing by, and cannot
+// declare this node DOWN meanwhile. The
 // refusal may be up to kRefusalAgeMs old (the channel's last attempt, rpc/grpc_limits.h).
 bool ControllerNotListening(const Status& st);
 inline constexpr int64_t kRefusalAgeMs = 2 * kMaxReconnectBackoffMs;

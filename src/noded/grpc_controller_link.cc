@@ -30,8 +30,9 @@ Status FromGrpc(const grpc::Status& st) {
 }  // namespace
 
 bool ControllerNotListening(const Status& st) {
-  return !st.ok() && st.code() == Code::kUnavailable &&
-         st.message().find("Connection refused") != std::string::npos;
+  if (st.ok() || st.code() != Code::kUnavailable) return false;
+  return st.message().find("Connection refused") != std::string::npos ||
+         st.message().find(kStandbyAnswer) != std::string::npos;
 }
 
 GrpcControllerLink::GrpcControllerLink(const std::vector<std::string>& targets, NodeSigner signer,

@@ -20,7 +20,9 @@
 //   badstate  a job that did not end COMPLETED although nothing killed it, or ended
 //             other than FAILED/COMPLETED after we killed its script (CANCELLED/COMPLETED
 //             after we cancelled it), or COMPLETED without an end marker
-// Prints `fault-injection: seed=S faults=N jobs=M lost=0 overlaps=0 overalloc=0`.
+// Prints `fault-injection: seed=S faults=N jobs=M lost=0 overlaps=0 overalloc=0 failovers=F`.
+// FaultInjectionHa runs it all with two controllers on PostgreSQL, where a controller kill
+// is a kill -9 of the leader (a standby takes over: `failovers`).
 // Env: SLUICE_FAULT_SEED (default 20240601) picks the schedule and the workload;
 // SLUICE_FAULT_SOAK_SECONDS=N keeps submitting and injecting for N seconds (soak mode,
 // for runs outside CI); submissions pause while more than kMaxQueued jobs are unfinished,
@@ -44,8 +46,10 @@
 
 #include <fmt/format.h>
 
+#include "acct/pg_test_server.h"
 #include "cluster_fixture.h"
 #include "common/clock.h"
+#include "storage/pg_lease.h"
 
 namespace fs = std::filesystem;
 
@@ -195,11 +199,32 @@ class FaultInjection : public ClusterTest {
     int64_t deadline = RealClock::MonotonicMs() + 3000;
     while (fs::exists(armed) && RealClock::MonotonicMs() < deadline) usleep(20'000);
     if (fs::exists(armed) && fs::remove(armed)) return false;  // not reached: disarmed
-    cluster_->KillController(SIGKILL);                         // gone already; waits until it is
     usleep(static_cast<useconds_t>(100 + rng() % 400) * 1000);
-    EXPECT_TRUE(cluster_->StartController().ok());
+    RestartDeadControllers();
     return true;
   }
+
+  // Kills the (leading) controller with -9 and starts it again.
+  virtual void KillController(std::mt19937_64& rng) {
+    cluster_->KillController(SIGKILL);
+    usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
+    ASSERT_TRUE(cluster_->StartController().ok());
+  }
+  // Starts each controller that is not running (one that died at an armed point).
+  void RestartDeadControllers() {
+    if (controllers_ == 1) {
+      cluster_->KillController(SIGKILL);  // gone already; waits until it is
+      EXPECT_TRUE(cluster_->StartController().ok());
+      return;
+    }
+    for (int k = 0; k < controllers_; ++k) {
+      if (cluster_->ControllerPid(k) == 0) EXPECT_TRUE(cluster_->StartControllerAt(k).ok());
+    }
+  }
+  int controllers_ = 1;
+  int failovers_ = 0;
+
+  void RunFaults();
 
   // A slow disk: every controller commit stalls 200-800 ms, for 2-5 s.
   void SlowDisk(std::mt19937_64& rng) {
@@ -280,7 +305,7 @@ class FaultInjection : public ClusterTest {
   }
 };
 
-TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
+void FaultInjection::RunFaults() {
   const uint64_t seed = static_cast<uint64_t>(EnvInt("SLUICE_FAULT_SEED", 20240601));
   const int64_t soak_s = EnvInt("SLUICE_FAULT_SOAK_SECONDS", 0);
   const int kJobs = 200;
@@ -373,7 +398,10 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
       break;
     }
     int kind = static_cast<int>(rng() % 15);
-    if (soak_s == 0 && faults == 2 && net_cuts == 0) kind = 14;  // the short run cuts a node once
+    if (soak_s == 0 && faults == 2 && net_cuts == 0 && cluster_->isolated()) {
+      kind = 14;  // the short run cuts a node once
+    }
+    if (controllers_ > 1 && (faults == 0 || faults == 4)) kind = 0;  // and kills the leader
     if (kind == 14) {
       if (!CutNetwork(rng)) continue;
       ++net_cuts;
@@ -390,9 +418,7 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
       if (!CancelThenRestartAgent(rng, &cancelled)) continue;
       ++cancel_kills;
     } else if (kind < 3) {
-      cluster_->KillController(SIGKILL);
-      usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
-      ASSERT_TRUE(cluster_->StartController().ok());
+      KillController(rng);
       ++ctld_kills;
     } else if (kind < 6) {
       RestartAgent(rng, static_cast<int>(rng() % 4));
@@ -453,8 +479,9 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   int overlaps = m.overlap_lines + CountOverlaps(job_iv);
   int overalloc = m.overalloc_lines + CountOverlaps(gpu_iv);
   std::cout << fmt::format(
-                   "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={}",
-                   seed, faults, acked.size(), lost, overlaps, overalloc)
+                   "fault-injection: seed={} faults={} jobs={} lost={} overlaps={} overalloc={} "
+                   "failovers={}",
+                   seed, faults, acked.size(), lost, overlaps, overalloc, failovers_)
             << fmt::format(
                    " (controller={} agent={} job={} launch={} cancel={} commit/pass={} killed; "
                    "slowdisk={} netcut={} badstate={} unfinished={} stepfail={} in {} s)",
@@ -471,7 +498,53 @@ TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) {
   EXPECT_EQ(overalloc, 0);
   EXPECT_EQ(unfinished, 0);
   EXPECT_EQ(bad_state, 0);
+  if (controllers_ > 1) EXPECT_GT(failovers_, 0);
 }
+
+TEST_F(FaultInjection, InvariantsHoldUnderControllerAgentAndJobKills) { RunFaults(); }
+
+// The same with two controllers on PostgreSQL (docs/high-availability.md): the controller
+// faults kill the leader, a standby takes over, and the killed one comes back standing by.
+class FaultInjectionHa : public FaultInjection {
+ protected:
+  void SetUp() override {
+    if (Status st = pg_.Start(); !st.ok()) GTEST_SKIP() << "no PostgreSQL server: " << st.message();
+    controllers_ = 2;
+    FaultInjection::SetUp();
+  }
+  void TearDown() override {
+    FaultInjection::TearDown();
+    pg_.Stop();
+  }
+  LocalClusterOptions Options() override {
+    LocalClusterOptions o = FaultInjection::Options();
+    o.isolated = false;  // several controllers run on loopback addresses
+    o.controllers = 2;
+    acct::AcctConfig c = pg_.Config();
+    o.extra_config_lines = {"StateStorageType=state/pgsql",
+                            "StateStorageHost=" + c.host,
+                            "StateStoragePort=" + std::to_string(c.port),
+                            "StateStorageUser=" + c.user,
+                            "StateStorageLoc=" + c.db,
+                            "SlurmctldTimeout=2"};
+    return o;
+  }
+  void KillController(std::mt19937_64& rng) override {
+    RestartDeadControllers();
+    auto lease = storage::PgLease::Open(pg_.conn_string());
+    ASSERT_TRUE(lease.ok()) << lease.status().message();
+    auto cur = (*lease)->Current();
+    ASSERT_TRUE(cur.ok()) << cur.status().message();
+    const int leader = cur->holder == cluster_->ControllerName(0) ? 0 : 1;
+    cluster_->KillControllerAt(leader, SIGKILL);
+    ++failovers_;
+    usleep(static_cast<useconds_t>(100 + rng() % 500) * 1000);
+    ASSERT_TRUE(cluster_->StartControllerAt(leader).ok());  // it stands by
+  }
+  acct::PgTestServer pg_;
+};
+
+TEST_F(FaultInjectionHa, InvariantsHoldWhenTheLeaderIsKilledAndAStandbyTakesOver) { RunFaults(); }
 
 }  // namespace
 }  // namespace sluice::testing

@@ -70,6 +70,7 @@ class HighAvailability : public ClusterTest {
     cluster_->KillControllerAt(1 - k, SIGTERM);
     ASSERT_EQ(WaitNewLeader(1 - k, 10'000), k);
     ASSERT_TRUE(cluster_->StartControllerAt(1 - k).ok());
+    ASSERT_EQ(Run({"squeue", "-h"}).exit_code, 0);  // commands wait out the takeover
   }
   // Each job of runs.log started and ended exactly once.
   void ExpectEachRanOnce(const std::vector<int64_t>& ids) {

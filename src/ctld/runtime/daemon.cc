@@ -17,6 +17,7 @@
 #include "ctld/runtime/agent_link.h"
 #include "ctld/runtime/leadership.h"
 #include "ctld/runtime/owner_loop.h"
+#include "ctld/runtime/standby_server.h"
 #include "ctld/services/client_service.h"
 #include "ctld/services/ctld_http.h"
 #include "ctld/services/jwt.h"
@@ -122,11 +123,8 @@ std::string StateConnString(const Config& config) {
   return PgConnString(s.host, s.port, s.user, s.pass, s.loc.empty() ? "slurm_state_db" : s.loc);
 }
 
-// state/pgsql: stand by until this controller holds the lease (nullopt: told to stop), then
-// open the store fenced with its epoch.
-Expected<std::unique_ptr<storage::StateStore>> LeadOnPostgres(Leadership* leadership,
-                                                              const std::string& conn,
-                                                              const log::Logger& log) {
+// Tries for the lease every second; false when told to stop first.
+bool WaitToLead(Leadership* leadership, const log::Logger& log) {
   std::string last_error;
   for (;;) {
     auto epoch = leadership->TryLead();
@@ -135,7 +133,21 @@ Expected<std::unique_ptr<storage::StateStore>> LeadOnPostgres(Leadership* leader
       last_error = epoch.status().message();
       log->error("cannot reach the state database error={:?}", last_error);
     }
-    if (SignalWithin(1000, log)) return std::unique_ptr<storage::StateStore>();
+    if (SignalWithin(1000, log)) return false;
+  }
+  return true;
+}
+
+// state/pgsql: stand by until this controller holds the lease (null: told to stop), then
+// open the store fenced with its epoch.
+Expected<std::unique_ptr<storage::StateStore>> LeadOnPostgres(Leadership* leadership,
+                                                              const std::string& conn,
+                                                              const std::string& listen,
+                                                              const log::Logger& log) {
+  {
+    StandbyServer standby(leadership->holder());
+    RETURN_IF_ERROR(standby.Start(listen));
+    if (!WaitToLead(leadership, log)) return std::unique_ptr<storage::StateStore>();
   }
   ASSIGN_OR_RETURN(std::unique_ptr<storage::PgStateStore> store, storage::PgStateStore::Open(conn));
   store->FenceWith(leadership->epoch());
@@ -190,7 +202,7 @@ int RunDaemon(const DaemonOptions& options) {
     const int64_t ttl_ms = int64_t{cfg.ctld_timeout_s > 0 ? cfg.ctld_timeout_s : 5} * 1000;
     const std::string conn = StateConnString(cfg);
     leadership = std::make_unique<Leadership>(conn, self->name, listen, ttl_ms, log);
-    auto led = LeadOnPostgres(leadership.get(), conn, log);
+    auto led = LeadOnPostgres(leadership.get(), conn, listen, log);
     if (!led.ok()) return Fail(led.status().message());
     if (!*led) return 0;  // stopped while standing by
     store = std::move(*led);
@@ -251,6 +263,10 @@ int RunDaemon(const DaemonOptions& options) {
   if (Status st = SetUpJwt(cfg, &client_service, log); !st.ok()) {
     loop.Stop();
     return Fail(st.message());
+  }
+  if (leadership && cfg.Controllers().size() > 1) {
+    // scontrol takeover: the clean stop, which releases the lease for a standby.
+    client_service.SetHandOver([] { kill(getpid(), SIGTERM); });
   }
   NodeService node_service(*key, &clock, &loop);
   client_service.SetAccounting(acct_writer.get());

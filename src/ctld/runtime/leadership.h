@@ -1,8 +1,9 @@
 // Leadership: with StateStorageType=state/pgsql, which of the controllers (SlurmctldHost
 // lines) leads, through the lease row in the shared database (storage/pg_lease.h).
 //
-// A controller starts as a standby: TryLead() every second, nothing else -- it does not
-// even listen, so clients and agents go on to the next SlurmctldHost. Once it holds the
+// A controller starts as a standby: TryLead() every second, nothing else -- it answers
+// every call "standby" (standby_server.h), so clients and agents go on to the next
+// SlurmctldHost. Once it holds the
 // lease it loads the state, fences its store with the epoch and serves; KeepLeading()
 // renews the lease every ttl/4 on a thread of its own, and a watchdog steps down the moment
 // this controller can no longer be sure it leads: a renewal refused (the lease moved on), or
@@ -43,6 +44,7 @@ class Leadership {
   // Stops renewing and expires the lease now.
   void Release();
   int64_t epoch() const { return epoch_; }
+  const std::string& holder() const { return holder_; }
   int64_t ttl_ms() const { return ttl_ms_; }
 
  private:

@@ -394,6 +394,25 @@ grpc::Status ClientService::IssueToken(grpc::ServerContext* ctx, const IssueToke
   return grpc::Status::OK;
 }
 
+grpc::Status ClientService::Takeover(grpc::ServerContext* ctx, const TakeoverRequest* req,
+                                     TakeoverReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "Takeover");
+  Expected<bool> admin =
+      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
+  if (!admin.ok()) return ToGrpc(admin.status());
+  if (!*admin) return ToGrpc(PermissionDenied("Access/permission denied"));
+  if (!hand_over_) {
+    return ToGrpc(FailedPrecondition(
+        "no backup controller to take over (one SlurmctldHost, or StateStorageType is not "
+        "state/pgsql)"));
+  }
+  loop_->logger()->warn("handing over to a standby controller by_uid={}", caller.uid);
+  hand_over_();
+  *reply = TakeoverReply();
+  return grpc::Status::OK;
+}
+
 grpc::Status ClientService::SetDebug(grpc::ServerContext* ctx, const SetDebugRequest* req,
                                      SetDebugReply* reply) {
   AUTH_OR_RETURN(caller);

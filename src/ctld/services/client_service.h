@@ -110,6 +110,12 @@ class ClientService final : public ClientApiBase {
   // scontrol setdebug: admins only (PERMISSION_DENIED); a bad level -> INVALID_ARGUMENT.
   grpc::Status SetDebug(grpc::ServerContext* ctx, const SetDebugRequest* req,
                         SetDebugReply* reply) override;
+  // scontrol takeover: admins only; FAILED_PRECONDITION without a standby to take over.
+  grpc::Status Takeover(grpc::ServerContext* ctx, const TakeoverRequest* req,
+                        TakeoverReply* reply) override;
+  // How this controller hands over (the daemon's clean stop, which releases the lease);
+  // unset: no standby can take over.
+  void SetHandOver(std::function<void()> hand_over) { hand_over_ = std::move(hand_over); }
 
  private:
   // Reports a request refused before it reached the controller (oversize, bad credential).
@@ -126,6 +132,7 @@ class ClientService final : public ClientApiBase {
   TokenVerifier verifier_;
   int64_t max_token_lifespan_s_ = 0;
   bool token_creation_disabled_ = false;
+  std::function<void()> hand_over_;
   bool munge_enabled_ = false;
   std::string munge_socket_;
   int64_t munge_token_ttl_ms_ = 10 * 60 * 1000;
