@@ -415,6 +415,7 @@ void Agent::Tick() {
     registered_ = false;
   }
   fenced_logged_ = fenced;
+  if (register_soon_.exchange(false)) registered_ = false;
   if (!registered_) {
     heartbeat_soon_ = false;
     Register();
@@ -426,6 +427,12 @@ void Agent::Tick() {
 
 void Agent::HeartbeatSoon() {
   heartbeat_soon_ = true;
+  Wake();
+}
+
+void Agent::RegisterSoon(const std::string& controller) {
+  if (!controller.empty()) controller_->Prefer(controller);
+  register_soon_ = true;
   Wake();
 }
 

@@ -112,6 +112,8 @@ class Agent {
   void SetGpuMonitor(GpuMonitor* gpus) { gpu_monitor_ = gpus; }
   // Heartbeat at the next Tick (a health check result changed) and wake the loop.
   void HeartbeatSoon();
+  // Register at the next Tick with `controller` (which took over) and wake the loop.
+  void RegisterSoon(const std::string& controller);
   const AgentOptions& options() const { return options_; }
   // Where the agent counts controller answers and stepd starts (nullptr: nowhere).
   void SetMetrics(AgentMetrics* metrics) { metrics_ = metrics; }
@@ -188,6 +190,7 @@ class Agent {
   void CountCall(bool answered);
   void CountSpawn(bool ok, int64_t start_us);
   std::atomic<bool> heartbeat_soon_{false};
+  std::atomic<bool> register_soon_{false};
 
   // Node loss / requeue / signals (agent_signals.cc).
   // Queues StepRelaySignal() with `sig` to each step supervisor of the job (of its step

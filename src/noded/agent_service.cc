@@ -55,6 +55,14 @@ grpc::Status AgentService::LaunchTasks(grpc::ServerContext*, const LaunchTasksRe
   return st;
 }
 
+grpc::Status AgentService::Reregister(grpc::ServerContext*, const ReregisterRequest* req,
+                                      ReregisterReply*) {
+  Agent* agent = nullptr;
+  grpc::Status st = Check("Reregister", *req, &agent);
+  if (st.ok()) agent->RegisterSoon(req->controller());
+  return st;
+}
+
 grpc::Status AgentService::StepUsage(grpc::ServerContext*, const AgentStepUsageRequest* req,
                                      AgentStepUsageReply* reply) {
   Agent* agent = nullptr;

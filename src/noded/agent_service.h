@@ -35,6 +35,8 @@ class AgentService final : public AgentApi::Service {
                            LaunchTasksReply* reply) override;
   grpc::Status StepUsage(grpc::ServerContext* ctx, const AgentStepUsageRequest* req,
                          AgentStepUsageReply* reply) override;
+  grpc::Status Reregister(grpc::ServerContext* ctx, const ReregisterRequest* req,
+                          ReregisterReply* reply) override;
 
  private:
   // Authenticates `req` and finds the Agent of its node (*agent).

@@ -27,6 +27,8 @@ class ControllerLink {
   virtual Expected<RegisterNodeReply> Register(RegisterNodeRequest req) = 0;
   virtual Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) = 0;
   virtual Status JobEnded(JobEndedRequest req) = 0;
+  // The controller named `name` (SlurmctldHost) leads: calls go to it first from now on.
+  virtual void Prefer(const std::string& name) {}
   // A client's call relayed for it (client_relay.h); the call's own gRPC status comes
   // back in the reply's code/error. Safe to call from any thread.
   virtual RelayReply Relay(RelayRequest req) {
@@ -46,9 +48,10 @@ inline constexpr int64_t kRefusalAgeMs = 2 * kMaxReconnectBackoffMs;
 
 class GrpcControllerLink : public ControllerLink {
  public:
-  // `targets` are "host:port", the primary first.
-  GrpcControllerLink(const std::vector<std::string>& targets, NodeSigner signer,
-                     int timeout_ms = 5000);
+  // `targets` are "host:port", the primary first; `names` their SlurmctldHost names.
+  GrpcControllerLink(const std::vector<std::string>& targets, std::vector<std::string> names,
+                     NodeSigner signer, int timeout_ms = 5000);
+  void Prefer(const std::string& name) override;
   Expected<RegisterNodeReply> Register(RegisterNodeRequest req) override;
   Expected<HeartbeatReply> Heartbeat(HeartbeatRequest req) override;
   Status JobEnded(JobEndedRequest req) override;
@@ -63,6 +66,7 @@ class GrpcControllerLink : public ControllerLink {
   grpc::Status EachController(int timeout_ms, bool past_timeouts, Fn fn);
   std::vector<std::unique_ptr<NodeApi::Stub>> stubs_;
   std::atomic<size_t> current_{0};
+  std::vector<std::string> names_;
   NodeSigner signer_;
   int timeout_ms_;
 };

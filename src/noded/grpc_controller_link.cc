@@ -35,10 +35,17 @@ bool ControllerNotListening(const Status& st) {
          st.message().find(kStandbyAnswer) != std::string::npos;
 }
 
-GrpcControllerLink::GrpcControllerLink(const std::vector<std::string>& targets, NodeSigner signer,
+GrpcControllerLink::GrpcControllerLink(const std::vector<std::string>& targets,
+                                       std::vector<std::string> names, NodeSigner signer,
                                        int timeout_ms)
-    : signer_(std::move(signer)), timeout_ms_(timeout_ms) {
+    : names_(std::move(names)), signer_(std::move(signer)), timeout_ms_(timeout_ms) {
   for (const auto& t : targets) stubs_.push_back(NodeApi::NewStub(CreateLimitedChannel(t)));
+}
+
+void GrpcControllerLink::Prefer(const std::string& name) {
+  for (size_t i = 0; i < names_.size() && i < stubs_.size(); ++i) {
+    if (names_[i] == name) current_ = i;
+  }
 }
 
 template <typename Fn>

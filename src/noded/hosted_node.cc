@@ -44,7 +44,7 @@ HostedNode::HostedNode(const Config& config, AgentSetup setup, PidLock lock,
     : spool_dir_(std::move(setup.spool_dir)),
       spool_lock_(std::move(lock)),
       jobs_(spool_dir_, shared.clock),
-      link_(ControllerTargets(config),
+      link_(ControllerTargets(config), ControllerNames(config),
             NodeSigner(shared.cluster_key, setup.options.node_name, shared.clock)),
       metrics_(shared.clock->NowMs()),
       health_(HealthOptions(config, setup.options)) {

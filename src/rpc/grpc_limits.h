@@ -61,6 +61,13 @@ inline std::vector<std::string> ControllerTargets(const Config& config) {
   return out;
 }
 
+// Their SlurmctldHost names, in the same order.
+inline std::vector<std::string> ControllerNames(const Config& config) {
+  std::vector<std::string> out;
+  for (const auto& h : config.Controllers()) out.push_back(h.name);
+  return out;
+}
+
 // An insecure channel with the limits above.
 inline std::shared_ptr<grpc::Channel> CreateLimitedChannel(const std::string& target) {
   DisableAbslDeadlockDetection();

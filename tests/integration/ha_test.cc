@@ -72,6 +72,23 @@ class HighAvailability : public ClusterTest {
     ASSERT_TRUE(cluster_->StartControllerAt(1 - k).ok());
     ASSERT_EQ(Run({"squeue", "-h"}).exit_code, 0);  // commands wait out the takeover
   }
+  // A copy of the config that names only controller k (to ask it directly).
+  std::string OnlyController(int k) {
+    std::string conf = ReadFile(cluster_->conf_path());
+    std::string out;
+    std::stringstream in(conf);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("SlurmctldHost=", 0) == 0 &&
+          line.find(cluster_->ControllerName(k) + "(") == std::string::npos) {
+        continue;
+      }
+      out += line + "\n";
+    }
+    std::string path = work_dir() + "/only-" + cluster_->ControllerName(k) + ".conf";
+    WriteFile("only-" + cluster_->ControllerName(k) + ".conf", out);
+    return path;
+  }
   // Each job of runs.log started and ended exactly once.
   void ExpectEachRanOnce(const std::vector<int64_t>& ids) {
     std::map<std::string, int> starts, ends;
@@ -95,13 +112,13 @@ class HighAvailability : public ClusterTest {
   acct::PgTestServer pg_;
 };
 
-TEST_F(HighAvailability, OneLeadsTheOtherStandsByWithoutListening) {
+TEST_F(HighAvailability, OneLeadsTheOtherStandsByAndPingShowsBoth) {
   int leader = Leader();
   ASSERT_GE(leader, 0);
   const storage::LeaseState l = Lease();
   EXPECT_GE(l.epoch, 1);
-  EXPECT_EQ(l.address, "127.0.0." + std::to_string(leader + 1) + ":" +
-                           cluster_->CtldAddress().substr(cluster_->CtldAddress().rfind(':') + 1));
+  const std::string port = cluster_->CtldAddress().substr(cluster_->CtldAddress().rfind(':') + 1);
+  EXPECT_EQ(l.address, "127.0.0." + std::to_string(leader + 1) + ":" + port);
   const int standby = 1 - leader;
   EXPECT_GT(cluster_->ControllerPid(standby), 0) << "the standby runs";
   // Commands find the leader, whichever SlurmctldHost it is.
@@ -112,7 +129,42 @@ TEST_F(HighAvailability, OneLeadsTheOtherStandsByWithoutListening) {
   EXPECT_NE(log.find("standing by controller=" + cluster_->ControllerName(standby)),
             std::string::npos)
       << log;
-  EXPECT_EQ(log.find("listening"), std::string::npos) << log;
+  EXPECT_EQ(log.find("listening cluster="), std::string::npos) << log;
+  RunResult ping = Run({"scontrol", "ping"});
+  EXPECT_EQ(ping.exit_code, 0) << ping.err;
+  EXPECT_EQ(ping.out, "Slurmctld(primary) at ctl1 is UP\nSlurmctld(backup) at ctl2 is UP\n");
+  // The standby answers, and says what it is.
+  RunOptions only;
+  only.extra_env = {"SLUICE_CONF=" + OnlyController(standby)};
+  only.cwd = work_dir();
+  RunResult direct = RunCommand({cluster_->BinPath("sbatch"), "--wrap", "true"}, only);
+  EXPECT_NE(direct.exit_code, 0);
+  EXPECT_NE(direct.err.find("Unable to contact slurm controller"), std::string::npos) << direct.err;
+  cluster_->KillControllerAt(standby, SIGKILL);
+  ping = Run({"scontrol", "ping"});
+  EXPECT_EQ(ping.exit_code, 1);
+  EXPECT_NE(ping.out.find("at " + cluster_->ControllerName(standby) + " is DOWN"),
+            std::string::npos)
+      << ping.out;
+}
+
+TEST_F(HighAvailability, TakeoverHandsOverToTheStandby) {
+  MakeLeader(0);
+  std::vector<int64_t> ids = SubmitLogged(4, 3);
+  const int64_t epoch = Lease().epoch;
+  RunResult r = Run({"scontrol", "takeover"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(WaitNewLeader(0, 10'000), 1);
+  EXPECT_EQ(Lease().epoch, epoch + 1);
+  for (int i = 0; i < 50 && cluster_->ControllerPid(0) > 0; ++i) usleep(100'000);
+  EXPECT_EQ(cluster_->ControllerPid(0), 0) << "the old leader stops";
+  std::string log = ReadFile(cluster_->state_dir() + "/log/sluicectld.log");
+  EXPECT_NE(log.find("released the controller lease"), std::string::npos) << log;
+  ids.push_back(
+      Submit({"-o", "/dev/null", "--wrap",
+              "echo start $SLURM_JOB_ID >> runs.log; echo end $SLURM_JOB_ID >> runs.log"}));
+  for (int64_t id : ids) EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED") << "job " << id;
+  ExpectEachRanOnce(ids);
 }
 
 TEST_F(HighAvailability, LeaderKill9StandbyTakesOverNoJobLostOrRunTwice) {
@@ -198,6 +250,36 @@ TEST_F(HighAvailability, APausedLeaderIsFencedAndStepsDownWritingNothing) {
   usleep(1'500'000);
   EXPECT_EQ(Leader(), now);
   EXPECT_GT(cluster_->ControllerPid(old), 0);
+}
+
+TEST_F(HighAvailability, CutDatabaseConnectionsAreOpenedAgainAndNothingRunsTwice) {
+  const int leader = Leader();
+  ASSERT_GE(leader, 0);
+  std::vector<int64_t> ids = SubmitLogged(6, 2);
+  // Every session of both controllers is cut (a database restart, a network blip).
+  for (int cut = 0; cut < 3; ++cut) {
+    ASSERT_TRUE(pg_.ExecSql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                            "WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'")
+                    .ok());
+    // Submissions go on: one that met the cut connection may fail (not acknowledged).
+    for (int i = 0; i < 20; ++i) {
+      RunResult r = Run({"sbatch", "--parsable", "-o", "/dev/null", "--wrap",
+                         "echo start $SLURM_JOB_ID >> runs.log; sleep 1; echo end "
+                         "$SLURM_JOB_ID >> runs.log"});
+      if (r.exit_code == 0) {
+        ids.push_back(std::atoll(r.out.c_str()));
+        break;
+      }
+      usleep(100'000);
+    }
+    usleep(300'000);
+  }
+  EXPECT_EQ(ids.size(), 9u);
+  for (int64_t id : ids) EXPECT_EQ(WaitDone(id, 60'000), "COMPLETED") << "job " << id;
+  ExpectEachRanOnce(ids);
+  // A cut shorter than the lease costs no failover.
+  EXPECT_EQ(Leader(), leader);
+  EXPECT_GT(cluster_->ControllerPid(leader), 0);
 }
 
 }  // namespace

@@ -105,6 +105,10 @@ class Controller {
   // Restores jobs and node flags from the store (skipped with clean_start: the
   // store's jobs are archived and ids continue after the highest one).
   Status Load(bool clean_start);
+  // Asks every node not registered since this controller started to register now (once
+  // it serves: a restart or a takeover need not wait for the nodes' next heartbeats).
+  // `self`: this controller's SlurmctldHost name (agents send to it first).
+  void AskNodesToRegister(const std::string& self);
   // Runs `fn` on the owner thread later (launch results); set by the event loop.
   void SetPoster(std::function<void(std::function<void()>)> post) { post_ = std::move(post); }
 

@@ -5,6 +5,13 @@
 #include "ctld/core/controller.h"
 
 namespace sluice::ctld {
+
+void Controller::AskNodesToRegister(const std::string& self) {
+  for (const NodeRuntime& n : nodes_.nodes()) {
+    if (!n.registered) agents_->Reregister(AddressOf(n.cfg.name), self);
+  }
+}
+
 namespace {
 
 bool IsBatchHost(const JobInfo& job, const std::string& node) {

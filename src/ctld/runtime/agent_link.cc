@@ -86,6 +86,14 @@ void GrpcAgentLink::UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest re
       [](auto* async, auto... args) { async->UpdateJobLimit(args...); }, nullptr);
 }
 
+void GrpcAgentLink::Reregister(const AgentAddress& to, const std::string& controller) {
+  ReregisterRequest req;
+  req.set_controller(controller);
+  Call<ReregisterRequest, ReregisterReply>(
+      to, "Reregister", std::move(req),
+      [](auto* async, auto... args) { async->Reregister(args...); }, nullptr);
+}
+
 void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
                                 std::function<void(Status)> done) {
   Call<LaunchTasksRequest, LaunchTasksReply>(

@@ -48,6 +48,8 @@ class AgentLink {
                            std::function<void(Status)> done) {
     if (done) done(FailedPrecondition("job steps are not supported by this agent link"));
   }
+  // Asks the node to register now (a controller that just took over); no answer needed.
+  virtual void Reregister(const AgentAddress& to, const std::string& controller) {}
   // sstat: what the agent's tasks of a running step use now.
   virtual void StepUsage(const AgentAddress& to, AgentStepUsageRequest req,
                          std::function<void(Expected<AgentStepUsageReply>)> done) {
@@ -68,6 +70,7 @@ class GrpcAgentLink : public AgentLink {
   void Signal(const AgentAddress& to, SignalJobRequest req,
               std::function<void(Status)> done) override;
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override;
+  void Reregister(const AgentAddress& to, const std::string& controller) override;
   void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
                    std::function<void(Status)> done) override;
   void StepUsage(const AgentAddress& to, AgentStepUsageRequest req,

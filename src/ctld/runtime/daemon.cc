@@ -287,6 +287,10 @@ int RunDaemon(const DaemonOptions& options) {
     loop.Stop();
     return Fail("cannot listen on " + listen);
   }
+  (void)loop.Call<bool>([&](Controller* c) -> Expected<bool> {
+    c->AskNodesToRegister(self->name);
+    return true;
+  });
   CtldHttp http(&client_service.verifier(), &loop, &rpc_stats);
   if (cfg.metrics_port > 0) {
     if (Status st = http.Start(self->addr, cfg.metrics_port); !st.ok()) {

@@ -37,6 +37,10 @@ struct FakeAgentLink : AgentLink {
   void UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest req) override {
     limits.emplace_back(to, std::move(req));
   }
+  std::vector<std::string> reregisters;  // nodes asked to register now
+  void Reregister(const AgentAddress& to, const std::string& controller) override {
+    reregisters.push_back(to.node + "@" + controller);
+  }
   void LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,
                    std::function<void(Status)> done) override {
     tasks.push_back(std::move(req));
