@@ -111,16 +111,11 @@ int main(int argc, char** argv) {
   char tmpl[] = "/tmp/sluice-bench-failover-XXXXXX";
   std::string root = mkdtemp(tmpl);
   fs::permissions(root, fs::perms(0755));
-  acct::AcctConfig db = pg.Config();
   LocalClusterOptions o;
   o.state_dir = root + "/cluster";
   o.controllers = 2;
-  o.extra_config_lines = {"StateStorageType=state/pgsql",
-                          "StateStorageHost=" + db.host,
-                          "StateStoragePort=" + std::to_string(db.port),
-                          "StateStorageUser=" + db.user,
-                          "StateStorageLoc=" + db.db,
-                          "SlurmctldTimeout=" + std::to_string(lease_s)};
+  o.extra_config_lines = pg.StateStorageLines();
+  o.extra_config_lines.push_back("SlurmctldTimeout=" + std::to_string(lease_s));
   LocalCluster cluster(o);
   if (Status st = cluster.Up(); !st.ok()) {
     std::fprintf(stderr, "bench_failover: %s\n", st.message().c_str());

@@ -153,6 +153,13 @@ AcctConfig PgTestServer::Config() const {
   return c;
 }
 
+std::vector<std::string> PgTestServer::StateStorageLines() const {
+  AcctConfig c = Config();
+  return {"StateStorageType=state/pgsql", "StateStorageHost=" + c.host,
+          "StateStoragePort=" + std::to_string(c.port), "StateStorageUser=" + c.user,
+          "StateStorageLoc=" + c.db};
+}
+
 Status PgTestServer::Reset() {
   try {
     pqxx::connection c(conn_string());

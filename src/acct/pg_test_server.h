@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "acct/acct_store.h"
 #include "common/status.h"
@@ -28,6 +29,8 @@ class PgTestServer {
   // Connection settings for AcctConfig (type pgsql, host = the socket dir).
   AcctConfig Config() const;
   const std::string& socket_dir() const { return sock_dir_; }
+  // The sluice.conf lines that keep the controllers' state here (StateStorage*).
+  std::vector<std::string> StateStorageLines() const;
   // A libpq connection string for the server's database.
   std::string conn_string() const;
   int port() const { return port_; }

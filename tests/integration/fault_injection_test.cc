@@ -520,13 +520,8 @@ class FaultInjectionHa : public FaultInjection {
     LocalClusterOptions o = FaultInjection::Options();
     o.isolated = false;  // several controllers run on loopback addresses
     o.controllers = 2;
-    acct::AcctConfig c = pg_.Config();
-    o.extra_config_lines = {"StateStorageType=state/pgsql",
-                            "StateStorageHost=" + c.host,
-                            "StateStoragePort=" + std::to_string(c.port),
-                            "StateStorageUser=" + c.user,
-                            "StateStorageLoc=" + c.db,
-                            "SlurmctldTimeout=2"};
+    o.extra_config_lines = pg_.StateStorageLines();
+    o.extra_config_lines.push_back("SlurmctldTimeout=2");
     return o;
   }
   void KillController(std::mt19937_64& rng) override {

@@ -28,14 +28,9 @@ class HighAvailability : public ClusterTest {
   }
   LocalClusterOptions Options() override {
     LocalClusterOptions o = ClusterTest::Options();
-    acct::AcctConfig c = pg_.Config();
     o.controllers = 2;
-    o.extra_config_lines = {"StateStorageType=state/pgsql",
-                            "StateStorageHost=" + c.host,
-                            "StateStoragePort=" + std::to_string(c.port),
-                            "StateStorageUser=" + c.user,
-                            "StateStorageLoc=" + c.db,
-                            "SlurmctldTimeout=3"};
+    o.extra_config_lines = pg_.StateStorageLines();
+    o.extra_config_lines.push_back("SlurmctldTimeout=3");
     return o;
   }
   storage::LeaseState Lease() {

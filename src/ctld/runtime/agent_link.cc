@@ -30,7 +30,8 @@ std::shared_ptr<grpc::Channel> GrpcAgentLink::ChannelFor(const AgentAddress& to)
 
 template <typename Req, typename Reply, typename Start>
 void GrpcAgentLink::Call(const AgentAddress& to, const char* method, Req req, Start start,
-                         std::function<void(const grpc::Status&, Reply&)> done) {
+                         std::function<void(const grpc::Status&, Reply&)> done,
+                         std::shared_ptr<grpc::Channel> channel) {
   struct State {
     grpc::ClientContext ctx;
     Req req;
@@ -41,7 +42,7 @@ void GrpcAgentLink::Call(const AgentAddress& to, const char* method, Req req, St
   call->req = std::move(req);
   call->req.set_node(to.node);
   signer_->Sign(method, &call->req);
-  call->stub = AgentApi::NewStub(ChannelFor(to));
+  call->stub = AgentApi::NewStub(channel ? channel : ChannelFor(to));
   call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -89,9 +90,16 @@ void GrpcAgentLink::UpdateLimit(const AgentAddress& to, UpdateJobLimitRequest re
 void GrpcAgentLink::Reregister(const AgentAddress& to, const std::string& controller) {
   ReregisterRequest req;
   req.set_controller(controller);
+  // On a channel of its own, with its own connection: the agent may not be up yet (a
+  // cluster starting), and a refused connection must not leave the cached channel waiting
+  // out its reconnect backoff when the first launch comes.
+  grpc::ChannelArguments args = LimitedChannelArgs();
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   Call<ReregisterRequest, ReregisterReply>(
       to, "Reregister", std::move(req),
-      [](auto* async, auto... args) { async->Reregister(args...); }, nullptr);
+      [](auto* async, auto... args) { async->Reregister(args...); }, nullptr,
+      grpc::CreateCustomChannel(ChannelTarget(to.host, to.port), grpc::InsecureChannelCredentials(),
+                                args));
 }
 
 void GrpcAgentLink::LaunchTasks(const AgentAddress& to, LaunchTasksRequest req,

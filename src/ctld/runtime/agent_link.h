@@ -78,10 +78,12 @@ class GrpcAgentLink : public AgentLink {
 
  private:
   // Signs `req` for `method` in `to.node`'s name and starts the call; `done` gets gRPC's
-  // status and the reply on a gRPC thread. The destructor waits for calls in flight.
+  // status and the reply on a gRPC thread, over `channel` (null: the agent's cached one).
+  // The destructor waits for calls in flight.
   template <typename Req, typename Reply, typename Start>
   void Call(const AgentAddress& to, const char* method, Req req, Start start,
-            std::function<void(const grpc::Status&, Reply&)> done);
+            std::function<void(const grpc::Status&, Reply&)> done,
+            std::shared_ptr<grpc::Channel> channel = nullptr);
   std::shared_ptr<grpc::Channel> ChannelFor(const AgentAddress& to);
 
   std::unique_ptr<NodeSigner> signer_;
