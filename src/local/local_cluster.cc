@@ -473,7 +473,10 @@ Status LocalCluster::DownStateDir(const std::string& dir) {
   if (!fs::is_directory(run)) return NotFound("no local cluster in " + dir);
   const std::string conf = state_dir + "/sluice.conf";
   StopAll(ClusterAgents(state_dir, conf));
-  std::set<pid_t> ctlds{ReadPid(run + "/sluicectld.pid")};
+  std::set<pid_t> ctlds;  // every controller: sluicectld.pid, sluicectld-ctl2.pid, ...
+  for (const auto& e : fs::directory_iterator(run))
+    if (e.path().extension() == ".pid" && e.path().stem().string().starts_with("sluicectld"))
+      ctlds.insert(ReadPid(e.path()));
   for (const DaemonProcess& d : FindDaemons("sluicectld", conf)) ctlds.insert(d.pid);
   StopAll(ctlds);
   for (const auto& e : fs::directory_iterator(run))
