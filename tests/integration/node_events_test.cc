@@ -96,7 +96,9 @@ TEST_F(NodeEvents, DownAndDrainPeriodsShowInSreport) {
   EXPECT_EQ(drain.reason, "y");
   EXPECT_GE(drain.start_time, t0);
   EXPECT_LE(drain.end_time, t1);
-  EXPECT_GE(drain.end_time - drain.start_time, down.end_time - down.start_time);
+  // Whole seconds: a drain that ends a moment after the down period (node03 re-registers
+  // at once with the new controller) may round to one second less.
+  EXPECT_GE(drain.end_time - drain.start_time + 1, down.end_time - down.start_time);
 
   // sreport: Down = both periods x 16 CPUs; the columns add up to Reported.
   int64_t want = cpus * (down.end_time - down.start_time + drain.end_time - drain.start_time);
