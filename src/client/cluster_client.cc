@@ -78,24 +78,18 @@ Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
   const auto give_up =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(failover_wait_ms_);
   for (;;) {
-    const size_t first = current_.load();
-    grpc::Status st;
-    for (size_t i = 0; i < stubs_.size(); ++i) {
-      const size_t at = (first + i) % stubs_.size();
+    Rep rep;
+    grpc::Status st = CallEachController(stubs_.size(), &current_, false, [&](size_t at) {
       grpc::ClientContext ctx;
       ctx.set_deadline(deadline);
       if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
       if (!user_name_.empty()) ctx.AddMetadata(kUserMetadataKey, user_name_);
-      Rep rep;
-      st = ((*stubs_[at]).*method)(&ctx, req, &rep);
-      if (st.ok()) {
-        current_ = at;
-        return rep;
-      }
-      if (st.error_code() != grpc::StatusCode::UNAVAILABLE ||
-          !GrpcNeverConnected(st.error_message()))
-        return StatusFromGrpc(st);
-    }
+      rep.Clear();
+      return ((*stubs_[at]).*method)(&ctx, req, &rep);
+    });
+    if (st.ok()) return rep;
+    if (st.error_code() != grpc::StatusCode::UNAVAILABLE || !GrpcNeverConnected(st.error_message()))
+      return StatusFromGrpc(st);
     const auto retry_at = std::chrono::steady_clock::now() + kFailoverRetry;
     if (retry_at >= give_up || std::chrono::system_clock::now() + kFailoverRetry >= deadline)
       return StatusFromGrpc(st);

@@ -451,12 +451,17 @@ void StopAll(const std::set<pid_t>& pids) {
   for (pid_t p : pids) StopProcess(p, SIGTERM, 5000);
 }
 
+// A controller's pid file: sluicectld.pid, sluicectld-ctl2.pid, ...
+bool IsControllerPidFile(const fs::path& p) {
+  return p.extension() == ".pid" && p.stem().string().starts_with("sluicectld");
+}
+
 // Every agent of the cluster: pid files, sluiced with its config, spool lock holders.
 std::set<pid_t> ClusterAgents(const std::string& state_dir, const std::string& conf) {
   std::set<pid_t> out;
   const std::string run = state_dir + "/run";
   for (const auto& e : fs::directory_iterator(run))
-    if (e.path().extension() == ".pid" && !e.path().stem().string().starts_with("sluicectld"))
+    if (e.path().extension() == ".pid" && !IsControllerPidFile(e.path()))
       out.insert(ReadPid(e.path()));
   for (const DaemonProcess& d : FindDaemons("sluiced", conf)) out.insert(d.pid);
   std::error_code ec;
@@ -473,10 +478,9 @@ Status LocalCluster::DownStateDir(const std::string& dir) {
   if (!fs::is_directory(run)) return NotFound("no local cluster in " + dir);
   const std::string conf = state_dir + "/sluice.conf";
   StopAll(ClusterAgents(state_dir, conf));
-  std::set<pid_t> ctlds;  // every controller: sluicectld.pid, sluicectld-ctl2.pid, ...
+  std::set<pid_t> ctlds;
   for (const auto& e : fs::directory_iterator(run))
-    if (e.path().extension() == ".pid" && e.path().stem().string().starts_with("sluicectld"))
-      ctlds.insert(ReadPid(e.path()));
+    if (IsControllerPidFile(e.path())) ctlds.insert(ReadPid(e.path()));
   for (const DaemonProcess& d : FindDaemons("sluicectld", conf)) ctlds.insert(d.pid);
   StopAll(ctlds);
   for (const auto& e : fs::directory_iterator(run))

@@ -50,27 +50,11 @@ void GrpcControllerLink::Prefer(const std::string& name) {
 
 template <typename Fn>
 grpc::Status GrpcControllerLink::EachController(int timeout_ms, bool past_timeouts, Fn fn) {
-  const size_t first = current_.load();
-  grpc::Status answer;     // the last refusal (nothing listens there)
-  grpc::Status no_answer;  // a timeout or lost connection: someone may be there
-  for (size_t i = 0; i < stubs_.size(); ++i) {
-    const size_t at = (first + i) % stubs_.size();
+  return CallEachController(stubs_.size(), &current_, past_timeouts, [&](size_t at) {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
-    grpc::Status st = fn(stubs_[at].get(), &ctx);
-    const bool refused =
-        st.error_code() == grpc::StatusCode::UNAVAILABLE && GrpcNeverConnected(st.error_message());
-    const bool silent = !refused && (st.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                                     st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
-    if (!refused && !(silent && past_timeouts && i + 1 < stubs_.size())) {
-      current_ = at;
-      return st;
-    }
-    (refused ? answer : no_answer) = st;
-  }
-  // Nobody answered: a refusal everywhere says no controller is up; a silence says one
-  // may be (and may be counting this node's missed heartbeats).
-  return no_answer.ok() ? answer : no_answer;
+    return fn(stubs_[at].get(), &ctx);
+  });
 }
 
 template <typename Req, typename Reply, typename Fn>

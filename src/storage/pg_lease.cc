@@ -11,7 +11,7 @@ PgLease::~PgLease() = default;
 
 Expected<std::unique_ptr<PgLease>> PgLease::Open(const std::string& conn) {
   std::unique_ptr<PgLease> lease(new PgLease(conn));
-  RETURN_IF_ERROR(lease->session_.Run("connect", [](pqxx::connection&) { return Status::Ok(); }));
+  RETURN_IF_ERROR(lease->session_.Connect());
   return lease;
 }
 

@@ -38,10 +38,12 @@ class PgSession {
     }
   }
 
+  // Opens the connection now when it is not open (Run does so itself).
+  Status Connect();
+
   static Status Error(const char* what, const std::exception& e);
 
  private:
-  Status Connect();
   const std::string conn_;
   std::unique_ptr<pqxx::connection> pq_;
 };

@@ -67,7 +67,7 @@ PgStateStore::~PgStateStore() = default;
 
 Expected<std::unique_ptr<PgStateStore>> PgStateStore::Open(const std::string& conn) {
   std::unique_ptr<PgStateStore> store(new PgStateStore(conn));
-  RETURN_IF_ERROR(store->session_.Run("connect", [](pqxx::connection&) { return Status::Ok(); }));
+  RETURN_IF_ERROR(store->session_.Connect());
   return store;
 }
 
