@@ -1,19 +1,17 @@
 // PgTestServer: a throwaway PostgreSQL 15 server for tests (store tests, the
-// controller's pgsql integration test). Start() runs initdb + postgres from
-// /usr/lib/postgresql/15/bin in a fresh temp dir, listening only on a unix socket in
-// that dir (no TCP port to clash); as root it runs them as the `postgres` system user
-// (postgres refuses root). Stop() (and the destructor) shut it down and remove the dir.
-// Start() errors say why (binaries absent, user missing, server did not come up), so a
-// test can GTEST_SKIP with that message.
+// controller's pgsql integration tests): a storage::PgServer in a fresh temp dir.
+// Stop() (and the destructor) shut it down and remove the dir. Start() errors say why
+// (binaries absent, user missing, server did not come up), so a test can GTEST_SKIP with
+// that message.
 #pragma once
 
-#include <sys/types.h>
-
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "acct/acct_store.h"
 #include "common/status.h"
+#include "storage/pg_server.h"
 
 namespace sluice::acct {
 
@@ -28,22 +26,18 @@ class PgTestServer {
   void Stop();
   // Connection settings for AcctConfig (type pgsql, host = the socket dir).
   AcctConfig Config() const;
-  const std::string& socket_dir() const { return sock_dir_; }
+  std::string socket_dir() const { return server_->socket_dir(); }
   // The sluice.conf lines that keep the controllers' state here (StateStorage*).
-  std::vector<std::string> StateStorageLines() const;
+  std::vector<std::string> StateStorageLines() const { return server_->StateStorageLines(); }
   // A libpq connection string for the server's database.
-  std::string conn_string() const;
-  int port() const { return port_; }
+  std::string conn_string() const { return server_->conn_string(); }
   // Drops the accounting tables (a clean database for the next test).
   Status Reset();
   // Runs one SQL statement (tests that set up an older schema).
   Status ExecSql(const std::string& sql);
 
  private:
-  std::string dir_;
-  std::string sock_dir_;
-  int port_ = 5432;
-  pid_t pid_ = -1;
+  std::unique_ptr<storage::PgServer> server_;
 };
 
 }  // namespace sluice::acct

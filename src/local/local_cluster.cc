@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -28,6 +29,7 @@
 #include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
 #include "rpc/munged_process.h"
+#include "storage/pg_server.h"
 
 namespace fs = std::filesystem;
 
@@ -53,6 +55,14 @@ pid_t ReadPid(const std::string& path) {
   pid_t pid = 0;
   f >> pid;
   return pid;
+}
+
+// The private PostgreSQL of `up --ha` (<state>/pgsql.path names its directory; none: "").
+std::string PrivatePgDir(const std::string& state_dir) {
+  std::ifstream f(state_dir + "/pgsql.path");
+  std::string dir;
+  std::getline(f, dir);
+  return dir;
 }
 
 // 32 random bytes, mode 0600, as Slurm's jwt.html makes the key (kept when it exists).
@@ -158,6 +168,7 @@ Status LocalCluster::WriteConfig() {
     c << "AuthType=auth/munge\nAuthInfo=socket=" << munge_socket_ << "\n";
   }
   for (const auto& line : opts_.extra_config_lines) c << line << "\n";
+  for (const auto& line : private_pg_lines_) c << line << "\n";
   std::ofstream agent_metrics(AgentMetricsPortsPath());
   if (opts_.agents > 0) {
     RETURN_IF_ERROR(WriteAgentGroups(c, unique_port));
@@ -281,6 +292,22 @@ pid_t LocalCluster::ControllerPid(int k) const {
   return ProcessAlive(pid) ? pid : 0;
 }
 
+Expected<std::vector<std::string>> LocalCluster::StartPrivatePg() {
+  // Under /tmp: the socket's path stays short, and as root the `postgres` user that runs
+  // the server can reach it (a state dir under /root it could not).
+  std::string dir = PrivatePgDir(opts_.state_dir);
+  if (dir.empty() || !fs::is_directory(dir)) {
+    char tmpl[] = "/tmp/sluice-pg-XXXXXX";
+    if (!mkdtemp(tmpl)) return Internal(std::string("mkdtemp: ") + strerror(errno));
+    dir = tmpl;
+    std::ofstream(opts_.state_dir + "/pgsql.path") << dir << "\n";
+  }
+  storage::PgServer server(dir);
+  if (Status st = server.Start(); !st.ok())
+    return Unavailable("the controllers' PostgreSQL did not start: " + st.message());
+  return server.StateStorageLines();
+}
+
 Status LocalCluster::StartRestd() {
   return StartDaemon("sluicerestd", {BinPath("sluicerestd"), "-f", conf_path_});
 }
@@ -362,6 +389,12 @@ Status LocalCluster::Up(int timeout_ms) {
     ASSIGN_OR_RETURN(MungedPaths m, StartMunged(opts_.state_dir + "/munge"));
     munge_socket_ = m.socket;
   }
+  const bool has_state_storage =
+      std::any_of(opts_.extra_config_lines.begin(), opts_.extra_config_lines.end(),
+                  [](const std::string& l) { return l.starts_with("StateStorageType="); });
+  if (opts_.controllers > 1 && !has_state_storage) {
+    ASSIGN_OR_RETURN(private_pg_lines_, StartPrivatePg());
+  }
   RETURN_IF_ERROR(WriteConfig());
   RETURN_IF_ERROR(StartController());
   // Agents need the cluster key, which the controller creates at start.
@@ -414,7 +447,13 @@ Status LocalCluster::StartMissing(int timeout_ms) {
     MungedPaths m = MungedPathsIn(opts_.state_dir + "/munge");
     if (!ProcessAlive(ReadPid(m.pid_file))) RETURN_IF_ERROR(StartMunged(m.dir).status());
   }
-  if (!ControllerRunning()) RETURN_IF_ERROR(StartController());
+  if (const std::string pg = PrivatePgDir(opts_.state_dir); !pg.empty())
+    RETURN_IF_ERROR(storage::PgServer(pg).Start());
+  opts_.controllers = std::max<int>(1, static_cast<int>(config.ctld_hosts.size()));
+  if (opts_.controllers == 1 && !ControllerRunning()) RETURN_IF_ERROR(StartController());
+  for (int k = 0; k < opts_.controllers && opts_.controllers > 1; ++k) {
+    if (ControllerPid(k) == 0) RETURN_IF_ERROR(StartControllerAt(k));
+  }
   std::string key = opts_.state_dir + "/state/cluster.key";
   int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
   while (!fs::exists(key) && RealClock::MonotonicMs() < deadline) usleep(10'000);
@@ -488,6 +527,7 @@ Status LocalCluster::DownStateDir(const std::string& dir) {
   // The jobs' supervisors outlive their agents by design; a cluster that goes down takes
   // its running jobs with it.
   KillStepdTrees(state_dir + "/spool/");
+  if (const std::string pg = PrivatePgDir(state_dir); !pg.empty()) storage::PgServer(pg).Stop();
   MungedPaths munged = MungedPathsIn(state_dir + "/munge");
   if (fs::exists(munged.pid_file)) {
     StopMunged(munged);

@@ -47,9 +47,11 @@ struct LocalClusterOptions {
   // of the nodes (sluiced --nodes, noded/hosted_node.h) on one port: an emulated large
   // cluster. Not with `isolated`.
   int agents = 0;
-  // K > 1: K controllers (SlurmctldHost=ctl1(127.0.0.1) ... ctlK(127.0.0.K), one port),
-  // which need StateStorageType=state/pgsql in extra_config_lines: one leads, the others
-  // stand by (docs/high-availability.md).
+  // K > 1: K controllers (SlurmctldHost=ctl1(127.0.0.1) ... ctlK(127.0.0.K), one port)
+  // on one PostgreSQL: one leads, the others stand by (docs/high-availability.md). Without
+  // a StateStorageType line in extra_config_lines, Up() starts a private server
+  // (storage/pg_server.h) in a /tmp directory that <state>/pgsql.path names; Down() stops
+  // it and its data stays for the next Up().
   int controllers = 1;
 };
 
@@ -108,6 +110,8 @@ class LocalCluster {
 
  private:
   Status WriteConfig();
+  // Starts the private PostgreSQL of `up --ha`; returns its StateStorage* config lines.
+  Expected<std::vector<std::string>> StartPrivatePg();
   // The SlurmctldHost lines: one per controller on loopback, or the host's own address on
   // an isolated cluster.
   std::string CtldHostLines(const std::optional<std::string>& isolated_addr) const;
@@ -130,6 +134,7 @@ class LocalCluster {
   LocalClusterOptions opts_;
   std::string conf_path_;
   std::string munge_socket_;  // set by Up() when opts_.munge
+  std::vector<std::string> private_pg_lines_;  // set by Up(): StartPrivatePg()
 };
 
 // Directory of the running executable (for finding sibling binaries).

@@ -33,6 +33,11 @@ int Up(sluice::LocalClusterOptions opts) {
   std::fprintf(stderr, "sluice: %d nodes up, %d GPUs each%s; state in %s\n", opts.nodes,
                opts.gpus_per_node, cluster.isolated() ? ", each in namespaces of its own" : "",
                cluster.state_dir().c_str());
+  if (opts.controllers > 1)
+    std::fprintf(stderr,
+                 "sluice: %d controllers on a private PostgreSQL, one leading and the others "
+                 "standing by (scontrol ping)\n",
+                 opts.controllers);
   if (const std::string url = cluster.MetricsUrl(); !url.empty())
     std::fprintf(stderr, "sluice: metrics at %s\n", url.c_str());
   if (const std::string url = cluster.DashboardUrl(); !url.empty())
@@ -87,6 +92,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 30));
   up->add_option("--state-dir", opts.state_dir, "state directory");
   up->add_option("--slurmd-timeout", opts.slurmd_timeout_s, "seconds before a silent node is DOWN");
+  up->add_option("--ha", opts.controllers,
+                 "N controllers on a private PostgreSQL: one leads, the others stand by")
+      ->check(CLI::Range(1, 3));
   up->add_flag("--munge", opts.munge, "AuthType=auth/munge with a private munged (fresh key)");
   up->add_option("--config-line", opts.extra_config_lines,
                  "a slurm.conf line added to the cluster's config (repeatable), e.g. "

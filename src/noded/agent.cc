@@ -238,9 +238,15 @@ std::vector<TrackedJob> Agent::ScanAndSettle() {
       std::ifstream stepd_log(JobDir(job.dir).Log());
       std::string last, line;
       while (std::getline(stepd_log, line)) last = line;
-      log_->error("stepd vanished without a status, job failed job_id={} pid={} last_line={:?}",
-                  job.job_id, job.stepd_pid, last);
-      jobs_->MarkLost(job.job_id);
+      const bool started = job.stepd_pid > 0;
+      if (started) {
+        log_->error("stepd vanished without a status, job failed job_id={} pid={} last_line={:?}",
+                    job.job_id, job.stepd_pid, last);
+      } else {
+        log_->error("stepd never started (the launch was cut short), node failure job_id={}",
+                    job.job_id);
+      }
+      jobs_->MarkLost(job.job_id, started);
       auto again = jobs_->Inspect(job.job_id);
       if (!again.ok()) continue;
       job = std::move(again).value();

@@ -2,6 +2,7 @@
 #include "noded/agent.h"
 
 #include <gtest/gtest.h>
+#include <sys/time.h>
 
 #include <deque>
 #include <functional>
@@ -154,6 +155,20 @@ TEST_F(AgentTest, RegistersResourcesAndSpoolJobs) {
   EXPECT_EQ(ctl_.ends[1].state(), JOB_FAILED);
   EXPECT_FALSE(tracker_->Inspect(5).ok());
   EXPECT_FALSE(tracker_->Inspect(6).ok());
+}
+
+// The agent stopped between writing launch.pb and spawning the stepd: none of the job ran,
+// so its end is a node failure (requeued by the controller), not the job's own FAILED.
+TEST_F(AgentTest, LaunchCutShortBeforeTheStepdIsANodeFailure) {
+  ASSERT_TRUE(tracker_->Create(Job(8, "exit 0\n")).ok());
+  struct timeval old[2] = {{time(nullptr) - 60, 0}, {time(nullptr) - 60, 0}};
+  ASSERT_EQ(::utimes(JobDir(tracker_->DirFor(8)).Launch().c_str(), old), 0);
+  agent_->Tick();  // suspected lost: reported running until confirmed
+  clock_.AdvanceMs(2500);
+  const JobReport* end = WaitReported(8);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(end->state(), JOB_NODE_FAIL);
+  EXPECT_EQ(end->exit_code(), 0);
 }
 
 TEST_F(AgentTest, RelayedCallsGoOutInThisNodesNameWithItsStepIoAddress) {

@@ -115,12 +115,12 @@ Status JobTracker::RecordStepdPid(int64_t job_id, pid_t pid) const {
   return WritePidFile(JobDir(DirFor(job_id)).PidFile(), pid);
 }
 
-Status JobTracker::MarkLost(int64_t job_id) const {
+Status JobTracker::MarkLost(int64_t job_id, bool stepd_started) const {
   JobReport r;
   r.set_job_id(job_id);
   r.set_finished(true);
-  r.set_state(JOB_FAILED);
-  r.set_exit_code(1);
+  r.set_state(stepd_started ? JOB_FAILED : JOB_NODE_FAIL);
+  r.set_exit_code(stepd_started ? 1 : 0);
   r.set_end_time(clock_->Now());
   return WriteProtoFile(JobDir(DirFor(job_id)).StatusFile(), r, 0644);
 }

@@ -51,8 +51,10 @@ class JobTracker {
   // Creates job.<id>/ and writes launch.pb; AlreadyExists when the directory exists.
   Status Create(const BatchLaunch& launch) const;
   Status RecordStepdPid(int64_t job_id, pid_t pid) const;
-  // Writes a FAILED status for a job whose stepd vanished without one.
-  Status MarkLost(int64_t job_id) const;
+  // Writes the status of a job whose stepd vanished without one: FAILED, or NODE_FAIL (the
+  // controller requeues it) when the stepd never started, as when the agent stopped between
+  // writing launch.pb and spawning it: none of the job's code ran.
+  Status MarkLost(int64_t job_id, bool stepd_started) const;
   // The end need not (or no longer) be sent to the controller.
   Status MarkDone(int64_t job_id) const;
   Status Remove(int64_t job_id) const;

@@ -60,11 +60,13 @@ TEST_F(JobTrackerTest, PhasesFromFiles) {
   EXPECT_EQ(jobs[3].phase, TrackedJob::Phase::kLost);
   EXPECT_EQ(jobs[4].phase, TrackedJob::Phase::kDone);
 
-  ASSERT_TRUE(tracker_.MarkLost(3).ok());
+  ASSERT_TRUE(tracker_.MarkLost(3, /*stepd_started=*/true).ok());
   auto lost = tracker_.Inspect(3);
   ASSERT_TRUE(lost.ok());
   EXPECT_EQ(lost->phase, TrackedJob::Phase::kFinished);
   EXPECT_EQ(lost->report.state(), JOB_FAILED);
+  ASSERT_TRUE(tracker_.MarkLost(4, /*stepd_started=*/false).ok());
+  EXPECT_EQ(tracker_.Inspect(4)->report.state(), JOB_NODE_FAIL);
 
   EXPECT_EQ(tracker_.Create(Launch(2)).code(), Code::kAlreadyExists);
   ASSERT_TRUE(tracker_.Remove(2).ok());

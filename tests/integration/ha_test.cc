@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "cluster_fixture.h"
 #include "common/clock.h"
 #include "storage/pg_lease.h"
+#include "storage/pg_server.h"
 
 namespace sluice::testing {
 namespace {
@@ -275,6 +277,58 @@ TEST_F(HighAvailability, CutDatabaseConnectionsAreOpenedAgainAndNothingRunsTwice
   // A cut shorter than the lease costs no failover.
   EXPECT_EQ(Leader(), leader);
   EXPECT_GT(cluster_->ControllerPid(leader), 0);
+}
+
+// `sluice up --ha 2`: two controllers on a private PostgreSQL that the cluster starts
+// itself; `sluice down` stops it and the next `up` finds the jobs again.
+class UpHa : public ClusterTest {
+ protected:
+  LocalClusterOptions Options() override {
+    LocalClusterOptions o = ClusterTest::Options();
+    o.nodes = 1;
+    o.controllers = 2;  // no StateStorage lines: a private server
+    o.extra_config_lines.push_back("SlurmctldTimeout=3");
+    return o;
+  }
+  void TearDown() override {
+    const std::string pg = PgDir();
+    ClusterTest::TearDown();  // stops the server
+    if (!pg.empty()) std::filesystem::remove_all(pg);
+  }
+  std::string PgDir() {
+    std::string dir = ReadFile(cluster_->state_dir() + "/pgsql.path");
+    return dir.substr(0, dir.find('\n'));
+  }
+};
+
+TEST_F(UpHa, TwoControllersOnAPrivatePostgresThatDownStopsAndUpFindsAgain) {
+  const std::string pg = PgDir();
+  ASSERT_FALSE(pg.empty());
+  storage::PgServer server(pg);
+  EXPECT_TRUE(server.Running());
+  EXPECT_NE(ReadFile(cluster_->conf_path()).find("StateStorageHost=" + pg + "/sock\n"),
+            std::string::npos);
+  RunResult ping = Run({"scontrol", "ping"});
+  EXPECT_EQ(ping.out, "Slurmctld(primary) at ctl1 is UP\nSlurmctld(backup) at ctl2 is UP\n");
+  const int64_t first = Submit({"-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(WaitDone(first), "COMPLETED");
+  cluster_->KillControllerAt(0, SIGKILL);  // ctl1 led: it started first
+  const int64_t second = Submit({"-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(second, first + 1);
+  EXPECT_EQ(WaitDone(second), "COMPLETED");
+  EXPECT_EQ(Run({"scontrol", "ping"}).out,
+            "Slurmctld(primary) at ctl1 is DOWN\nSlurmctld(backup) at ctl2 is UP\n");
+  ASSERT_TRUE(cluster_->Down().ok());
+  EXPECT_FALSE(server.Running());
+  ASSERT_TRUE(cluster_->Up().ok());
+  EXPECT_EQ(PgDir(), pg);
+  EXPECT_EQ(State(first), "COMPLETED");
+  EXPECT_EQ(State(second), "COMPLETED");
+  // The command line: at most three controllers.
+  RunResult four = Run({"sluice", "up", "--ha", "4", "--state-dir",
+                        work_dir() + "/four"});
+  EXPECT_NE(four.exit_code, 0);
+  EXPECT_NE(four.err.find("--ha"), std::string::npos) << four.err;
 }
 
 }  // namespace

@@ -294,8 +294,9 @@ void Controller::ApplyEndReport(JobInfo* job, const JobReport& r) {
     ReleaseResources(job);
     return;
   }
-  if (r.state() == JOB_NODE_FAIL) {  // the batch host fenced itself (node_common/node_lease.h)
-    AutoRequeueOrFail(job, fmt::format("fenced by node {}", job->alloc(0).node()), "NodeDown");
+  // The batch host fenced itself (node_common/node_lease.h), or the job's stepd never started.
+  if (r.state() == JOB_NODE_FAIL) {
+    AutoRequeueOrFail(job, fmt::format("node failure on {}", job->alloc(0).node()), "NodeDown");
     return;
   }
   JobState st = r.state();
