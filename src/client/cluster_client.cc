@@ -1,6 +1,7 @@
 #include "client/cluster_client.h"
 
 #include <chrono>
+#include <algorithm>
 #include <thread>
 
 #include "rpc/connect_failure.h"
@@ -64,8 +65,20 @@ ClusterClient::ClusterClient(std::shared_ptr<grpc::Channel> channel, std::string
 
 ClusterClient::ClusterClient(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
                              std::string token, int deadline_ms)
-    : token_(std::move(token)), deadline_ms_(deadline_ms) {
+    : channels_(channels), token_(std::move(token)), deadline_ms_(deadline_ms) {
   for (const auto& c : channels) stubs_.push_back(ClientApi::NewStub(c));
+}
+
+void ClusterClient::AwaitReconnect(std::chrono::steady_clock::time_point until) const {
+  for (const auto& c : channels_) (void)c->GetState(/*try_to_connect=*/true);
+  for (size_t i = 0; std::chrono::steady_clock::now() < until; ++i) {
+    const auto& c = channels_[i % channels_.size()];
+    const grpc_connectivity_state s = c->GetState(/*try_to_connect=*/true);
+    if (s == GRPC_CHANNEL_READY) return;
+    const auto slice = std::min(until, std::chrono::steady_clock::now() + kReconnectSlice);
+    c->WaitForStateChange(s, std::chrono::system_clock::now() +
+                                 (slice - std::chrono::steady_clock::now()));
+  }
 }
 
 template <typename Req, typename Rep, typename Method>
@@ -93,7 +106,7 @@ Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
     const auto retry_at = std::chrono::steady_clock::now() + kFailoverRetry;
     if (retry_at >= give_up || std::chrono::system_clock::now() + kFailoverRetry >= deadline)
       return StatusFromGrpc(st);
-    std::this_thread::sleep_until(retry_at);
+    AwaitReconnect(retry_at);
   }
 }
 

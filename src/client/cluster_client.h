@@ -87,10 +87,19 @@ class ClusterClient : public ClientApiInterface {
   template <typename Req, typename Rep, typename Method>
   Expected<Rep> Call(Method method, const Req& req);
 
+  // Waits until `until` or until a controller's channel is connected. gRPC advances a
+  // connection attempt only while some thread of the process polls: a client with no
+  // server and no call in flight (sluicerestd, a tool's threads between retries) would
+  // leave it to gRPC's backup poller, every 5 s, past the 1 s an attempt may take
+  // (rpc/grpc_limits.h), and fail for seconds against a controller that was up.
+  void AwaitReconnect(std::chrono::steady_clock::time_point until) const;
+
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<ClientApi::Stub>> stubs_;
   std::atomic<size_t> current_{0};
   int64_t failover_wait_ms_ = 0;
   static constexpr std::chrono::milliseconds kFailoverRetry{200};
+  static constexpr std::chrono::milliseconds kReconnectSlice{50};
   std::string token_;
   std::string user_name_;
   int deadline_ms_;
