@@ -43,9 +43,7 @@ std::string AuthTypeFor(const Config& config) {
   return AuthTypeIsMunge(type) ? type : "auth/ident";
 }
 
-// With several controllers, how long a command waits for one to lead: a takeover takes
-// up to SlurmctldTimeout (default 5 s) and a second or two.
-static int64_t FailoverWaitMs(const Config& config) {
+int64_t FailoverWaitMs(const Config& config) {
   if (config.Controllers().size() < 2) return 0;
   return int64_t{config.ctld_timeout_s > 0 ? config.ctld_timeout_s : 5} * 1000 + 5000;
 }

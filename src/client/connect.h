@@ -40,6 +40,10 @@ std::string IdentSocketPath(const Config& config);
 // "auth/munge" or "auth/ident", as described above.
 std::string AuthTypeFor(const Config& config);
 
+// With several controllers, how long a client waits for one to lead (0 with one): a
+// takeover takes up to SlurmctldTimeout (default 5 s) and a second or two.
+int64_t FailoverWaitMs(const Config& config);
+
 Expected<Connection> ConnectToController(const ConnectOptions& options);
 
 }  // namespace sluice

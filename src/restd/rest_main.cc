@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 
+#include "client/connect.h"
 #include "common/config.h"
 #include "restd/rest_server.h"
 #include "rpc/grpc_limits.h"
@@ -58,8 +59,8 @@ int main(int argc, char** argv) {
     std::cerr << "sluicerestd: error: no port to listen on (give [host]:port or RestPort=)\n";
     return 1;
   }
-  sluice::RestServer server(config_path,
-                            sluice::ChannelTarget(config->ctld_host, config->ctld_port));
+  sluice::RestServer server(config_path, sluice::ControllerTargets(*config),
+                            sluice::FailoverWaitMs(*config));
   if (sluice::Status st = server.Start(host, port); !st.ok()) {
     std::cerr << "sluicerestd: error: " << st.message() << "\n";
     return 1;

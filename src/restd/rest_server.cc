@@ -15,9 +15,11 @@ constexpr size_t kMaxBodyBytes = 8 << 20;  // a batch script and its environment
 
 }  // namespace
 
-RestServer::RestServer(std::string conf_path, std::string ctld_target)
-    : api_(std::move(conf_path), &clock_, OpenApiDocument()),
-      channel_(CreateLimitedChannel(ctld_target)) {}
+RestServer::RestServer(std::string conf_path, const std::vector<std::string>& ctld_targets,
+                       int64_t failover_wait_ms)
+    : api_(std::move(conf_path), &clock_, OpenApiDocument()), failover_wait_ms_(failover_wait_ms) {
+  for (const std::string& t : ctld_targets) channels_.push_back(CreateLimitedChannel(t));
+}
 
 Status RestServer::Start(const std::string& host, int port) {
   httplib::Server& server = http_.server();
@@ -32,7 +34,8 @@ Status RestServer::Start(const std::string& host, int port) {
           401,
           ErrorsJson({{"Authentication failure: X-SLURM-USER-TOKEN is required", 6000}}).dump(2)};
     } else {
-      ClusterClient client(channel_, token, kDefaultRpcDeadlineMs);
+      ClusterClient client(channels_, token, kDefaultRpcDeadlineMs);
+      client.set_failover_wait_ms(failover_wait_ms_);
       RestUser user;
       user.name = http.get_header_value("X-SLURM-USER-NAME");
       if (!user.name.empty()) {

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -19,8 +20,10 @@ namespace sluice {
 
 class RestServer {
  public:
-  // `ctld_target`: the controller's host:port.
-  RestServer(std::string conf_path, std::string ctld_target);
+  // `ctld_targets`: every controller's host:port, the primary first (each request goes to
+  // the one that leads, waiting up to `failover_wait_ms` for a takeover).
+  RestServer(std::string conf_path, const std::vector<std::string>& ctld_targets,
+             int64_t failover_wait_ms);
   // Listens on host:port (0: a free one, see port()) and serves from its own threads.
   Status Start(const std::string& host, int port);
   int port() const { return http_.port(); }
@@ -29,7 +32,8 @@ class RestServer {
  private:
   RealClock clock_;
   RestApi api_;
-  std::shared_ptr<grpc::Channel> channel_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;
+  int64_t failover_wait_ms_;
   HttpListener http_;
 };
 

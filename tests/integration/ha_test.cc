@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <httplib.h>
+
 #include <filesystem>
 #include <atomic>
 #include <map>
@@ -390,6 +392,19 @@ TEST_F(UpHa, TwoControllersOnAPrivatePostgresThatDownStopsAndUpFindsAgain) {
   EXPECT_EQ(WaitDone(second), "COMPLETED");
   EXPECT_EQ(Run({"scontrol", "ping"}).out,
             "Slurmctld(primary) at ctl1 is DOWN\nSlurmctld(backup) at ctl2 is UP\n");
+  // sluicerestd follows the leader too.
+  const std::string url = cluster_->RestUrl();
+  std::string token = Run({"scontrol", "token"}).out;
+  token = token.substr(token.find('=') + 1);
+  token.pop_back();
+  httplib::Client rest("127.0.0.1", std::stoi(url.substr(url.rfind(':') + 1)));
+  rest.set_read_timeout(30);
+  auto job = rest.Get("/slurm/v0.0.38/job/" + std::to_string(second),
+                      httplib::Headers{{"X-SLURM-USER-TOKEN", token}});
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->status, 200) << job->body;
+  EXPECT_NE(job->body.find("\"job_id\": " + std::to_string(second)), std::string::npos)
+      << job->body;
   ASSERT_TRUE(cluster_->Down().ok());
   EXPECT_FALSE(server.Running());
   ASSERT_TRUE(cluster_->Up().ok());
