@@ -11,9 +11,11 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/process_env.h"
+#include "common/config.h"
 #include "cli/sluice_why.h"
 #include "local/isolated_net.h"
 #include "local/local_cluster.h"
+#include "local/state_command.h"
 #include "sim/sim_command.h"
 
 namespace {
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   CLI::App app{"sluice: the Sluice tool (local cluster, simulator)"};
   app.footer(
       "sluice sim --help: replay a workload trace through the scheduler\n"
+      "sluice state dump|restore: back up or restore the controllers' state\n"
       "sluice why JOBID...: why a job is not running, in words and numbers");
   app.require_subcommand(1);
   sluice::LocalClusterOptions opts;
@@ -110,7 +113,19 @@ int main(int argc, char** argv) {
   std::string down_dir = "sluice-local";
   auto* down = app.add_subcommand("down", "stop the local cluster started by `sluice up`");
   down->add_option("--state-dir", down_dir, "state directory");
+  auto* state = app.add_subcommand(
+      "state", "back up the controllers' state store while they run, or restore it");
+  state->require_subcommand(1);
+  std::string state_conf = sluice::DefaultConfigPath(), dump_out, dump_in;
+  state->add_option("-f,--config", state_conf, "the cluster's sluice.conf");
+  auto* dump = state->add_subcommand("dump", "write every record of the state store to FILE");
+  dump->add_option("-o,--output", dump_out, "the dump file")->required();
+  auto* restore = state->add_subcommand(
+      "restore", "write a dump into the empty state store the config names (controllers stopped)");
+  restore->add_option("FILE", dump_in, "the dump file")->required();
   CLI11_PARSE(app, argc, argv);
+  if (*dump) return sluice::StateDumpCommand(state_conf, dump_out);
+  if (*restore) return sluice::StateRestoreCommand(state_conf, dump_in);
   for (const auto& [name, lines] :
        {std::pair{"gres.conf", &gres_conf}, {"cgroup.conf", &cgroup_conf}}) {
     for (const std::string& line : *lines) opts.extra_files[name] += line + "\n";

@@ -1,5 +1,7 @@
 #include "storage/memory_state_store.h"
 
+#include "storage/state_dump.h"
+
 #include <algorithm>
 
 namespace sluice::storage {
@@ -91,6 +93,22 @@ Status MemoryStateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
   if (RefuseWrite()) return Unavailable("state store: write refused (test)");
   for (const auto& r : puts) assoc_[{r.kind, r.name}] = r.data;
   for (const auto& r : erase) assoc_.erase({r.kind, r.name});
+  return Status::Ok();
+}
+
+}  // namespace sluice::storage
+
+namespace sluice::storage {
+
+Status MemoryStateStore::Dump(StateDump* out) {
+  DumpBuilder b(out, "memory");
+  for (const auto& [id, data] : tables_.jobs) RETURN_IF_ERROR(b.Job(id, data, false));
+  for (const auto& [id, data] : tables_.history) RETURN_IF_ERROR(b.Job(id, data, true));
+  for (const auto& [id, data] : tables_.scripts) RETURN_IF_ERROR(b.Script(id, data));
+  for (const auto& [name, data] : tables_.reservations) RETURN_IF_ERROR(b.Reservation(name, data));
+  for (const auto& [name, rec] : tables_.nodes) b.Node(rec);
+  for (const auto& [key, data] : assoc_) b.Assoc({key.first, key.second, data});
+  b.NextJobId(tables_.next_job_id);
   return Status::Ok();
 }
 

@@ -21,6 +21,7 @@ class MemoryStateStore final : public StateStore {
   Expected<std::vector<AssocRecord>> LoadAssocRecords() override;
   Status WriteAssocRecords(const std::vector<AssocRecord>& puts,
                            const std::vector<AssocRecord>& erase) override;
+  Status Dump(StateDump* out) override;
 
   // The next `n` Write/WriteAssocRecords calls fail (and change nothing).
   void FailNextWrites(int n) { fail_writes_ = n; }

@@ -100,9 +100,9 @@ Status PgServer::Start() const {
   const std::string data = dir_ + "/data";
   int ws = 0;
   if (access((data + "/PG_VERSION").c_str(), F_OK) != 0) {
-    pid_t init = Spawn({bin + "/initdb", "-D", data, "-U", kUser, "-A", "trust", "--no-sync", "-E",
-                        "UTF8"},
-                       as, log);
+    pid_t init =
+        Spawn({bin + "/initdb", "-D", data, "-U", kUser, "-A", "trust", "--no-sync", "-E", "UTF8"},
+              as, log);
     waitpid(init, &ws, 0);
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
       return Unavailable("initdb failed: " + LogTail(log));

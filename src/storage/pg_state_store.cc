@@ -5,6 +5,7 @@
 #include <pqxx/pqxx>
 
 #include "storage/pg_session.h"
+#include "storage/state_dump.h"
 
 namespace sluice::storage {
 namespace {
@@ -180,6 +181,42 @@ Status PgStateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
       tx.exec_params("DELETE FROM ctld_assoc_records WHERE kind = $1 AND name = $2", r.kind,
                      r.name);
     }
+  });
+}
+
+Status PgStateStore::Dump(StateDump* out) {
+  return session_.Run("dump", [&](pqxx::connection& pq) {
+    // One snapshot for every table, as pg_dump takes it.
+    pqxx::transaction<pqxx::isolation_level::repeatable_read, pqxx::readwrite_policy::read_only> tx(
+        pq);
+    DumpBuilder b(out, std::string("state/pgsql ") + pq.dbname());
+    for (const char* table : {"ctld_jobs", "ctld_job_history"}) {
+      for (const auto& r : tx.exec(fmt::format("SELECT id, data FROM {} ORDER BY id", table))) {
+        RETURN_IF_ERROR(b.Job(r[0].as<int64_t>(), Bytes(r[1]),
+                              std::string(table) == "ctld_job_history"));
+      }
+    }
+    for (const auto& r : tx.exec("SELECT id, data FROM ctld_job_scripts ORDER BY id"))
+      RETURN_IF_ERROR(b.Script(r[0].as<int64_t>(), Bytes(r[1])));
+    for (const auto& r :
+         tx.exec("SELECT name, data FROM ctld_reservations ORDER BY name COLLATE \"C\""))
+      RETURN_IF_ERROR(b.Reservation(r[0].as<std::string>(), Bytes(r[1])));
+    for (const auto& r :
+         tx.exec("SELECT name, drain, down, reason, reason_time, reason_uid FROM ctld_nodes "
+                 "ORDER BY name COLLATE \"C\"")) {
+      b.Node({r[0].as<std::string>(), r[1].as<bool>(), r[2].as<bool>(), r[3].as<std::string>(),
+              r[4].as<int64_t>(), static_cast<uint32_t>(r[5].as<int64_t>())});
+    }
+    int64_t next = 1;
+    pqxx::result meta = tx.exec("SELECT value FROM ctld_meta WHERE key = 'next_job_id'");
+    if (!meta.empty()) next = meta[0][0].as<int64_t>();
+    if (out->jobs_size() > 0) next = std::max(next, out->jobs(out->jobs_size() - 1).job_id() + 1);
+    b.NextJobId(next);
+    for (const auto& r : tx.exec("SELECT kind, name, data FROM ctld_assoc_records "
+                                 "ORDER BY kind COLLATE \"C\", name COLLATE \"C\"")) {
+      b.Assoc({r[0].as<std::string>(), r[1].as<std::string>(), Bytes(r[2])});
+    }
+    return Status::Ok();
   });
 }
 

@@ -38,6 +38,7 @@ class PgStateStore final : public StateStore {
   Expected<std::vector<AssocRecord>> LoadAssocRecords() override;
   Status WriteAssocRecords(const std::vector<AssocRecord>& puts,
                            const std::vector<AssocRecord>& erase) override;
+  Status Dump(StateDump* out) override;
 
  private:
   explicit PgStateStore(const std::string& conn);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "storage/state_dump.h"
+
 namespace sluice::storage {
 namespace {
 
@@ -217,6 +219,33 @@ Status SqliteStateStore::Write(const WriteBatch& batch) {
     }
   }
   return Exec("COMMIT");
+}
+
+Status SqliteStateStore::Dump(StateDump* out) {
+  // One read transaction: in WAL mode a snapshot that the controller's commits do not move.
+  RETURN_IF_ERROR(Exec("BEGIN"));
+  Status st = [&]() -> Status {
+    DumpBuilder b(out, "state/sqlite " + std::string(sqlite3_db_filename(db_, "main")));
+    for (const char* table : {"jobs", "job_history"}) {
+      Stmt s(db_, fmt::format("SELECT id, data FROM {} ORDER BY id", table).c_str());
+      if (!s.ok()) return s.Error("prepare");
+      while (s.Step() == SQLITE_ROW) {
+        RETURN_IF_ERROR(b.Job(s.Int(0), s.Text(1), std::string(table) == "job_history"));
+      }
+    }
+    Stmt scripts(db_, "SELECT id, data FROM job_scripts ORDER BY id");
+    if (!scripts.ok()) return scripts.Error("prepare");
+    while (scripts.Step() == SQLITE_ROW) RETURN_IF_ERROR(b.Script(scripts.Int(0), scripts.Text(1)));
+    ASSIGN_OR_RETURN(LoadedState state, LoadAll());
+    for (const ReservationInfo& r : state.reservations) *out->add_reservations() = r;
+    for (const NodeStateRecord& n : state.nodes) b.Node(n);
+    b.NextJobId(state.next_job_id);
+    ASSIGN_OR_RETURN(std::vector<AssocRecord> assoc, LoadAssocRecords());
+    for (const AssocRecord& r : assoc) b.Assoc(r);
+    return Status::Ok();
+  }();
+  Exec("COMMIT");
+  return st;
 }
 
 }  // namespace sluice::storage

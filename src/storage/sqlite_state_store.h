@@ -34,6 +34,7 @@ class SqliteStateStore final : public StateStore {
   Expected<std::vector<AssocRecord>> LoadAssocRecords() override;
   Status WriteAssocRecords(const std::vector<AssocRecord>& puts,
                            const std::vector<AssocRecord>& erase) override;
+  Status Dump(StateDump* out) override;
 
  private:
   explicit SqliteStateStore(sqlite3* db) : db_(db) {}

@@ -20,6 +20,10 @@
 #include "common/status.h"
 #include "types.pb.h"
 
+namespace sluice {
+class StateDump;  // proto/state_dump.proto
+}
+
 namespace sluice::storage {
 
 struct NodeStateRecord {
@@ -116,6 +120,9 @@ class StateStore {
   virtual Expected<std::vector<AssocRecord>> LoadAssocRecords() = 0;
   virtual Status WriteAssocRecords(const std::vector<AssocRecord>& puts,
                                    const std::vector<AssocRecord>& erase) = 0;
+  // Every record, read in one snapshot: a consistent backup while a controller writes
+  // (`sluice state dump`, state_dump.h).
+  virtual Status Dump(StateDump* out) = 0;
 };
 
 // Parsers of the serialized records, with the error every engine reports for a corrupt one.

@@ -10,10 +10,13 @@
 #include <memory>
 #include <string>
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include "storage/memory_state_store.h"
 #include "storage/pg_state_store.h"
 #include "storage/pg_test_db.h"
 #include "storage/sqlite_state_store.h"
+#include "storage/state_dump.h"
 
 namespace sluice::storage {
 namespace {
@@ -218,6 +221,58 @@ TEST_P(StateStoreContract, AssocRecordsPutReplaceEraseAndReload) {
   ASSERT_EQ(recs->size(), 2u);  // ordered by (kind, name)
   EXPECT_EQ((*recs)[0], (AssocRecord{"account", "a", "3"}));
   EXPECT_EQ((*recs)[1], (AssocRecord{"qos", "high", "4"}));
+}
+
+// `sluice state dump` / `restore`: a dump holds every record; restored into an empty store
+// (of another engine, and back into this one) it dumps the same again.
+TEST_P(StateStoreContract, DumpHoldsEverythingAndRestoresIntoAnEmptyStore) {
+  WriteBatch b;
+  b.PutJob(Job(1, JOB_PENDING));
+  b.PutJob(Job(2, JOB_COMPLETED));
+  b.ArchiveJob(2);
+  b.PutScript(1, Script("echo one"));
+  ReservationInfo r;
+  r.set_name("maint");
+  r.add_nodes("node01");
+  b.PutReservation(r);
+  b.PutNode({"node02", true, false, "bad fan", 100, 0});
+  b.SetNextJobId(3);
+  WriteOk(b);
+  ASSERT_TRUE(store_->WriteAssocRecords({{"user", "alice", "u1"}}, {}).ok());
+  StateDump dump;
+  ASSERT_TRUE(store_->Dump(&dump).ok());
+  EXPECT_EQ(DumpSummary(dump),
+            "jobs=1 history=1 scripts=1 reservations=1 nodes=1 assoc=1 next_job_id=3");
+  EXPECT_EQ(dump.format(), kStateDumpFormat);
+  EXPECT_EQ(dump.history(0).state(), JOB_COMPLETED);
+  EXPECT_EQ(dump.scripts(0).script().script(), "#!/bin/sh\necho one\n");
+  // Not into a store that holds anything.
+  Status full = RestoreState(dump, store_.get());
+  EXPECT_EQ(full.code(), Code::kFailedPrecondition) << full.message();
+  // Into another engine, then into an emptied store of this one.
+  MemoryStateStore memory;
+  ASSERT_TRUE(RestoreState(dump, &memory).ok());
+  StateDump via_memory;
+  ASSERT_TRUE(memory.Dump(&via_memory).ok());
+  if (GetParam() == Engine::kPostgres) {
+    ASSERT_TRUE(ResetControllerTables(pg_).ok());
+  } else {
+    std::filesystem::remove(dir_ + "/state.db");
+    store_.reset();
+  }
+  Reopen();
+  Status restored = RestoreState(via_memory, store_.get());
+  ASSERT_TRUE(restored.ok()) << restored.message();
+  StateDump again;
+  ASSERT_TRUE(store_->Dump(&again).ok());
+  for (StateDump* d : {&dump, &again}) {
+    d->clear_source();
+    d->clear_created();
+  }
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(dump, again))
+      << dump.DebugString() << "\nvs\n" << again.DebugString();
+  EXPECT_EQ(store_->LoadScript(1).value()->script(), "#!/bin/sh\necho one\n");
+  EXPECT_EQ(store_->LoadHistoryJob(2).value()->state(), JOB_COMPLETED);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StateStoreContract,

@@ -30,6 +30,7 @@
 #include "sched/scheduler.h"
 #include "storage/pg_state_store.h"
 #include "storage/sqlite_state_store.h"
+#include "storage/state_dump.h"
 
 namespace sluice::ctld {
 namespace {
@@ -118,11 +119,6 @@ Expected<CtldHost> SelfHost(const Config& config, const std::string& name) {
   return hosts.front();
 }
 
-std::string StateConnString(const Config& config) {
-  const StorageConfig& s = config.state_storage;
-  return PgConnString(s.host, s.port, s.user, s.pass, s.loc.empty() ? "slurm_state_db" : s.loc);
-}
-
 // Tries for the lease every second; false when told to stop first.
 bool WaitToLead(Leadership* leadership, const log::Logger& log) {
   std::string last_error;
@@ -200,7 +196,7 @@ int RunDaemon(const DaemonOptions& options) {
   std::unique_ptr<storage::StateStore> store;
   if (cfg.state_storage.type == "state/pgsql") {
     const int64_t ttl_ms = int64_t{cfg.ctld_timeout_s > 0 ? cfg.ctld_timeout_s : 5} * 1000;
-    const std::string conn = StateConnString(cfg);
+    const std::string conn = storage::StateConnString(cfg);
     leadership = std::make_unique<Leadership>(conn, self->name, listen, ttl_ms, log);
     auto led = LeadOnPostgres(leadership.get(), conn, listen, log);
     if (!led.ok()) return Fail(led.status().message());
