@@ -13,6 +13,7 @@
 #include "cli/process_env.h"
 #include "common/config.h"
 #include "cli/sluice_why.h"
+#include "local/config_command.h"
 #include "local/isolated_net.h"
 #include "local/local_cluster.h"
 #include "local/state_command.h"
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
   app.footer(
       "sluice sim --help: replay a workload trace through the scheduler\n"
       "sluice state dump|restore: back up or restore the controllers' state\n"
+      "sluice config check FILE: validate a configuration offline\n"
       "sluice why JOBID...: why a job is not running, in words and numbers");
   app.require_subcommand(1);
   sluice::LocalClusterOptions opts;
@@ -123,7 +125,14 @@ int main(int argc, char** argv) {
   auto* restore = state->add_subcommand(
       "restore", "write a dump into the empty state store the config names (controllers stopped)");
   restore->add_option("FILE", dump_in, "the dump file")->required();
+  auto* config = app.add_subcommand("config", "check a cluster configuration");
+  config->require_subcommand(1);
+  std::string check_path;
+  auto* check = config->add_subcommand(
+      "check", "validate FILE offline as sluicectld would at start (errors name file:line)");
+  check->add_option("FILE", check_path, "the sluice.conf to check")->required();
   CLI11_PARSE(app, argc, argv);
+  if (*check) return sluice::ConfigCheckCommand(check_path);
   if (*dump) return sluice::StateDumpCommand(state_conf, dump_out);
   if (*restore) return sluice::StateRestoreCommand(state_conf, dump_in);
   for (const auto& [name, lines] :

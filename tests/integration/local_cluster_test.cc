@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -73,6 +74,28 @@ TEST_F(LocalClusterRestart, UpStartsOnlyWhatIsMissingAndDownStopsEverything) {
   EXPECT_TRUE(FindDaemons("sluiced", Conf()).empty());
   EXPECT_EQ(AgentPid("node01"), 0);
   EXPECT_EQ(AgentPid("node02"), 0);
+}
+
+}  // namespace
+}  // namespace sluice::testing
+
+namespace sluice::testing {
+namespace {
+
+// `sluice config check`: the cluster's own config passes; a fault is named by file:line.
+TEST_F(LocalClusterRestart, ConfigCheckPassesTheClustersConfigAndNamesTheLineOfAFault) {
+  RunResult ok = Run({"sluice", "config", "check", Conf()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, Conf() + ": OK: 2 nodes (16 GPUs), 1 partitions, 1 controllers, state in "
+                              "state/sqlite\n");
+  std::string text = ReadFile(Conf()) + "SchedulerType=sched/fastest\n";
+  WriteFile("bad.conf", text);
+  const int line = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  RunResult bad = Run({"sluice", "config", "check", work_dir() + "/bad.conf"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, work_dir() + "/bad.conf:" + std::to_string(line) +
+                         ": SchedulerType=sched/fastest is not supported (sched/backfill or "
+                         "sched/builtin)\n");
 }
 
 }  // namespace

@@ -12,11 +12,11 @@
 #include "acct/acct_writer.h"
 #include "common/config.h"
 #include "common/pg_conn_string.h"
-#include "ctld/components/private_data.h"
 #include "ctld/core/controller.h"
 #include "ctld/runtime/agent_link.h"
 #include "ctld/runtime/leadership.h"
 #include "ctld/runtime/owner_loop.h"
+#include "ctld/runtime/config_check.h"
 #include "ctld/runtime/standby_server.h"
 #include "ctld/services/client_service.h"
 #include "ctld/services/ctld_http.h"
@@ -174,12 +174,10 @@ int RunDaemon(const DaemonOptions& options) {
   auto config = LoadConfigFile(options.config_path);
   if (!config.ok()) return Fail(config.status().message());
   Config& cfg = *config;
-  auto level = log::ParseLevel(cfg.ctld_debug);
-  if (!level.ok()) return Fail("SlurmctldDebug: " + level.status().message());
-  log::Logger log = log::Stderr("sluicectld", *level);
-  if (auto it = cfg.raw.find("PrivateData"); it != cfg.raw.end()) {
-    if (auto p = ParsePrivateData(it->second); !p.ok()) return Fail(p.status().message());
-  }
+  // Everything checked now, a standby's configuration too (not once it takes over).
+  if (auto problems = CheckControllerConfig(cfg); !problems.empty())
+    return Fail(problems.front().message);
+  log::Logger log = log::Stderr("sluicectld", log::ParseLevel(cfg.ctld_debug).value());
   const std::string& state_dir = cfg.state_save_location;
   if (Status st = PrepareStateDir(state_dir); !st.ok()) return Fail(st.message());
   std::string key_file =
