@@ -12,6 +12,7 @@
 
 #include "cli/process_env.h"
 #include "common/config.h"
+#include "cli/sluice_nodes.h"
 #include "cli/sluice_why.h"
 #include "local/config_command.h"
 #include "local/isolated_net.h"
@@ -74,11 +75,14 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "enter-node") == 0) return EnterNode(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "why") == 0)
     return sluice::RunInProcess(argc - 1, argv + 1, sluice::RunSluiceWhy);
+  if (argc > 1 && std::strcmp(argv[1], "nodes") == 0)
+    return sluice::RunInProcess(argc - 1, argv + 1, sluice::RunSluiceNodes);
   CLI::App app{"sluice: the Sluice tool (local cluster, simulator)"};
   app.footer(
       "sluice sim --help: replay a workload trace through the scheduler\n"
       "sluice state dump|restore: back up or restore the controllers' state\n"
       "sluice config check FILE: validate a configuration offline\n"
+      "sluice nodes drain|resume|requeue|cancel NODES: act on a node set\n"
       "sluice why JOBID...: why a job is not running, in words and numbers");
   app.require_subcommand(1);
   sluice::LocalClusterOptions opts;
