@@ -15,6 +15,7 @@
 #include "cli/sluice_nodes.h"
 #include "cli/sluice_why.h"
 #include "local/config_command.h"
+#include "local/doctor_command.h"
 #include "local/isolated_net.h"
 #include "local/local_cluster.h"
 #include "local/state_command.h"
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
       "sluice state dump|restore: back up or restore the controllers' state\n"
       "sluice config check FILE: validate a configuration offline\n"
       "sluice nodes drain|resume|requeue|cancel NODES: act on a node set\n"
+      "sluice doctor: check a running cluster\n"
       "sluice why JOBID...: why a job is not running, in words and numbers");
   app.require_subcommand(1);
   sluice::LocalClusterOptions opts;
@@ -135,7 +137,11 @@ int main(int argc, char** argv) {
   auto* check = config->add_subcommand(
       "check", "validate FILE offline as sluicectld would at start (errors name file:line)");
   check->add_option("FILE", check_path, "the sluice.conf to check")->required();
+  std::string doctor_conf = sluice::DefaultConfigPath();
+  auto* doctor = app.add_subcommand("doctor", "check a running cluster: one verdict per check");
+  doctor->add_option("-f,--config", doctor_conf, "the cluster's sluice.conf");
   CLI11_PARSE(app, argc, argv);
+  if (*doctor) return sluice::DoctorCommand(doctor_conf);
   if (*check) return sluice::ConfigCheckCommand(check_path);
   if (*dump) return sluice::StateDumpCommand(state_conf, dump_out);
   if (*restore) return sluice::StateRestoreCommand(state_conf, dump_in);

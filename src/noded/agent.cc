@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "common/version.h"
 #include "node_common/job_dir.h"
 #include "node_common/node_lease.h"
 #include "node_common/unix_socket.h"
@@ -265,6 +266,7 @@ void Agent::Register() {
   std::lock_guard<std::mutex> session_lock(session_mu_);
   RegisterNodeRequest req;
   req.set_node(options_.node_name);
+  req.set_version(SluiceVersion());
   req.set_addr(options_.addr);
   req.set_port(options_.port);
   req.set_cpus(options_.cpus);
@@ -302,6 +304,7 @@ void Agent::Register() {
 void Agent::Heartbeat() {
   HeartbeatRequest req;
   req.set_node(options_.node_name);
+  req.set_sent_ms(clock_->NowMs());
   std::map<int64_t, int32_t> reported;  // the run of each job listed
   for (const TrackedJob& job : ScanAndSettle()) {
     if (job.phase != TrackedJob::Phase::kRunning) continue;

@@ -209,6 +209,8 @@ NodeInfo NodeTable::ToInfo(const NodeRuntime& n, int64_t now) const {
   info.set_alloc_gpus(n.AllocatedGpus());
   info.set_boot_time(n.boot_time);
   info.set_last_heartbeat(n.last_heartbeat_ms / 1000);
+  if (n.clock_skew_ms) info.set_clock_skew_ms(*n.clock_skew_ms);
+  if (!n.version.empty()) info.set_version(n.version);
   info.set_responding(n.registered && n.responding);
   (void)now;
   return info;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,9 @@ struct NodeRuntime {
   bool registered = false;        // registered since this controller started
   bool responding = true;         // false once heartbeats stop (DOWN "Not responding")
   int64_t last_heartbeat_ms = 0;  // or controller start time before registration
+  std::optional<int64_t> clock_skew_ms;  // the agent's clock minus ours, at its last heartbeat
   int64_t boot_time = 0;
+  std::string version;  // the agent's Sluice version ("" from older agents)
   std::string addr;  // agent address (reported, else configured)
   int port = 0;
   std::vector<bool> cpu_used;

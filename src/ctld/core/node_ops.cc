@@ -45,6 +45,7 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   n->responding = true;
   n->last_heartbeat_ms = clock_->NowMs();
   n->boot_time = req.boot_time();
+  n->version = req.version();
   if (!req.addr().empty()) n->addr = req.addr();
   if (req.port() > 0) n->port = req.port();
   if (nodes_.AdoptFoundGpus(n, {req.gpus().begin(), req.gpus().end()})) {
@@ -119,6 +120,7 @@ HeartbeatReply Controller::Heartbeat(const HeartbeatRequest& req) {
     return reply;
   }
   n->last_heartbeat_ms = clock_->NowMs();
+  if (req.has_sent_ms()) n->clock_skew_ms = req.sent_ms() - n->last_heartbeat_ms;
   ResendSignals(n);
   for (int64_t id : req.running_job_ids()) {
     if (!n->jobs.count(id)) {
