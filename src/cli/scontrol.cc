@@ -313,10 +313,7 @@ int RunScontrol(const std::vector<std::string>& args, CliEnv& env) {
   if (Is(cmd, "token", 3)) return ScontrolToken(env, rest);
   if (Is(cmd, "setdebug", 2)) return ScontrolSetDebug(env, rest);
   if (Is(cmd, "takeover", 2)) return ScontrolTakeover(env, rest);
-  if (Is(cmd, "reconfigure", 3))
-    return Error(c,
-                 "scontrol: error: reconfigure is not provided by Sluice: restart sluicectld to "
-                 "reread the configuration (running jobs keep running)");
+  if (Is(cmd, "reconfigure", 3)) return ScontrolReconfigure(env, rest);
   if (Is(cmd, "create", 2) || Is(cmd, "delete", 3)) {
     const bool create = Is(cmd, "create", 2);
     // "create reservation K=V..." / "create Reservation=NAME ..." / "delete ReservationName=NAME"

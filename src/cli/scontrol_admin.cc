@@ -66,4 +66,21 @@ int ScontrolTakeover(CliEnv& env, const std::vector<std::string>& args) {
   return 0;
 }
 
+int ScontrolReconfigure(CliEnv& env, const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    *env.err << "too many arguments for keyword:reconfigure\n";
+    return 1;
+  }
+  Expected<ClientApiInterface*> api = env.connect();
+  Expected<ReconfigureReply> reply =
+      api.ok() ? (*api)->Reconfigure({}) : Expected<ReconfigureReply>(api.status());
+  if (!reply.ok()) {
+    *env.err << "slurm_reconfigure error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  if (reply->changes().empty()) *env.out << "configuration unchanged\n";
+  for (const std::string& c : reply->changes()) *env.out << "reconfigured " << c << "\n";
+  return 0;
+}
+
 }  // namespace sluice

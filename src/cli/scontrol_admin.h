@@ -18,6 +18,9 @@ namespace sluice {
 
 int ScontrolToken(CliEnv& env, const std::vector<std::string>& args);
 int ScontrolTakeover(CliEnv& env, const std::vector<std::string>& args);
+// scontrol reconfigure: the controller rereads its config file; prints each change it
+// applied, or why it applied none (exit 1).
+int ScontrolReconfigure(CliEnv& env, const std::vector<std::string>& args);
 int ScontrolSetDebug(CliEnv& env, const std::vector<std::string>& args);
 
 }  // namespace sluice

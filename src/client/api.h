@@ -69,6 +69,9 @@ class ClientApiInterface {
   virtual Expected<TakeoverReply> Takeover(const TakeoverRequest&) {
     return Internal("Takeover is not supported");
   }
+  virtual Expected<ReconfigureReply> Reconfigure(const ReconfigureRequest&) {
+    return Internal("Reconfigure is not supported");
+  }
   // Whether each controller (SlurmctldHost order) answers at all, leading or standing by.
   virtual std::vector<bool> PingEach() { return {GetConfig({}).ok()}; }
   virtual Expected<SetDebugReply> SetDebug(const SetDebugRequest&) {

@@ -183,6 +183,9 @@ Expected<SetDebugReply> ClusterClient::SetDebug(const SetDebugRequest& req) {
 Expected<TakeoverReply> ClusterClient::Takeover(const TakeoverRequest& req) {
   return Call<TakeoverRequest, TakeoverReply>(&ClientApi::Stub::Takeover, req);
 }
+Expected<ReconfigureReply> ClusterClient::Reconfigure(const ReconfigureRequest& req) {
+  return Call<ReconfigureRequest, ReconfigureReply>(&ClientApi::Stub::Reconfigure, req);
+}
 
 std::vector<bool> ClusterClient::PingEach() {
   std::vector<bool> up;

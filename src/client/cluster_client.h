@@ -78,6 +78,7 @@ class ClusterClient : public ClientApiInterface {
   Expected<IssueTokenReply> IssueToken(const IssueTokenRequest& req) override;
   Expected<SetDebugReply> SetDebug(const SetDebugRequest& req) override;
   Expected<TakeoverReply> Takeover(const TakeoverRequest& req) override;
+  Expected<ReconfigureReply> Reconfigure(const ReconfigureRequest& req) override;
   std::vector<bool> PingEach() override;
   // Acts for `user` (metadata "x-sluice-user"): a REST proxy passing on
   // X-SLURM-USER-NAME; the controller decides whether the token may (token_verifier.h).

@@ -109,6 +109,13 @@ class Controller {
   // it serves: a restart or a takeover need not wait for the nodes' next heartbeats).
   // `self`: this controller's SlurmctldHost name (agents send to it first).
   void AskNodesToRegister(const std::string& self);
+  // scontrol reconfigure (runtime/reconfigure.h): `config` differs from the one running
+  // only in what applies live (config_diff.h); `scheduler` replaces the scheduler.
+  void ApplyLiveConfig(const Config& config, sched::Scheduler* scheduler) {
+    config_ = config;
+    sched_.scheduler = scheduler;
+    WantSchedule(true);
+  }
   // Runs `fn` on the owner thread later (launch results); set by the event loop.
   void SetPoster(std::function<void(std::function<void()>)> post) { post_ = std::move(post); }
 

@@ -1,5 +1,4 @@
 #include "ctld/runtime/daemon.h"
-#include "ctld/components/scheduler_config.h"
 
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
@@ -14,9 +13,10 @@
 #include "common/pg_conn_string.h"
 #include "ctld/core/controller.h"
 #include "ctld/runtime/agent_link.h"
+#include "ctld/runtime/config_check.h"
 #include "ctld/runtime/leadership.h"
 #include "ctld/runtime/owner_loop.h"
-#include "ctld/runtime/config_check.h"
+#include "ctld/runtime/reconfigure.h"
 #include "ctld/runtime/standby_server.h"
 #include "ctld/services/client_service.h"
 #include "ctld/services/ctld_http.h"
@@ -150,14 +150,27 @@ Expected<std::unique_ptr<storage::StateStore>> LeadOnPostgres(Leadership* leader
   return std::unique_ptr<storage::StateStore>(std::move(store));
 }
 
-void WaitForSignal(const log::Logger& log) {
+// Until SIGTERM or SIGINT; each SIGHUP reconfigures (as `scontrol reconfigure`).
+void WaitForSignal(const log::Logger& log, Reconfigurer* reconfigurer) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
-  int sig = 0;
-  sigwait(&set, &sig);
-  log->info("shutting down signal={}", sig);
+  sigaddset(&set, SIGHUP);
+  for (;;) {
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (sig != SIGHUP) {
+      log->info("shutting down signal={}", sig);
+      return;
+    }
+    auto changes = reconfigurer->Reconfigure();
+    if (!changes.ok()) {
+      log->error("reconfigure on SIGHUP refused error={:?}", changes.status().message());
+    } else {
+      log->info("reconfigured on SIGHUP changes={}", changes->size());
+    }
+  }
 }
 
 }  // namespace
@@ -168,6 +181,7 @@ int RunDaemon(const DaemonOptions& options) {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
@@ -215,11 +229,10 @@ int RunDaemon(const DaemonOptions& options) {
   IdentServer ident_server(ident, *key, &clock);
   if (Status st = ident_server.Start(); !st.ok()) return Fail(st.message());
 
-  auto sched_config = SchedulerConfigFrom(cfg);
-  if (!sched_config.ok()) return Fail(sched_config.status().message());
-  auto scheduler = sched::MakeScheduler(*sched_config);
+  Reconfigurer reconfigurer(options.config_path, cfg, log);
   GrpcAgentLink agents(*key, &clock, cfg.message_timeout_s * 1000);
-  SchedDeps deps{scheduler.get(), [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
+  SchedDeps deps{reconfigurer.scheduler(),
+                 [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
                    return sched::CheckFeasible(s, j);
                  }};
   ControllerOptions copts;
@@ -248,6 +261,7 @@ int RunDaemon(const DaemonOptions& options) {
   }
   OwnerLoop loop(&controller, &clock);
   loop.Start();
+  reconfigurer.SetLoop(&loop);
 
   ClientService client_service(*key, &clock, &loop);
   if (Status st = SetUpMunge(cfg, &client_service, log); !st.ok()) {
@@ -262,6 +276,7 @@ int RunDaemon(const DaemonOptions& options) {
     // scontrol takeover: the clean stop, which releases the lease for a standby.
     client_service.SetHandOver([] { kill(getpid(), SIGTERM); });
   }
+  client_service.SetReconfigure([&reconfigurer] { return reconfigurer.Reconfigure(); });
   NodeService node_service(*key, &clock, &loop);
   client_service.SetAccounting(acct_writer.get());
   RpcStats rpc_stats;
@@ -297,7 +312,7 @@ int RunDaemon(const DaemonOptions& options) {
   }
   log->info("listening cluster={} address={} jobs_restored={}", cfg.cluster_name, listen,
             controller.jobs().size());
-  WaitForSignal(log);
+  WaitForSignal(log, &reconfigurer);
   http.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   loop.Stop();

@@ -413,6 +413,23 @@ grpc::Status ClientService::Takeover(grpc::ServerContext* ctx, const TakeoverReq
   return grpc::Status::OK;
 }
 
+grpc::Status ClientService::Reconfigure(grpc::ServerContext* ctx, const ReconfigureRequest* req,
+                                        ReconfigureReply* reply) {
+  AUTH_OR_RETURN(caller);
+  LIMITS_OR_RETURN(req, "Reconfigure");
+  Expected<bool> admin =
+      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
+  if (!admin.ok()) return ToGrpc(admin.status());
+  if (!*admin) return ToGrpc(PermissionDenied("Access/permission denied"));
+  if (!reconfigure_) return ToGrpc(FailedPrecondition("reconfigure is not available"));
+  loop_->logger()->warn("reconfigure requested by_uid={}", caller.uid);
+  Expected<std::vector<std::string>> changes = reconfigure_();
+  if (!changes.ok()) return ToGrpc(changes.status());
+  *reply = ReconfigureReply();
+  for (const std::string& c : *changes) reply->add_changes(c);
+  return grpc::Status::OK;
+}
+
 grpc::Status ClientService::SetDebug(grpc::ServerContext* ctx, const SetDebugRequest* req,
                                      SetDebugReply* reply) {
   AUTH_OR_RETURN(caller);

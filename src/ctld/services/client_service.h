@@ -116,6 +116,14 @@ class ClientService final : public ClientApiBase {
   // How this controller hands over (the daemon's clean stop, which releases the lease);
   // unset: no standby can take over.
   void SetHandOver(std::function<void()> hand_over) { hand_over_ = std::move(hand_over); }
+  // scontrol reconfigure: admins only; the file's errors -> INVALID_ARGUMENT, changes that
+  // need a restart -> FAILED_PRECONDITION (runtime/reconfigure.h).
+  grpc::Status Reconfigure(grpc::ServerContext* ctx, const ReconfigureRequest* req,
+                           ReconfigureReply* reply) override;
+  // What applies a new configuration (the daemon's Reconfigurer); unset: UNIMPLEMENTED.
+  void SetReconfigure(std::function<Expected<std::vector<std::string>>()> reconfigure) {
+    reconfigure_ = std::move(reconfigure);
+  }
 
  private:
   // Reports a request refused before it reached the controller (oversize, bad credential).
@@ -133,6 +141,7 @@ class ClientService final : public ClientApiBase {
   int64_t max_token_lifespan_s_ = 0;
   bool token_creation_disabled_ = false;
   std::function<void()> hand_over_;
+  std::function<Expected<std::vector<std::string>>()> reconfigure_;
   bool munge_enabled_ = false;
   std::string munge_socket_;
   int64_t munge_token_ttl_ms_ = 10 * 60 * 1000;

@@ -1,0 +1,56 @@
+#include "ctld/runtime/config_diff.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::ctld {
+namespace {
+
+constexpr char kBase[] =
+    "ClusterName=x\n"
+    "SlurmctldHost=h(127.0.0.1)\n"
+    "NodeName=n[1-2] CPUs=4\n"
+    "PartitionName=p Nodes=ALL Default=YES\n";
+
+Config Parse(const std::string& text) {
+  auto c = ParseConfig(text, "sluice.conf");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? *c : Config{};
+}
+
+std::vector<std::string> Changes(const std::string& before, const std::string& after, bool live) {
+  std::vector<std::string> out;
+  for (const ConfigChange& c : DiffConfigs(Parse(before), Parse(after)))
+    if (c.live == live) out.push_back(c.what);
+  return out;
+}
+
+TEST(ConfigDiff, TheSameFileChangesNothing) {
+  EXPECT_TRUE(DiffConfigs(Parse(kBase), Parse(kBase)).empty());
+}
+
+TEST(ConfigDiff, SchedulerSettingsAndTheLogLevelAreLive) {
+  const std::string after = std::string(kBase) +
+                            "SchedulerParameters=bf_window=60\n"
+                            "SlurmctldDebug=debug\n";
+  EXPECT_EQ(Changes(kBase, after, true),
+            (std::vector<std::string>{"SchedulerParameters: (unset) -> bf_window=60",
+                                      "SlurmctldDebug: (unset) -> debug"}));
+  EXPECT_TRUE(Changes(kBase, after, false).empty());
+}
+
+TEST(ConfigDiff, NodesPartitionsAndOtherKeysNeedARestart) {
+  const std::string after =
+      "ClusterName=x\n"
+      "SlurmctldHost=h(127.0.0.1)\n"
+      "NodeName=n1 CPUs=8\n"
+      "NodeName=n3 CPUs=4\n"
+      "PartitionName=p Nodes=ALL Default=YES MaxTime=60\n"
+      "KillWait=5\n";
+  EXPECT_EQ(Changes(kBase, after, false),
+            (std::vector<std::string>{"KillWait: (unset) -> 5", "node n1 changed", "node n3 added",
+                                      "node n2 removed", "partition p changed"}));
+  EXPECT_TRUE(Changes(kBase, after, true).empty());
+}
+
+}  // namespace
+}  // namespace sluice::ctld
