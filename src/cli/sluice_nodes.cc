@@ -28,22 +28,10 @@ Expected<std::string> JobsOn(const std::string& nodes, CliEnv& env) {
   return list;
 }
 
-int Requeue(const std::string& nodes, CliEnv& env) {
-  Expected<std::string> jobs = JobsOn(nodes, env);
-  if (!jobs.ok()) {
-    *env.err << "sluice: error: " << jobs.status().message() << "\n";
-    return 1;
-  }
-  if (jobs->empty()) {
-    *env.out << "no job runs on " << nodes << "\n";
-    return 0;
-  }
-  if (int rc = RunScontrol({"requeue", *jobs}, env); rc != 0) return rc;
-  *env.out << "requeued " << *jobs << "\n";
-  return 0;
-}
+enum class OnNodes { kRequeue, kCancel };
 
-int Cancel(const std::string& nodes, CliEnv& env) {
+// Requeues or cancels every job running on `nodes` (scontrol requeue / scancel).
+int ActOnJobs(OnNodes action, const std::string& nodes, CliEnv& env) {
   Expected<std::string> jobs = JobsOn(nodes, env);
   if (!jobs.ok()) {
     *env.err << "sluice: error: " << jobs.status().message() << "\n";
@@ -53,8 +41,10 @@ int Cancel(const std::string& nodes, CliEnv& env) {
     *env.out << "no job runs on " << nodes << "\n";
     return 0;
   }
-  if (int rc = RunScancel({*jobs}, env); rc != 0) return rc;
-  *env.out << "cancelled " << *jobs << "\n";
+  const bool requeue = action == OnNodes::kRequeue;
+  if (int rc = requeue ? RunScontrol({"requeue", *jobs}, env) : RunScancel({*jobs}, env); rc != 0)
+    return rc;
+  *env.out << (requeue ? "requeued " : "cancelled ") << *jobs << "\n";
   return 0;
 }
 
@@ -97,8 +87,8 @@ int RunSluiceNodes(const std::vector<std::string>& args, CliEnv& env) {
       return rc;
     }
     *env.out << "drained " << nodes << " (reason: " << reason << ")\n";
-    if (requeue) return Requeue(nodes, env);
-    if (cancel) return Cancel(nodes, env);
+    if (requeue) return ActOnJobs(OnNodes::kRequeue, nodes, env);
+    if (cancel) return ActOnJobs(OnNodes::kCancel, nodes, env);
     return 0;
   }
   if (!reason.empty() || requeue || cancel) {
@@ -111,8 +101,8 @@ int RunSluiceNodes(const std::vector<std::string>& args, CliEnv& env) {
     *env.out << "resumed " << nodes << "\n";
     return 0;
   }
-  if (verb == "requeue") return Requeue(nodes, env);
-  if (verb == "cancel") return Cancel(nodes, env);
+  if (verb == "requeue") return ActOnJobs(OnNodes::kRequeue, nodes, env);
+  if (verb == "cancel") return ActOnJobs(OnNodes::kCancel, nodes, env);
   *env.err << "sluice: error: unknown action: " << verb << "\n" << kUsage;
   return 1;
 }
