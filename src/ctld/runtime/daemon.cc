@@ -10,7 +10,6 @@
 
 #include "acct/acct_writer.h"
 #include "common/config.h"
-#include "common/pg_conn_string.h"
 #include "ctld/core/controller.h"
 #include "ctld/runtime/agent_link.h"
 #include "ctld/runtime/config_check.h"
