@@ -1,8 +1,6 @@
 #include "local/config_command.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "common/config.h"
 #include "ctld/runtime/config_check.h"
@@ -15,12 +13,9 @@ int ConfigCheckCommand(const std::string& path) {
     std::fprintf(stderr, "%s\n", config.status().message().c_str());
     return 1;
   }
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
   const auto problems = ctld::CheckControllerConfig(*config);
-  for (const ctld::ConfigProblem& p : problems)
-    std::fprintf(stderr, "%s\n", ctld::WhereInConfig(path, text.str(), p).c_str());
+  for (const std::string& where : ctld::LocateConfigProblems(path, problems))
+    std::fprintf(stderr, "%s\n", where.c_str());
   if (!problems.empty()) return 1;
   size_t gpus = 0;
   for (const NodeConfig& n : config->nodes) gpus += n.gpus.size();

@@ -45,9 +45,7 @@ std::string Some(const std::vector<std::string>& names) {
 }
 
 void CheckKey(const Config& config, Report* r) {
-  const std::string path = config.cluster_key_file.empty()
-                               ? config.state_save_location + "/cluster.key"
-                               : config.cluster_key_file;
+  const std::string& path = config.cluster_key_file;  // filled in by the parser
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     r->Add(Verdict::kFail, "key", path + " is missing (the controller creates it at first start)");

@@ -450,9 +450,11 @@ Status LocalCluster::StartMissing(int timeout_ms) {
   if (const std::string pg = PrivatePgDir(opts_.state_dir); !pg.empty())
     RETURN_IF_ERROR(storage::PgServer(pg).Start());
   opts_.controllers = std::max<int>(1, static_cast<int>(config.ctld_hosts.size()));
-  if (opts_.controllers == 1 && !ControllerRunning()) RETURN_IF_ERROR(StartController());
-  for (int k = 0; k < opts_.controllers && opts_.controllers > 1; ++k) {
-    if (ControllerPid(k) == 0) RETURN_IF_ERROR(StartControllerAt(k));
+  if (opts_.controllers == 1) {
+    if (!ControllerRunning()) RETURN_IF_ERROR(StartController());
+  } else {
+    for (int k = 0; k < opts_.controllers; ++k)
+      if (ControllerPid(k) == 0) RETURN_IF_ERROR(StartControllerAt(k));
   }
   std::string key = opts_.state_dir + "/state/cluster.key";
   int64_t deadline = RealClock::MonotonicMs() + timeout_ms;

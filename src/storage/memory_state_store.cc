@@ -1,8 +1,8 @@
 #include "storage/memory_state_store.h"
 
-#include "storage/state_dump.h"
-
 #include <algorithm>
+
+#include "storage/state_dump.h"
 
 namespace sluice::storage {
 
@@ -95,10 +95,6 @@ Status MemoryStateStore::WriteAssocRecords(const std::vector<AssocRecord>& puts,
   for (const auto& r : erase) assoc_.erase({r.kind, r.name});
   return Status::Ok();
 }
-
-}  // namespace sluice::storage
-
-namespace sluice::storage {
 
 Status MemoryStateStore::Dump(StateDump* out) {
   DumpBuilder b(out, "memory");

@@ -192,8 +192,8 @@ Status PgStateStore::Dump(StateDump* out) {
     DumpBuilder b(out, std::string("state/pgsql ") + pq.dbname());
     for (const char* table : {"ctld_jobs", "ctld_job_history"}) {
       for (const auto& r : tx.exec(fmt::format("SELECT id, data FROM {} ORDER BY id", table))) {
-        RETURN_IF_ERROR(b.Job(r[0].as<int64_t>(), Bytes(r[1]),
-                              std::string(table) == "ctld_job_history"));
+        RETURN_IF_ERROR(
+            b.Job(r[0].as<int64_t>(), Bytes(r[1]), std::string(table) == "ctld_job_history"));
       }
     }
     for (const auto& r : tx.exec("SELECT id, data FROM ctld_job_scripts ORDER BY id"))
@@ -210,7 +210,6 @@ Status PgStateStore::Dump(StateDump* out) {
     int64_t next = 1;
     pqxx::result meta = tx.exec("SELECT value FROM ctld_meta WHERE key = 'next_job_id'");
     if (!meta.empty()) next = meta[0][0].as<int64_t>();
-    if (out->jobs_size() > 0) next = std::max(next, out->jobs(out->jobs_size() - 1).job_id() + 1);
     b.NextJobId(next);
     for (const auto& r : tx.exec("SELECT kind, name, data FROM ctld_assoc_records "
                                  "ORDER BY kind COLLATE \"C\", name COLLATE \"C\"")) {

@@ -105,26 +105,31 @@ Expected<LoadedState> SqliteStateStore::LoadAll() {
     ASSIGN_OR_RETURN(JobInfo job, ParseJob(jobs));
     out.jobs.push_back(std::move(job));
   }
+  RETURN_IF_ERROR(LoadAllButJobs(&out));
+  // Never hand out an id that is already in use, even if meta lags behind.
+  for (const auto& j : out.jobs) out.next_job_id = std::max(out.next_job_id, j.job_id() + 1);
+  return out;
+}
+
+Status SqliteStateStore::LoadAllButJobs(LoadedState* out) {
   Stmt nodes(db_,
              "SELECT name, drain, down, reason, reason_time, reason_uid FROM nodes "
              "ORDER BY name");
   if (!nodes.ok()) return nodes.Error("prepare");
   while (nodes.Step() == SQLITE_ROW) {
-    out.nodes.push_back({nodes.Text(0), nodes.Int(1) != 0, nodes.Int(2) != 0, nodes.Text(3),
-                         nodes.Int(4), static_cast<uint32_t>(nodes.Int(5))});
+    out->nodes.push_back({nodes.Text(0), nodes.Int(1) != 0, nodes.Int(2) != 0, nodes.Text(3),
+                          nodes.Int(4), static_cast<uint32_t>(nodes.Int(5))});
   }
   Stmt meta(db_, "SELECT value FROM meta WHERE key = 'next_job_id'");
   if (!meta.ok()) return meta.Error("prepare");
-  if (meta.Step() == SQLITE_ROW) out.next_job_id = meta.Int(0);
+  if (meta.Step() == SQLITE_ROW) out->next_job_id = meta.Int(0);
   Stmt resvs(db_, "SELECT name, name, data FROM reservations ORDER BY name");
   if (!resvs.ok()) return resvs.Error("prepare");
   while (resvs.Step() == SQLITE_ROW) {
     ASSIGN_OR_RETURN(ReservationInfo r, ParseReservationRecord(resvs.Text(0), resvs.Text(2)));
-    out.reservations.push_back(std::move(r));
+    out->reservations.push_back(std::move(r));
   }
-  // Never hand out an id that is already in use, even if meta lags behind.
-  for (const auto& j : out.jobs) out.next_job_id = std::max(out.next_job_id, j.job_id() + 1);
-  return out;
+  return Status::Ok();
 }
 
 Expected<std::optional<JobInfo>> SqliteStateStore::LoadHistoryJob(int64_t job_id) {
@@ -236,7 +241,8 @@ Status SqliteStateStore::Dump(StateDump* out) {
     Stmt scripts(db_, "SELECT id, data FROM job_scripts ORDER BY id");
     if (!scripts.ok()) return scripts.Error("prepare");
     while (scripts.Step() == SQLITE_ROW) RETURN_IF_ERROR(b.Script(scripts.Int(0), scripts.Text(1)));
-    ASSIGN_OR_RETURN(LoadedState state, LoadAll());
+    LoadedState state;  // all but the jobs, which the dump has just read
+    RETURN_IF_ERROR(LoadAllButJobs(&state));
     for (const ReservationInfo& r : state.reservations) *out->add_reservations() = r;
     for (const NodeStateRecord& n : state.nodes) b.Node(n);
     b.NextJobId(state.next_job_id);

@@ -40,6 +40,8 @@ class SqliteStateStore final : public StateStore {
   explicit SqliteStateStore(sqlite3* db) : db_(db) {}
   Status Exec(const char* sql);
   Status ApplyOp(const WriteBatch::Op& op);
+  // LoadAll's node flags, next_job_id (as stored) and reservations.
+  Status LoadAllButJobs(LoadedState* out);
   sqlite3* db_;
 };
 

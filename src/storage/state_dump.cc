@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -58,6 +59,11 @@ void DumpBuilder::Assoc(const AssocRecord& r) {
   a->set_kind(r.kind);
   a->set_name(r.name);
   a->set_data(r.data);
+}
+
+void DumpBuilder::NextJobId(int64_t next) {
+  for (const JobInfo& j : out_->jobs()) next = std::max(next, j.job_id() + 1);
+  out_->set_next_job_id(next);
 }
 
 std::string DumpSummary(const StateDump& d) {

@@ -29,7 +29,8 @@ class DumpBuilder {
   Status Reservation(const std::string& name, const std::string& data);
   void Node(const NodeStateRecord& n);
   void Assoc(const AssocRecord& r);
-  void NextJobId(int64_t next) { out_->set_next_job_id(next); }
+  // `next` as stored, raised above every job added (as LoadAll never hands out one in use).
+  void NextJobId(int64_t next);
 
  private:
   StateDump* out_;

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "ctld/components/private_data.h"
@@ -41,6 +42,16 @@ std::string WhereInConfig(const std::string& path, const std::string& text,
   }
   return at > 0 ? path + ":" + std::to_string(at) + ": " + problem.message
                 : path + ": " + problem.message;
+}
+
+std::vector<std::string> LocateConfigProblems(const std::string& path,
+                                              const std::vector<ConfigProblem>& problems) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<std::string> out;
+  for (const ConfigProblem& p : problems) out.push_back(WhereInConfig(path, text.str(), p));
+  return out;
 }
 
 }  // namespace sluice::ctld

@@ -23,5 +23,8 @@ std::vector<ConfigProblem> CheckControllerConfig(const Config& config);
 // keeps it; "path: message" when no line does).
 std::string WhereInConfig(const std::string& path, const std::string& text,
                           const ConfigProblem& problem);
+// Each problem through WhereInConfig, with the text of the file at `path`.
+std::vector<std::string> LocateConfigProblems(const std::string& path,
+                                              const std::vector<ConfigProblem>& problems);
 
 }  // namespace sluice::ctld

@@ -28,7 +28,6 @@
 #include "rpc/rpc_stats.h"
 #include "sched/scheduler.h"
 #include "storage/pg_state_store.h"
-#include "storage/sqlite_state_store.h"
 #include "storage/state_dump.h"
 
 namespace sluice::ctld {
@@ -193,10 +192,9 @@ int RunDaemon(const DaemonOptions& options) {
   log::Logger log = log::Stderr("sluicectld", log::ParseLevel(cfg.ctld_debug).value());
   const std::string& state_dir = cfg.state_save_location;
   if (Status st = PrepareStateDir(state_dir); !st.ok()) return Fail(st.message());
-  std::string key_file =
-      cfg.cluster_key_file.empty() ? state_dir + "/cluster.key" : cfg.cluster_key_file;
-  std::string ident = cfg.ident_socket.empty() ? state_dir + "/ident.sock" : cfg.ident_socket;
-  auto key = LoadClusterKey(key_file, /*create=*/true);
+  // The parser fills both in from StateSaveLocation when the config does not set them.
+  const std::string& ident = cfg.ident_socket;
+  auto key = LoadClusterKey(cfg.cluster_key_file, /*create=*/true);
   if (!key.ok()) return Fail(key.status().message());
 
   auto self = SelfHost(cfg, options.host_name);
@@ -219,7 +217,7 @@ int RunDaemon(const DaemonOptions& options) {
       std::_Exit(1);
     });
   } else {
-    auto sqlite = storage::SqliteStateStore::Open(state_dir + "/sluicectld.db");
+    auto sqlite = storage::OpenStateStore(cfg, /*create=*/true);
     if (!sqlite.ok()) return Fail(sqlite.status().message());
     store = std::move(*sqlite);
   }

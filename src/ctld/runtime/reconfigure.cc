@@ -1,8 +1,5 @@
 #include "ctld/runtime/reconfigure.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "ctld/components/scheduler_config.h"
 #include "ctld/core/controller.h"
 #include "ctld/runtime/config_check.h"
@@ -22,12 +19,9 @@ Expected<std::vector<std::string>> Reconfigurer::Reconfigure() {
   Expected<Config> next = LoadConfigFile(path_);
   if (!next.ok()) return InvalidArgument(next.status().message());
   if (auto problems = CheckControllerConfig(*next); !problems.empty()) {
-    std::ifstream in(path_);
-    std::stringstream text;
-    text << in.rdbuf();
     std::string why;
-    for (const ConfigProblem& p : problems)
-      why += (why.empty() ? "" : "\n") + WhereInConfig(path_, text.str(), p);
+    for (const std::string& where : LocateConfigProblems(path_, problems))
+      why += (why.empty() ? "" : "\n") + where;
     return InvalidArgument(why);
   }
   std::vector<std::string> applied, need_restart;

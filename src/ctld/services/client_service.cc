@@ -394,14 +394,18 @@ grpc::Status ClientService::IssueToken(grpc::ServerContext* ctx, const IssueToke
   return grpc::Status::OK;
 }
 
+Status ClientService::RequireAdmin(const Caller& caller) const {
+  Expected<bool> admin =
+      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
+  if (!admin.ok()) return admin.status();
+  return *admin ? Status::Ok() : PermissionDenied("Access/permission denied");
+}
+
 grpc::Status ClientService::Takeover(grpc::ServerContext* ctx, const TakeoverRequest* req,
                                      TakeoverReply* reply) {
   AUTH_OR_RETURN(caller);
   LIMITS_OR_RETURN(req, "Takeover");
-  Expected<bool> admin =
-      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
-  if (!admin.ok()) return ToGrpc(admin.status());
-  if (!*admin) return ToGrpc(PermissionDenied("Access/permission denied"));
+  if (Status st = RequireAdmin(caller); !st.ok()) return ToGrpc(st);
   if (!hand_over_) {
     return ToGrpc(FailedPrecondition(
         "no backup controller to take over (one SlurmctldHost, or StateStorageType is not "
@@ -417,10 +421,7 @@ grpc::Status ClientService::Reconfigure(grpc::ServerContext* ctx, const Reconfig
                                         ReconfigureReply* reply) {
   AUTH_OR_RETURN(caller);
   LIMITS_OR_RETURN(req, "Reconfigure");
-  Expected<bool> admin =
-      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
-  if (!admin.ok()) return ToGrpc(admin.status());
-  if (!*admin) return ToGrpc(PermissionDenied("Access/permission denied"));
+  if (Status st = RequireAdmin(caller); !st.ok()) return ToGrpc(st);
   if (!reconfigure_) return ToGrpc(FailedPrecondition("reconfigure is not available"));
   loop_->logger()->warn("reconfigure requested by_uid={}", caller.uid);
   Expected<std::vector<std::string>> changes = reconfigure_();
@@ -436,10 +437,7 @@ grpc::Status ClientService::SetDebug(grpc::ServerContext* ctx, const SetDebugReq
   LIMITS_OR_RETURN(req, "SetDebug");
   Expected<log::Level> level = log::ParseLevel(req->level());
   if (!level.ok()) return ToGrpc(level.status());
-  Expected<bool> admin =
-      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
-  if (!admin.ok()) return ToGrpc(admin.status());
-  if (!*admin) return ToGrpc(PermissionDenied("Access/permission denied"));
+  if (Status st = RequireAdmin(caller); !st.ok()) return ToGrpc(st);
   // The level changes for every component: they all log through this one logger.
   loop_->logger()->warn("log level set level={} by_uid={}", req->level(), caller.uid);
   loop_->logger()->set_level(*level);

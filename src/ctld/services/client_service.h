@@ -134,6 +134,8 @@ class ClientService final : public ClientApiBase {
   acct::AcctWriter* acct_ = nullptr;
   RpcStats* rpc_stats_ = nullptr;
   Expected<Caller> Authenticate(grpc::ServerContextBase* ctx) const;
+  // PermissionDenied unless `caller` is an admin (the admin-only RPCs).
+  Status RequireAdmin(const Caller& caller) const;
   std::string key_;
   const Clock* clock_;
   OwnerLoop* loop_;
