@@ -1,6 +1,7 @@
-// scontrol reconfigure and SIGHUP on a running controller: a scheduler change is applied
-// at once and shown; a wrong file or a change that needs a restart applies nothing, says
-// why (file:line; the changes) and leaves the controller as it was, jobs running.
+// scontrol reconfigure and SIGHUP on a running controller: scheduler, node and partition
+// changes are applied at once and shown; a wrong file, a change that needs a restart or
+// one that would cut into running work applies nothing, says why (file:line; the changes;
+// the conflict) and leaves the controller as it was, jobs running.
 #include <signal.h>
 #include <unistd.h>
 
@@ -56,15 +57,14 @@ TEST_F(Reconfigure, SchedulerChangesApplyLiveOthersAreRefusedWithTheirReasons) {
                            std::to_string(std::count(bad.begin(), bad.end(), '\n')) +
                            ": SchedulerParameters: bad value in 'bf_window=soon'\n");
   EXPECT_NE(ShownParams().find("bf_window=60,bf_predict=user2"), std::string::npos);
-  // A new node and another key need a restart: nothing is applied, not even the live part.
-  Rewrite(original_ + "KillWait=7\nSlurmctldDebug=debug\n" +
-          "NodeName=node09 NodeAddr=127.0.0.1 Port=1 CPUs=4 RealMemory=1000 State=UNKNOWN\n");
+  // SlurmdTimeout needs a restart: nothing is applied, not even the live part.
+  Rewrite(original_ + "SlurmdTimeout=99\nSlurmctldDebug=debug\n");
   RunResult restart = Run({"scontrol", "reconfigure"});
   EXPECT_EQ(restart.exit_code, 1);
   EXPECT_EQ(restart.err,
             "slurm_reconfigure error: nothing was changed: these changes need sluicectld "
-            "restarted (running jobs keep running):\n  KillWait: " +
-                std::to_string(Options().kill_wait_s) + " -> 7\n  node node09 added\n");
+            "restarted (running jobs keep running):\n  SlurmdTimeout: " +
+                std::to_string(Options().slurmd_timeout_s) + " -> 99\n");
   EXPECT_NE(ShownParams().find("bf_window=60,bf_predict=user2"), std::string::npos);
   // SIGHUP does the same as scontrol reconfigure: back to the original file.
   Rewrite(original_);
@@ -84,6 +84,53 @@ TEST_F(Reconfigure, SchedulerChangesApplyLiveOthersAreRefusedWithTheirReasons) {
   // The job ran through all of it, and new ones are scheduled.
   EXPECT_EQ(State(running), "RUNNING");
   EXPECT_EQ(WaitDone(Submit({"-o", "/dev/null", "--wrap", "true"})), "COMPLETED");
+}
+
+// The file without node `name` (its NodeName line, and in the partition).
+std::string Without(const std::string& conf, const std::string& name, const std::string& other) {
+  std::istringstream in(conf);
+  std::string out;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("NodeName=" + name + " ", 0) == 0) continue;
+    if (auto at = l.find("Nodes=node[01-02]"); at != std::string::npos)
+      l.replace(at, 17, "Nodes=" + other);
+    out += l + "\n";
+  }
+  return out;
+}
+
+TEST_F(Reconfigure, NodesAndPartitionsChangeLiveAroundRunningWork) {
+  const int64_t running = Submit({"-o", "/dev/null", "-w", "node01", "--wrap", "sleep 60"});
+  ASSERT_EQ(WaitState(running, {"RUNNING"}), "RUNNING");
+  // The busy node cannot go: refused whole, naming the job.
+  Rewrite(Without(original_, "node01", "node02"));
+  RunResult busy = Run({"scontrol", "reconfigure"});
+  EXPECT_EQ(busy.exit_code, 1);
+  EXPECT_EQ(busy.err,
+            "slurm_reconfigure error: nothing was changed: the new configuration would cut into "
+            "running work:\n  node node01 is removed but runs job(s) " +
+                std::to_string(running) +
+                ": drain it and let them end (or `sluice nodes requeue node01`) first\n");
+  // The idle one goes, and a partition comes, at once.
+  Rewrite(Without(original_, "node02", "node01") +
+          "PartitionName=debug Nodes=node01 MaxTime=5 State=UP\n");
+  RunResult removed = Run({"scontrol", "reconfigure"});
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_EQ(removed.out,
+            "reconfigured node node02 removed\nreconfigured partition debug added\n"
+            "reconfigured partition gpu changed\n");
+  EXPECT_EQ(Run({"sinfo", "-h", "-o", "%P %N"}).out, "gpu* node01\ndebug node01\n");
+  EXPECT_EQ(WaitDone(Submit({"-o", "/dev/null", "-p", "debug", "--wrap", "true"})), "COMPLETED");
+  // node02 back: its agent, refused meanwhile, registers again and takes jobs.
+  Rewrite(original_);
+  RunResult back = Run({"scontrol", "reconfigure"});
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.out,
+            "reconfigured node node02 added\nreconfigured partition gpu changed\n"
+            "reconfigured partition debug removed\n");
+  EXPECT_EQ(WaitDone(Submit({"-o", "/dev/null", "-w", "node02", "--wrap", "true"})),
+            "COMPLETED");
+  EXPECT_EQ(State(running), "RUNNING");
 }
 
 }  // namespace

@@ -67,6 +67,7 @@ class JobTable {
 
   // Cached scheduler request; set by the controller when a job is (re)validated.
   void SetRequest(int64_t id, sched::JobRequest req) { requests_[id] = std::move(req); }
+  void ClearRequest(int64_t id) { requests_.erase(id); }  // the job cannot be scheduled
   const sched::JobRequest* Request(int64_t id) const;
   sched::JobRequest* MutableRequest(int64_t id);
 

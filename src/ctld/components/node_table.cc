@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "common/text_util.h"
+#include "ctld/components/work_at_risk.h"
 
 namespace sluice::ctld {
 namespace {
@@ -94,6 +95,37 @@ NodeTable::NodeTable(const Config& config) {
     nodes_.push_back(std::move(n));
   }
   switches_ = BuildSwitches(config, &nodes_, index_);
+}
+
+std::vector<std::string> NodeTable::Reconfigure(const Config& next) {
+  NodeTable fresh(next);
+  std::vector<std::string> changed;
+  for (NodeRuntime& n : fresh.nodes_) {
+    const NodeRuntime* old = Find(n.cfg.name);
+    if (!old) continue;
+    const bool same = !ResourcesChanged(old->cfg, n.cfg);
+    if (!same) changed.push_back(n.cfg.name);
+    n.admin = old->admin;
+    n.registered = old->registered && same;
+    n.responding = old->responding;
+    n.last_heartbeat_ms = old->last_heartbeat_ms;
+    n.clock_skew_ms = old->clock_skew_ms;
+    n.boot_time = old->boot_time;
+    n.version = old->version;
+    n.health_seq = old->health_seq;
+    n.session = old->session;
+    n.unsent = old->unsent;
+    if (old->registered) {  // where its agent said it listens
+      n.addr = old->addr;
+      n.port = old->port;
+    }
+    if (same) {
+      n.gpu_faults = old->gpu_faults;
+      fresh.AdoptFoundGpus(&n, old->found_gpus);
+    }
+  }
+  *this = std::move(fresh);
+  return changed;
 }
 
 NodeRuntime* NodeTable::Find(const std::string& name) {

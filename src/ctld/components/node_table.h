@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,13 +25,13 @@ struct NodeRuntime {
   NodeConfig cfg;
   storage::NodeStateRecord admin;  // persisted drain/down flags + reason
   std::vector<std::string> partitions;
-  bool registered = false;        // registered since this controller started
-  bool responding = true;         // false once heartbeats stop (DOWN "Not responding")
-  int64_t last_heartbeat_ms = 0;  // or controller start time before registration
+  bool registered = false;               // registered since this controller started
+  bool responding = true;                // false once heartbeats stop (DOWN "Not responding")
+  int64_t last_heartbeat_ms = 0;         // or controller start time before registration
   std::optional<int64_t> clock_skew_ms;  // the agent's clock minus ours, at its last heartbeat
   int64_t boot_time = 0;
   std::string version;  // the agent's Sluice version ("" from older agents)
-  std::string addr;  // agent address (reported, else configured)
+  std::string addr;     // agent address (reported, else configured)
   int port = 0;
   std::vector<bool> cpu_used;
   int64_t mem_used_mb = 0;
@@ -68,6 +68,13 @@ class NodeTable {
   const NodeRuntime* Find(const std::string& name) const;
   std::vector<NodeRuntime>& nodes() { return nodes_; }
   const std::vector<NodeRuntime>& nodes() const { return nodes_; }
+
+  // Rebuilds the table from `next` (scontrol reconfigure). A node kept keeps what the
+  // controller learnt of it: admin flags, liveness, its agent's report and GPU health.
+  // What jobs hold is cleared (the caller allocates the running jobs again). A kept node
+  // whose resources changed (idle: work_at_risk.h) must register again to be used; their
+  // names are returned.
+  std::vector<std::string> Reconfigure(const Config& next);
 
   // Marks/clears the resources `job` holds (its alloc) as used. Unknown nodes are skipped.
   void Allocate(const JobInfo& job, bool exclusive);

@@ -18,7 +18,14 @@ constexpr char kMsgPolicy[] =
     "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
 constexpr int64_t kUsageSaveEveryMs = 1000;
 
-Controller::EnforceFlags ParseEnforce(const Config& c) {
+bool HasFlag(const QosInfo& q, const char* flag) {
+  return std::any_of(q.flags().begin(), q.flags().end(),
+                     [&](const std::string& f) { return EqualsIgnoreCase(f, flag); });
+}
+
+}  // namespace
+
+Controller::EnforceFlags Controller::EnforceOf(const Config& c) {
   Controller::EnforceFlags f;
   for (const auto& [key, value] : c.raw) {
     if (!EqualsIgnoreCase(key, "AccountingStorageEnforce")) continue;
@@ -32,13 +39,6 @@ Controller::EnforceFlags ParseEnforce(const Config& c) {
   }
   return f;
 }
-
-bool HasFlag(const QosInfo& q, const char* flag) {
-  return std::any_of(q.flags().begin(), q.flags().end(),
-                     [&](const std::string& f) { return EqualsIgnoreCase(f, flag); });
-}
-
-}  // namespace
 
 AdminLevel Controller::LevelOf(const Caller& c) const {
   if (c.uid == 0 || c.uid == options_.admin_uid) return AdminLevel::kAdministrator;
@@ -77,7 +77,7 @@ Expected<SacctmgrReply> Controller::Sacctmgr(const Caller& caller, const Sacctmg
 }
 
 Status Controller::LoadAssociations() {
-  enforce_ = ParseEnforce(config_);
+  enforce_ = EnforceOf(config_);
   if (!store_) return Status::Ok();
   ASSIGN_OR_RETURN(auto records, store_->LoadAssocRecords());
   RETURN_IF_ERROR(assoc_db_.Load(records));

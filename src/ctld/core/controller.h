@@ -109,13 +109,12 @@ class Controller {
   // it serves: a restart or a takeover need not wait for the nodes' next heartbeats).
   // `self`: this controller's SlurmctldHost name (agents send to it first).
   void AskNodesToRegister(const std::string& self);
-  // scontrol reconfigure (runtime/reconfigure.h): `config` differs from the one running
-  // only in what applies live (config_diff.h); `scheduler` replaces the scheduler.
-  void ApplyLiveConfig(const Config& config, sched::Scheduler* scheduler) {
-    config_ = config;
-    sched_.scheduler = scheduler;
-    WantSchedule(true);
-  }
+  // scontrol reconfigure (runtime/reconfigure.h, reconfig_ops.cc): `next` differs from the
+  // running configuration only in what applies live (config_diff.h) and `scheduler` is
+  // built from it. Refused, with nothing changed, when it would end, move or strand work
+  // (work_at_risk.h): FailedPrecondition naming each conflict. Otherwise nodes, partitions,
+  // topology, limits and priorities take effect at once, and a pass follows.
+  Status ApplyConfig(const Config& next, sched::Scheduler* scheduler);
   // Runs `fn` on the owner thread later (launch results); set by the event loop.
   void SetPoster(std::function<void(std::function<void()>)> post) { post_ = std::move(post); }
 
@@ -208,6 +207,8 @@ class Controller {
   }
   bool RequeueAllowed(const JobInfo& job) const;
   AgentAddress AddressOf(const std::string& node) const;
+  // Submissions are checked against config_: it learns the GPUs `n`'s agent found too.
+  void SyncFoundGpus(const NodeRuntime& n);
   void SendAfterCommit(std::function<void()> fn) { outbox_.push_back(std::move(fn)); }
   // Runs `fn` on the owner thread: posted when an event loop runs the controller (agent
   // link callbacks come on its threads), at once otherwise (unit tests).
@@ -422,6 +423,7 @@ class Controller {
     bool associations = false, limits = false, qos = false, safe = false;
   };
   const EnforceFlags& enforce() const { return enforce_; }
+  static EnforceFlags EnforceOf(const Config& config);  // its AccountingStorageEnforce
 
  private:
   AdminLevel LevelOf(const Caller& c) const;

@@ -12,6 +12,14 @@ void Controller::AskNodesToRegister(const std::string& self) {
   }
 }
 
+void Controller::SyncFoundGpus(const NodeRuntime& n) {
+  if (n.found_gpus.empty()) return;
+  auto it = config_.node_index.find(n.cfg.name);
+  if (it != config_.node_index.end() && config_.nodes[it->second].name == n.cfg.name) {
+    config_.nodes[it->second].gpus = n.cfg.gpus;
+  }
+}
+
 namespace {
 
 bool IsBatchHost(const JobInfo& job, const std::string& node) {
@@ -48,13 +56,7 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   n->version = req.version();
   if (!req.addr().empty()) n->addr = req.addr();
   if (req.port() > 0) n->port = req.port();
-  if (nodes_.AdoptFoundGpus(n, {req.gpus().begin(), req.gpus().end()})) {
-    // Submissions are checked against the configuration: it learns the found types too.
-    auto it = config_.node_index.find(n->cfg.name);
-    if (it != config_.node_index.end() && config_.nodes[it->second].name == n->cfg.name) {
-      config_.nodes[it->second].gpus = n->cfg.gpus;
-    }
-  }
+  if (nodes_.AdoptFoundGpus(n, {req.gpus().begin(), req.gpus().end()})) SyncFoundGpus(*n);
   std::string shortfall = req.gres_error().empty() ? ResourceShortfall(*n, req) : req.gres_error();
   if (!shortfall.empty() && !n->admin.drain) {
     n->admin.drain = true;

@@ -9,7 +9,40 @@
 namespace sluice::ctld {
 namespace {
 
-const std::set<std::string> kLiveKeys = {"SchedulerType", "SchedulerParameters", "SlurmctldDebug"};
+// Read once, when sluicectld starts (or by the agents' fencing: SlurmdTimeout).
+const std::set<std::string> kRestartKeys = {
+    "AuthAltParameters", "AuthAltTypes",     "AuthInfo",         "AuthType",
+    "ClusterKeyFile",    "ClusterName",      "ControlAddr",      "ControlMachine",
+    "CredType",          "IdentSocket",      "MessageTimeout",   "MetricsPort",
+    "MinJobAge",         "RestPort",         "SlurmUser",        "SlurmctldHost",
+    "SlurmctldLogFile",  "SlurmctldPidFile", "SlurmctldPort",    "SlurmctldTimeout",
+    "SlurmdPort",        "SlurmdTimeout",    "StateSaveLocation"};
+
+// Read by sluiced at its start only.
+const std::set<std::string> kAgentKeys = {"Epilog",
+                                          "GpuHealthCheckInterval",
+                                          "HealthCheckInterval",
+                                          "HealthCheckNodeState",
+                                          "HealthCheckProgram",
+                                          "HeartbeatInterval",
+                                          "JobAcctGatherFrequency",
+                                          "ProctrackType",
+                                          "Prolog",
+                                          "PrologEpilogTimeout",
+                                          "SlurmdDebug",
+                                          "SlurmdLogFile",
+                                          "SlurmdParameters",
+                                          "SlurmdPidFile",
+                                          "SlurmdSpoolDir",
+                                          "SlurmdUser",
+                                          "TaskPlugin"};
+
+bool NeedsRestart(const std::string& key) {
+  if (kRestartKeys.count(key)) return true;
+  auto starts = [&](const char* prefix) { return key.rfind(prefix, 0) == 0; };
+  return starts("StateStorage") ||
+         (starts("AccountingStorage") && key != "AccountingStorageEnforce");
+}
 
 std::string Shown(const std::string& v) { return v.empty() ? "(unset)" : v; }
 
@@ -31,19 +64,22 @@ std::string Settings(const PartitionConfig& p) {
                      fmt::join(p.allow_groups, ","), p.exclusive, p.grace_time_s);
 }
 
-// Added, removed and changed entries of two name -> settings maps.
+// Added, removed and changed entries of two name -> settings maps (all live); `kept_note`
+// follows a change to or the removal of an entry that the new file does not replace.
 void DiffNamed(const std::string& kind, const std::map<std::string, std::string>& before,
-               const std::map<std::string, std::string>& after, std::vector<ConfigChange>* out) {
+               const std::map<std::string, std::string>& after, std::vector<ConfigChange>* out,
+               const std::string& kept_note = "") {
   for (const auto& [name, settings] : after) {
     auto it = before.find(name);
     if (it == before.end()) {
-      out->push_back({fmt::format("{} {} added", kind, name), false});
+      out->push_back({fmt::format("{} {} added", kind, name), true});
     } else if (it->second != settings) {
-      out->push_back({fmt::format("{} {} changed", kind, name), false});
+      out->push_back({fmt::format("{} {} changed{}", kind, name, kept_note), true});
     }
   }
   for (const auto& [name, settings] : before) {
-    if (!after.count(name)) out->push_back({fmt::format("{} {} removed", kind, name), false});
+    if (!after.count(name))
+      out->push_back({fmt::format("{} {} removed{}", kind, name, kept_note), true});
   }
 }
 
@@ -66,10 +102,10 @@ std::vector<ConfigChange> DiffConfigs(const Config& before, const Config& after)
     auto a = after.raw.find(k);
     const std::string old_v = b == before.raw.end() ? "" : b->second;
     const std::string new_v = a == after.raw.end() ? "" : a->second;
-    if (old_v != new_v) {
-      out.push_back(
-          {fmt::format("{}: {} -> {}", k, Shown(old_v), Shown(new_v)), kLiveKeys.count(k) > 0});
-    }
+    if (old_v == new_v) continue;
+    std::string what = fmt::format("{}: {} -> {}", k, Shown(old_v), Shown(new_v));
+    if (kAgentKeys.count(k)) what += " (the agents take it when restarted)";
+    out.push_back({std::move(what), !NeedsRestart(k)});
   }
   auto node_name = [](const NodeConfig& n) { return n.name; };
   auto node_settings = [](const NodeConfig& n) { return Settings(n); };
@@ -83,12 +119,14 @@ std::vector<ConfigChange> DiffConfigs(const Config& before, const Config& after)
   auto account_settings = [](const AccountDef& a) {
     return fmt::format("{}|{}", a.parent, a.shares);
   };
+  // The association database owns an account or user once it was created (sacctmgr).
+  const std::string sacctmgr_note = " (the association database keeps it: use sacctmgr)";
   DiffNamed("account", Named(before.accounts, account_name, account_settings),
-            Named(after.accounts, account_name, account_settings), &out);
+            Named(after.accounts, account_name, account_settings), &out, sacctmgr_note);
   auto user_name = [](const UserAssocDef& u) { return u.user + "@" + u.account; };
   auto user_settings = [](const UserAssocDef& u) { return fmt::format("{}", u.shares); };
   DiffNamed("user association", Named(before.user_assocs, user_name, user_settings),
-            Named(after.user_assocs, user_name, user_settings), &out);
+            Named(after.user_assocs, user_name, user_settings), &out, sacctmgr_note);
   auto switch_name = [](const SwitchConfig& s) { return s.name; };
   auto switch_settings = [](const SwitchConfig& s) {
     return fmt::format("{}|{}", fmt::join(s.nodes, ","), fmt::join(s.switches, ","));

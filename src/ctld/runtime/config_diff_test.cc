@@ -38,18 +38,50 @@ TEST(ConfigDiff, SchedulerSettingsAndTheLogLevelAreLive) {
   EXPECT_TRUE(Changes(kBase, after, false).empty());
 }
 
-TEST(ConfigDiff, NodesPartitionsAndOtherKeysNeedARestart) {
+TEST(ConfigDiff, NodesPartitionsTopologyAndTheKeysTheControllerReadsAsItGoesAreLive) {
   const std::string after =
       "ClusterName=x\n"
       "SlurmctldHost=h(127.0.0.1)\n"
       "NodeName=n1 CPUs=8\n"
       "NodeName=n3 CPUs=4\n"
       "PartitionName=p Nodes=ALL Default=YES MaxTime=60\n"
-      "KillWait=5\n";
+      "KillWait=5\n"
+      "PriorityWeightAge=100\n"
+      "AccountingStorageEnforce=limits\n";
+  EXPECT_EQ(Changes(kBase, after, true),
+            (std::vector<std::string>{"AccountingStorageEnforce: (unset) -> limits",
+                                      "KillWait: (unset) -> 5", "PriorityWeightAge: (unset) -> 100",
+                                      "node n1 changed", "node n3 added", "node n2 removed",
+                                      "partition p changed"}));
+  EXPECT_TRUE(Changes(kBase, after, false).empty());
+}
+
+TEST(ConfigDiff, WhatTheDaemonSetUpAtItsStartAndSlurmdTimeoutNeedARestart) {
+  const std::string after = std::string(kBase) +
+                            "SlurmctldPort=7000\n"
+                            "SlurmdTimeout=30\n"
+                            "StateStorageType=state/pgsql\n"
+                            "AccountingStorageHost=db\n"
+                            "MetricsPort=9100\n";
   EXPECT_EQ(Changes(kBase, after, false),
-            (std::vector<std::string>{"KillWait: (unset) -> 5", "node n1 changed", "node n3 added",
-                                      "node n2 removed", "partition p changed"}));
+            (std::vector<std::string>{
+                "AccountingStorageHost: (unset) -> db", "MetricsPort: (unset) -> 9100",
+                "SlurmctldPort: (unset) -> 7000", "SlurmdTimeout: (unset) -> 30",
+                "StateStorageType: (unset) -> state/pgsql"}));
   EXPECT_TRUE(Changes(kBase, after, true).empty());
+}
+
+TEST(ConfigDiff, AgentKeysAndAccountLinesSayWhereTheyTakeEffect) {
+  const std::string before = std::string(kBase) + "AccountName=a Fairshare=1\n";
+  const std::string after = std::string(kBase) +
+                            "AccountName=a Fairshare=5\n"
+                            "AccountName=b\n"
+                            "Prolog=/etc/sluice/prolog\n";
+  EXPECT_EQ(Changes(before, after, true),
+            (std::vector<std::string>{
+                "Prolog: (unset) -> /etc/sluice/prolog (the agents take it when restarted)",
+                "account a changed (the association database keeps it: use sacctmgr)",
+                "account b added"}));
 }
 
 }  // namespace

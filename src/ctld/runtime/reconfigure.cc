@@ -38,11 +38,12 @@ Expected<std::vector<std::string>> Reconfigurer::Reconfigure() {
   std::unique_ptr<sched::Scheduler> scheduler =
       sched::MakeScheduler(SchedulerConfigFrom(*next).value());
   if (loop_ != nullptr) {
+    // Refused (work at risk) or the loop stopped: nothing was applied, current_ stays.
     Expected<bool> done = loop_->Call<bool>([&](Controller* c) -> Expected<bool> {
-      c->ApplyLiveConfig(*next, scheduler.get());
+      RETURN_IF_ERROR(c->ApplyConfig(*next, scheduler.get()));
       return true;
     });
-    if (!done.ok()) return done.status();  // the loop stopped: nothing was applied
+    if (!done.ok()) return done.status();
   }
   scheduler_ = std::move(scheduler);  // the owner thread uses the new one from now on
   log_->set_level(log::ParseLevel(next->ctld_debug).value());

@@ -1,11 +1,12 @@
 // Reconfigurer: `scontrol reconfigure` and SIGHUP. Reads the config file again, parses and
 // checks it completely (config_check.h) before touching anything, and compares it with the
 // configuration the controller runs (config_diff.h). When every change can be applied
-// live, applies them at once on the owner thread (a new scheduler for SchedulerType /
-// SchedulerParameters, the log level) and answers what changed. Otherwise it applies
-// nothing, keeps the configuration it runs, and says why: the file's errors with their
-// lines, or the changes that need sluicectld restarted (running jobs survive a restart).
-// Thread-safe: calls are serialized.
+// live, applies them at once on the owner thread (Controller::ApplyConfig: nodes,
+// partitions, limits, priorities; a new scheduler; the log level) and answers what
+// changed. Otherwise it applies nothing, keeps the last good configuration it runs, and
+// says why: the file's errors with their lines, the changes that need sluicectld
+// restarted (running jobs survive a restart), or the running work the new file would cut
+// into (ctld/components/work_at_risk.h). Thread-safe: calls are serialized.
 #pragma once
 
 #include <memory>
@@ -31,7 +32,7 @@ class Reconfigurer {
 
   // The changes applied, one line each (none: the file did not change). Errors:
   // InvalidArgument (the file is wrong: "sluice.conf:12: ..."), FailedPrecondition
-  // (changes that need a restart).
+  // (changes that need a restart, or work at risk).
   Expected<std::vector<std::string>> Reconfigure();
 
  private:

@@ -18,6 +18,9 @@ sched::Plan FirstFitScheduler::Schedule(const sched::ClusterSnapshot& snapshot,
     for (auto& n : snap.nodes) {
       if (static_cast<int>(d.alloc.size()) == job.num_nodes) break;
       if (!n.available || n.exclusive_held) continue;
+      const auto& allowed = job.allowed_nodes;
+      if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), n.name) == allowed.end())
+        continue;
       if (n.cpu_used.empty()) n.cpu_used.assign(n.cpus, false);
       sched::NodeShare share{n.name, {}, job.mem_per_node_mb, {}, job.tasks_per_node};
       for (int c = 0; c < n.cpus && static_cast<int>(share.cpu_ids.size()) < job.cpus_per_node;
