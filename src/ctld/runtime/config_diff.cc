@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/hostlist.h"
+
 namespace sluice::ctld {
 namespace {
 
@@ -64,23 +66,32 @@ std::string Settings(const PartitionConfig& p) {
                      fmt::join(p.allow_groups, ","), p.exclusive, p.grace_time_s);
 }
 
-// Added, removed and changed entries of two name -> settings maps (all live); `kept_note`
-// follows a change to or the removal of an entry that the new file does not replace.
+// Added, changed and removed entries of two name -> settings maps (all live), one line
+// for each of the three that happened: the names as a hostlist ("node[01-64]").
+// `kept_note` follows a change to or the removal of an entry that the file does not own.
 void DiffNamed(const std::string& kind, const std::map<std::string, std::string>& before,
                const std::map<std::string, std::string>& after, std::vector<ConfigChange>* out,
                const std::string& kept_note = "") {
+  std::vector<std::string> added, changed, removed;
   for (const auto& [name, settings] : after) {
     auto it = before.find(name);
     if (it == before.end()) {
-      out->push_back({fmt::format("{} {} added", kind, name), true});
+      added.push_back(name);
     } else if (it->second != settings) {
-      out->push_back({fmt::format("{} {} changed{}", kind, name, kept_note), true});
+      changed.push_back(name);
     }
   }
-  for (const auto& [name, settings] : before) {
-    if (!after.count(name))
-      out->push_back({fmt::format("{} {} removed{}", kind, name, kept_note), true});
-  }
+  for (const auto& [name, settings] : before)
+    if (!after.count(name)) removed.push_back(name);
+  auto line = [&](const std::vector<std::string>& names, const char* what,
+                  const std::string& note) {
+    if (!names.empty())
+      out->push_back(
+          {fmt::format("{} {} {}{}", kind, CompressHostlistSorted(names), what, note), true});
+  };
+  line(added, "added", "");
+  line(changed, "changed", kept_note);
+  line(removed, "removed", kept_note);
 }
 
 template <typename T, typename Name, typename Value>

@@ -51,7 +51,7 @@ TEST(ConfigDiff, NodesPartitionsTopologyAndTheKeysTheControllerReadsAsItGoesAreL
   EXPECT_EQ(Changes(kBase, after, true),
             (std::vector<std::string>{"AccountingStorageEnforce: (unset) -> limits",
                                       "KillWait: (unset) -> 5", "PriorityWeightAge: (unset) -> 100",
-                                      "node n1 changed", "node n3 added", "node n2 removed",
+                                      "node n3 added", "node n1 changed", "node n2 removed",
                                       "partition p changed"}));
   EXPECT_TRUE(Changes(kBase, after, false).empty());
 }
@@ -71,6 +71,18 @@ TEST(ConfigDiff, WhatTheDaemonSetUpAtItsStartAndSlurmdTimeoutNeedARestart) {
   EXPECT_TRUE(Changes(kBase, after, true).empty());
 }
 
+TEST(ConfigDiff, ManyNodesChangedMakeOneLine) {
+  const std::string after =
+      "ClusterName=x\n"
+      "SlurmctldHost=h(127.0.0.1)\n"
+      "NodeName=n[1-2] CPUs=4 Feature=ib\n"
+      "NodeName=n[3-5] CPUs=4\n"
+      "PartitionName=p Nodes=ALL Default=YES\n";
+  EXPECT_EQ(Changes(kBase, after, true),
+            (std::vector<std::string>{"node n[3-5] added", "node n[1-2] changed",
+                                      "partition p changed"}));
+}
+
 TEST(ConfigDiff, AgentKeysAndAccountLinesSayWhereTheyTakeEffect) {
   const std::string before = std::string(kBase) + "AccountName=a Fairshare=1\n";
   const std::string after = std::string(kBase) +
@@ -80,8 +92,8 @@ TEST(ConfigDiff, AgentKeysAndAccountLinesSayWhereTheyTakeEffect) {
   EXPECT_EQ(Changes(before, after, true),
             (std::vector<std::string>{
                 "Prolog: (unset) -> /etc/sluice/prolog (the agents take it when restarted)",
-                "account a changed (the association database keeps it: use sacctmgr)",
-                "account b added"}));
+                "account b added",
+                "account a changed (the association database keeps it: use sacctmgr)"}));
 }
 
 }  // namespace
