@@ -7,6 +7,7 @@
 #include "rpc/connect_failure.h"
 #include "rpc/credential.h"
 #include "rpc/grpc_limits.h"
+#include "rpc/protocol.h"
 #include "rpc/request_limits.h"
 
 namespace sluice {
@@ -95,6 +96,7 @@ Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
     grpc::Status st = CallEachController(stubs_.size(), &current_, false, [&](size_t at) {
       grpc::ClientContext ctx;
       ctx.set_deadline(deadline);
+      ctx.AddMetadata(kProtocolMetadataKey, std::to_string(SpokenProtocol()));
       if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
       if (!user_name_.empty()) ctx.AddMetadata(kUserMetadataKey, user_name_);
       rep.Clear();
@@ -193,6 +195,7 @@ std::vector<bool> ClusterClient::PingEach() {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() +
                      std::chrono::milliseconds(std::min(deadline_ms_, kPingDeadlineMs)));
+    ctx.AddMetadata(kProtocolMetadataKey, std::to_string(SpokenProtocol()));
     if (!token_.empty()) ctx.AddMetadata(kCredMetadataKey, token_);
     GetConfigReply rep;
     grpc::Status st = stub->GetConfig(&ctx, GetConfigRequest(), &rep);

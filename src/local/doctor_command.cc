@@ -15,6 +15,7 @@
 #include "common/config.h"
 #include "common/version.h"
 #include "ctld/runtime/config_check.h"
+#include "rpc/protocol.h"
 #include "storage/pg_lease.h"
 #include "storage/state_dump.h"
 
@@ -82,6 +83,11 @@ void CheckState(const Config& config, Report* r) {
   }
 }
 
+// "0.1.0 (protocol 2)": an agent's, or by default this binary's.
+std::string Release(const std::string& version = SluiceVersion(), int protocol = SpokenProtocol()) {
+  return fmt::format("{} (protocol {})", version, protocol);
+}
+
 void CheckNodes(const GetNodesReply& nodes, Report* r) {
   std::vector<std::string> silent, unknown_version;
   std::map<std::string, std::vector<std::string>> other_versions;
@@ -94,8 +100,8 @@ void CheckNodes(const GetNodesReply& nodes, Report* r) {
     }
     if (n.version().empty()) {
       unknown_version.push_back(n.name());
-    } else if (n.version() != SluiceVersion()) {
-      other_versions[n.version()].push_back(n.name());
+    } else if (std::string v = Release(n.version(), n.protocol()); v != Release()) {
+      other_versions[v].push_back(n.name());
     }
     if (n.has_clock_skew_ms() &&
         (worst_node.empty() || std::llabs(n.clock_skew_ms()) > std::llabs(worst_skew))) {
@@ -111,12 +117,12 @@ void CheckNodes(const GetNodesReply& nodes, Report* r) {
            fmt::format("{} of {} agents do not respond: {}", silent.size(), n, Some(silent)));
   }
   if (other_versions.empty() && unknown_version.empty()) {
-    r->Add(Verdict::kOk, "versions", fmt::format("every agent runs {}", SluiceVersion()));
+    r->Add(Verdict::kOk, "versions", fmt::format("every agent runs {}", Release()));
   }
   for (const auto& [version, names] : other_versions) {
-    r->Add(Verdict::kWarn, "versions",
-           fmt::format("{} run {} (this is {}): {}", names.size(), version, SluiceVersion(),
-                       Some(names)));
+    r->Add(
+        Verdict::kWarn, "versions",
+        fmt::format("{} run {} (this is {}): {}", names.size(), version, Release(), Some(names)));
   }
   if (!unknown_version.empty()) {
     r->Add(Verdict::kWarn, "versions",

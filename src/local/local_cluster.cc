@@ -29,6 +29,7 @@
 #include "rpc/grpc_limits.h"
 #include "rpc/ident_server.h"
 #include "rpc/munged_process.h"
+#include "rpc/protocol.h"
 #include "storage/pg_server.h"
 
 namespace fs = std::filesystem;
@@ -312,7 +313,12 @@ Status LocalCluster::StartRestd() {
   return StartDaemon("sluicerestd", {BinPath("sluicerestd"), "-f", conf_path_});
 }
 
-Status LocalCluster::StartAgent(int i) { return StartAgentOf(NodeName(i), opts_.agent_bin); }
+Status LocalCluster::StartAgent(int i, const std::string& bin) {
+  auto it = opts_.agent_bin_of.find(i);
+  return StartAgentOf(NodeName(i), !bin.empty()                     ? bin
+                                   : it != opts_.agent_bin_of.end() ? it->second
+                                                                    : opts_.agent_bin);
+}
 
 std::string LocalCluster::AgentMetricsPortsPath() const {
   return opts_.state_dir + "/agent_metrics_ports";
@@ -555,6 +561,7 @@ Status LocalCluster::WaitNodesIdle(int timeout_ms) {
     for (size_t i = 0; token.ok() && i < stubs.size(); ++i) {
       grpc::ClientContext ctx;
       ctx.AddMetadata(kCredMetadataKey, *token);
+      ctx.AddMetadata(kProtocolMetadataKey, std::to_string(SpokenProtocol()));
       ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
       GetNodesRequest req;
       GetNodesReply rep;

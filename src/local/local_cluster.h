@@ -31,6 +31,8 @@ struct LocalClusterOptions {
   std::string state_dir = "sluice-local";
   std::string bin_dir;  // where sluicectld/sluiced live; default: next to this program
   std::string agent_bin = "sluiced";    // tests: "sluiced-faults" (test-only fault hooks)
+  // Tests: node i's agent from another binary (rolling upgrades: "sluiced-proto-prev").
+  std::map<int, std::string> agent_bin_of;
   std::string ctld_bin = "sluicectld";  // tests: "sluicectld-faults"
   std::string cluster_name = "local";
   int slurmd_timeout_s = 300;
@@ -70,7 +72,8 @@ class LocalCluster {
   pid_t ControllerPid(int k) const;
   // Its SlurmctldHost name ("ctl1", ...; "localhost" with one controller).
   std::string ControllerName(int k) const;
-  Status StartAgent(int i);
+  // Node i's agent: `bin`, else options.agent_bin_of[i], else options.agent_bin.
+  Status StartAgent(int i, const std::string& bin = "");
   // Emulated clusters (options.agents > 0): agent process g and the nodes it serves.
   Status StartAgentGroup(int g);
   void KillAgentGroup(int g, int sig);

@@ -1,5 +1,7 @@
 #include "noded/agent_service.h"
 
+#include "rpc/protocol.h"
+
 namespace sluice {
 
 template <typename M>
@@ -11,6 +13,10 @@ grpc::Status AgentService::Check(const char* method, const M& req, Agent** agent
   }
   if (*sender != kControllerSender) {
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "only the controller may call agents");
+  }
+  if (Status st = CheckPeerProtocol(PeerProtocol(req.auth().protocol()), "the controller", "agent");
+      !st.ok()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, st.message());
   }
   auto it = req.node().empty() && agents_.size() == 1 ? agents_.begin() : agents_.find(req.node());
   if (it == agents_.end()) {

@@ -37,6 +37,7 @@
 #include "rpc/credential.h"
 #include "rpc/grpc_limits.h"
 #include "rpc/node_auth.h"
+#include "rpc/protocol.h"
 
 namespace sluice {
 namespace {
@@ -151,6 +152,9 @@ int PrintGres(const Config& config, const std::string& name) {
 }
 
 int Main(int argc, char** argv) {
+#ifdef SLUICE_PROTOCOL_DRILL  // sluiced-proto-*: an agent one release apart (tests only)
+  SpeakProtocol(kProtocolVersion + (SLUICE_PROTOCOL_DRILL));
+#endif
   auto args = ParseArgs(argc, argv);
   if (!args.ok()) return Fail(args.status());
   auto config = LoadConfigFile(args->config_path);

@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 
 #include "rpc/credential.h"
+#include "rpc/protocol.h"
 
 namespace sluice {
 
@@ -55,6 +56,7 @@ NodeAuth NodeSigner::MakeAuth(std::string_view method, const std::string& body) 
   auth.set_sender(sender_);
   auth.set_issued_ms(clock_->NowMs());
   auth.set_nonce(RandomBytes(kNonceBytes));
+  auth.set_protocol(SpokenProtocol());
   auth.set_mac(HmacSha256(
       key_, NodeAuthMacInput(method, body, auth.sender(), auth.issued_ms(), auth.nonce())));
   return auth;

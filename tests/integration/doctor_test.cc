@@ -3,8 +3,11 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <fmt/format.h>
+
 #include "cluster_fixture.h"
 #include "common/version.h"
+#include "rpc/protocol.h"
 
 namespace sluice::testing {
 namespace {
@@ -36,7 +39,8 @@ TEST_F(Doctor, AHealthyClusterPassesEveryCheck) {
       << r.out;
   EXPECT_NE(r.out.find("[ OK ] controllers 1 of 1 answer\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("[ OK ] nodes       2 of 2 agents respond\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(std::string("[ OK ] versions    every agent runs ") + SluiceVersion()),
+  EXPECT_NE(r.out.find(fmt::format("[ OK ] versions    every agent runs {} (protocol {})",
+                                   SluiceVersion(), kProtocolVersion)),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("[ OK ] clocks      "), std::string::npos) << r.out;

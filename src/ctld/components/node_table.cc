@@ -112,6 +112,7 @@ std::vector<std::string> NodeTable::Reconfigure(const Config& next) {
     n.clock_skew_ms = old->clock_skew_ms;
     n.boot_time = old->boot_time;
     n.version = old->version;
+    n.protocol = old->protocol;
     n.health_seq = old->health_seq;
     n.session = old->session;
     n.unsent = old->unsent;
@@ -243,6 +244,7 @@ NodeInfo NodeTable::ToInfo(const NodeRuntime& n, int64_t now) const {
   info.set_last_heartbeat(n.last_heartbeat_ms / 1000);
   if (n.clock_skew_ms) info.set_clock_skew_ms(*n.clock_skew_ms);
   if (!n.version.empty()) info.set_version(n.version);
+  info.set_protocol(n.protocol);
   info.set_responding(n.registered && n.responding);
   (void)now;
   return info;

@@ -31,6 +31,7 @@ struct NodeRuntime {
   std::optional<int64_t> clock_skew_ms;  // the agent's clock minus ours, at its last heartbeat
   int64_t boot_time = 0;
   std::string version;  // the agent's Sluice version ("" from older agents)
+  int protocol = 0;     // the agent's protocol version (rpc/protocol.h; 0: not registered)
   std::string addr;     // agent address (reported, else configured)
   int port = 0;
   std::vector<bool> cpu_used;

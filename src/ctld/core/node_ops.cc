@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ctld/core/controller.h"
+#include "rpc/protocol.h"
 
 namespace sluice::ctld {
 
@@ -54,6 +55,7 @@ Expected<RegisterNodeReply> Controller::RegisterNode(const RegisterNodeRequest& 
   n->last_heartbeat_ms = clock_->NowMs();
   n->boot_time = req.boot_time();
   n->version = req.version();
+  n->protocol = PeerProtocol(req.auth().protocol());
   if (!req.addr().empty()) n->addr = req.addr();
   if (req.port() > 0) n->port = req.port();
   if (nodes_.AdoptFoundGpus(n, {req.gpus().begin(), req.gpus().end()})) SyncFoundGpus(*n);

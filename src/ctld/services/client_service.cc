@@ -6,6 +6,7 @@
 #include "ctld/services/step_usage_call.h"
 #include "rpc/credential.h"
 #include "rpc/munge_auth.h"
+#include "rpc/protocol.h"
 #include "rpc/request_limits.h"
 
 #include <future>
@@ -67,6 +68,11 @@ grpc::Status Run(OwnerLoop* loop, F fn, R* reply) {
 
 Expected<Caller> ClientService::Authenticate(grpc::ServerContextBase* ctx) const {
   const auto& md = ctx->client_metadata();
+  auto v = md.find(kProtocolMetadataKey);
+  RETURN_IF_ERROR(CheckPeerProtocol(
+      PeerProtocol(v == md.end() ? std::string_view()
+                                 : std::string_view(v->second.data(), v->second.size())),
+      "this command", "controller"));
   auto it = md.find(kCredMetadataKey);
   if (it == md.end()) return Unauthenticated(kMsgBadCredential);
   std::string_view token(it->second.data(), it->second.size());

@@ -3,11 +3,13 @@
 // agent's answer. Also NodeService's Relay: the same calls forwarded by a node agent.
 #include "ctld/services/client_service.h"
 
+#include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 
 #include "ctld/services/node_service.h"
 #include "ctld/testing/controller_harness.h"
 #include "rpc/credential.h"
+#include "rpc/protocol.h"
 
 namespace sluice::ctld::testing {
 namespace {
@@ -250,6 +252,38 @@ TEST_F(ClientServiceTest, SetDebugChangesTheLogLevelForAdminsOnly) {
   EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(bad.error_message(), "invalid debug level: loud");
   EXPECT_EQ(loop_->logger()->level(), spdlog::level::trace);
+}
+
+TEST_F(ClientServiceTest, CommandsAndNodesOfAProtocolTwoVersionsApartAreRefused) {
+  GetNodesReply nodes;
+  for (int delta : {-1, 0, 1}) {  // (no header at all is version 1, within one of 2)
+    auto ctx = Ctx();
+    ctx->AddMetadata(kProtocolMetadataKey, std::to_string(kProtocolVersion + delta));
+    EXPECT_TRUE(stub_->GetNodes(ctx.get(), GetNodesRequest(), &nodes).ok()) << delta;
+  }
+  auto ahead = Ctx();
+  ahead->AddMetadata(kProtocolMetadataKey, std::to_string(kProtocolVersion + 2));
+  grpc::Status st = stub_->GetNodes(ahead.get(), GetNodesRequest(), &nodes);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(st.error_message(),
+            fmt::format("this command speaks protocol {}; this controller speaks {} and serves {} "
+                        "to {}: upgrade one version at a time",
+                        kProtocolVersion + 2, kProtocolVersion, kProtocolVersion - 1,
+                        kProtocolVersion + 1));
+  // A node's message carries its version in its signed envelope.
+  HeartbeatRequest hb;
+  hb.set_node("node01");
+  NodeSigner(kKey, "node01", &clock_).Sign("Heartbeat", &hb);
+  HeartbeatReply reply;
+  grpc::ClientContext ok_ctx;
+  EXPECT_TRUE(node_stub_->Heartbeat(&ok_ctx, hb, &reply).ok());
+  SpeakProtocol(kProtocolVersion + 2);
+  NodeSigner(kKey, "node01", &clock_).Sign("Heartbeat", &hb);
+  SpeakProtocol(kProtocolVersion);
+  grpc::ClientContext old_ctx;
+  st = node_stub_->Heartbeat(&old_ctx, hb, &reply);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(st.error_message().find("node node01 speaks protocol"), std::string::npos);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "ctld/services/grpc_status.h"
 #include "ctld/services/launch_step_call.h"
+#include "rpc/protocol.h"
 #include "rpc/request_limits.h"
 
 namespace sluice::ctld {
@@ -13,7 +14,8 @@ Status NodeService::Check(const char* method, const M& req) {
     return Unauthenticated("Invalid node authentication: " + sender.status().message());
   if (*sender != req.node())
     return PermissionDenied("Node authentication does not match node name");
-  return Status::Ok();
+  return CheckPeerProtocol(PeerProtocol(req.auth().protocol()), "node " + req.node(),
+                           "controller");
 }
 
 grpc::Status NodeService::RegisterNode(grpc::ServerContext* ctx, const RegisterNodeRequest* req,
