@@ -1,13 +1,16 @@
 // Controller failover on PostgreSQL (docs/high-availability.md): two controllers on a
 // throwaway PostgreSQL server and 4 agents on loopback. Each rep takes the leader out --
-// kill -9 (a crash) or SIGSTOP (a hung machine: it keeps its port and connections, it just
-// stops) -- and times, from that moment:
+// kill -9 (a crash), SIGSTOP (a hung machine: it keeps its port and connections, it just
+// stops) or, as root, a network cut (`cut`: `sluice up --isolated --ha 2`, each controller
+// in namespaces of its own and the database reached over the network; the leader's link
+// goes down: a lost machine) -- and times, from that moment:
 //   lease    a standby holds the lease (PostgreSQL's view),
 //   submit   the first `sbatch` acknowledged (clients found the new leader),
 //   running  that job RUNNING (the queue is scheduling again).
 // A job started before each rep must still be RUNNING afterwards. The old leader is then
-// restarted (a stopped one is woken first: it must step down) and stands by.
-// Usage: bench_failover [--reps 5] [--lease 5] [--mode kill|stop]   (--lease: SlurmctldTimeout)
+// restarted (a stopped one is woken, a cut one's link mended, after it stepped down) and
+// stands by.
+// Usage: bench_failover [--reps 5] [--lease 5] [--mode kill|stop|cut]  (--lease: SlurmctldTimeout)
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +28,7 @@
 #include "local/local_cluster.h"
 #include "local/process.h"
 #include "storage/pg_lease.h"
+#include "storage/pg_server.h"
 
 namespace fs = std::filesystem;
 using namespace sluice;
@@ -38,8 +43,8 @@ double Since(SteadyClock::time_point t0) {
 
 class Bench {
  public:
-  Bench(LocalCluster* c, acct::PgTestServer* pg, std::string dir)
-      : c_(c), pg_(pg), dir_(std::move(dir)) {}
+  Bench(LocalCluster* c, std::string pg_conn, std::string dir)
+      : c_(c), pg_conn_(std::move(pg_conn)), dir_(std::move(dir)) {}
 
   RunResult Cmd(std::vector<std::string> argv) {
     argv[0] = c_->BinPath(argv[0]);
@@ -60,7 +65,7 @@ class Bench {
   }
   // The leading controller's index, -1 when none holds a live lease.
   int Leader() {
-    auto lease = storage::PgLease::Open(pg_->conn_string());
+    auto lease = storage::PgLease::Open(pg_conn_);
     if (!lease.ok()) return -1;
     auto cur = (*lease)->Current();
     if (!cur.ok() || !cur->live) return -1;
@@ -80,7 +85,7 @@ class Bench {
 
  private:
   LocalCluster* c_;
-  acct::PgTestServer* pg_;
+  std::string pg_conn_;
   std::string dir_;
 };
 
@@ -99,12 +104,13 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--lease")) lease_s = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--mode")) mode = argv[i + 1];
   }
-  if (mode != "kill" && mode != "stop") {
-    std::fprintf(stderr, "bench_failover: --mode is kill or stop\n");
+  if (mode != "kill" && mode != "stop" && mode != "cut") {
+    std::fprintf(stderr, "bench_failover: --mode is kill, stop or cut\n");
     return 2;
   }
-  acct::PgTestServer pg;
-  if (Status st = pg.Start(); !st.ok()) {
+  const bool cut = mode == "cut";
+  acct::PgTestServer pg;  // (cut: the cluster's own, on its network)
+  if (Status st = cut ? Status::Ok() : pg.Start(); !st.ok()) {
     std::fprintf(stderr, "bench_failover: PostgreSQL: %s\n", st.message().c_str());
     return 1;
   }
@@ -114,14 +120,17 @@ int main(int argc, char** argv) {
   LocalClusterOptions o;
   o.state_dir = root + "/cluster";
   o.controllers = 2;
-  o.extra_config_lines = pg.StateStorageLines();
+  o.isolated = cut;
+  if (!cut) o.extra_config_lines = pg.StateStorageLines();
   o.extra_config_lines.push_back("SlurmctldTimeout=" + std::to_string(lease_s));
   LocalCluster cluster(o);
   if (Status st = cluster.Up(); !st.ok()) {
     std::fprintf(stderr, "bench_failover: %s\n", st.message().c_str());
     return 1;
   }
-  Bench b(&cluster, &pg, root);
+  std::string pg_dir;
+  std::ifstream(o.state_dir + "/pgsql.path") >> pg_dir;
+  Bench b(&cluster, cut ? storage::PgServer(pg_dir).conn_string() : pg.conn_string(), root);
   std::vector<double> lease, submit, running;
   int lost = 0;
   for (int rep = 0; rep < reps; ++rep) {
@@ -133,7 +142,14 @@ int main(int argc, char** argv) {
     }
     const pid_t pid = cluster.ControllerPid(old);
     const auto t0 = SteadyClock::now();
-    ::kill(pid, mode == "kill" ? SIGKILL : SIGSTOP);
+    if (cut) {
+      if (Status st = cluster.SetControllerLink(old, false); !st.ok()) {
+        std::fprintf(stderr, "bench_failover: %s\n", st.message().c_str());
+        break;
+      }
+    } else {
+      ::kill(pid, mode == "kill" ? SIGKILL : SIGSTOP);
+    }
     double t_lease = -1, t_submit = -1, t_run = -1;
     if (b.Until([&] { return b.Leader() == 1 - old; }, 60)) t_lease = Since(t0);
     std::string id;
@@ -150,12 +166,13 @@ int main(int argc, char** argv) {
     lease.push_back(t_lease);
     submit.push_back(t_submit);
     running.push_back(t_run);
-    if (mode == "stop") {
-      ::kill(pid, SIGCONT);  // wakes up fenced: it must step down
+    if (mode != "kill") {
+      if (mode == "stop") ::kill(pid, SIGCONT);  // wakes up fenced: it must step down
       if (!b.Until([&] { return !ProcessAlive(pid); }, 10)) {
-        std::fprintf(stderr, "bench_failover: the stopped leader did not step down\n");
+        std::fprintf(stderr, "bench_failover: the %s leader did not step down\n", mode.c_str());
         break;
       }
+      if (cut) cluster.SetControllerLink(old, true);
     }
     b.Cmd({"scancel", keeper, id});
     if (Status st = cluster.StartControllerAt(old); !st.ok()) {
@@ -165,7 +182,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::seconds(2));  // it stands by
   }
   cluster.Down();
-  pg.Stop();
+  if (!cut) pg.Stop();
   fs::remove_all(root);
   if (running.empty()) return 1;
   std::printf(

@@ -137,6 +137,13 @@ Status IsolatedNet::SetLink(int i, bool up) const {
   return Ip({"link", "set", Veth(i), up ? "up" : "down"});
 }
 
+Status IsolatedNet::SetReachable(int from, int to, bool reachable) const {
+  if (from < 0 || from >= size() || to < 0 || to >= size())
+    return InvalidArgument(fmt::format("no members {} and {} in the isolated network", from, to));
+  return Ip({"-n", Netns(from), "route", reachable ? "del" : "add", "blackhole",
+             NodeAddr(to) + "/32"});
+}
+
 Status IsolatedNet::Remove() const {
   Status result = Status::Ok();
   for (int i = 0; i < size(); ++i) {

@@ -39,6 +39,9 @@ class IsolatedNet {
 
   // Takes node i's link down (a network cut: nothing passes either way) or up again.
   Status SetLink(int i, bool up) const;
+  // Cuts member `from` from member `to` and back (a blackhole route in `from`'s namespace:
+  // its packets to `to`, and so its answers, are dropped), or mends it.
+  Status SetReachable(int from, int to, bool reachable) const;
   // Deletes every namespace and link Create() made, and net.conf.
   Status Remove() const;
 

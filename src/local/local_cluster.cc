@@ -120,7 +120,14 @@ std::string LocalCluster::DashboardUrl() const {
 std::string LocalCluster::RestUrl() const {
   auto config = LoadConfigFile(conf_path_);
   if (!config.ok() || config->rest_port == 0) return "";
-  return "http://" + config->ctld_host + ":" + std::to_string(config->rest_port);
+  return "http://" + RestHost(*config) + ":" + std::to_string(config->rest_port);
+}
+
+std::string LocalCluster::RestHost(const Config& config) const {
+  // On an isolated cluster the controllers' addresses are in their namespaces: sluicerestd
+  // stays on this host, on the bridge.
+  auto net = IsolatedNet::Load(opts_.state_dir);
+  return net.ok() && config.ctld_hosts.size() > 1 ? net->HostAddr() : config.ctld_host;
 }
 
 std::string LocalCluster::JwtKeyPath() const { return opts_.state_dir + "/state/jwt_hs256.key"; }
@@ -149,12 +156,17 @@ Status LocalCluster::WriteConfig() {
   if (opts_.isolated) {
     std::vector<std::string> names;
     for (int i = 0; i < opts_.nodes; ++i) names.push_back(NodeName(i));
+    for (int k = 0; opts_.controllers > 1 && k < opts_.controllers; ++k)
+      names.push_back(ControllerName(k));  // after the nodes: NodeAddr(i) stays node i's
     ASSIGN_OR_RETURN(net, IsolatedNet::Create(opts_.state_dir, names, HostName()));
+    if (WantsPrivatePg()) {
+      ASSIGN_OR_RETURN(private_pg_lines_, StartPrivatePg(net->HostAddr()));
+    }
   }
   c << (net ? "# Written by `sluice up --isolated`: each node in namespaces of its own.\n"
             : "# Written by `sluice up`: a local cluster on loopback.\n")
     << "ClusterName=" << opts_.cluster_name << "\n"
-    << CtldHostLines(net ? std::optional<std::string>(net->HostAddr()) : std::nullopt)
+    << CtldHostLines(net ? &*net : nullptr)
     << "SlurmctldPort=" << ctld_port << "\n"
     << "MetricsPort=" << metrics_port << "\n"
     << "RestPort=" << rest_port << "\n"
@@ -257,13 +269,21 @@ Status LocalCluster::StartDaemon(const std::string& who, const std::vector<std::
   return Status::Ok();
 }
 
-std::string LocalCluster::CtldHostLines(const std::optional<std::string>& isolated_addr) const {
-  if (isolated_addr) return "SlurmctldHost=" + HostName() + "(" + *isolated_addr + ")\n";
+std::string LocalCluster::CtldHostLines(const IsolatedNet* net) const {
+  if (net && opts_.controllers == 1) return "SlurmctldHost=" + HostName() + "(" + net->HostAddr() + ")\n";
   std::string out;
   for (int k = 0; k < opts_.controllers; ++k) {
-    out += "SlurmctldHost=" + ControllerName(k) + "(127.0.0." + std::to_string(k + 1) + ")\n";
+    const std::string addr =
+        net ? net->NodeAddr(ControllerNetIndex(*net, k)) : "127.0.0." + std::to_string(k + 1);
+    out += "SlurmctldHost=" + ControllerName(k) + "(" + addr + ")\n";
   }
   return out;
+}
+
+int LocalCluster::ControllerNetIndex(const IsolatedNet& net, int k) const {
+  const auto& names = net.nodes();
+  auto it = std::find(names.begin(), names.end(), ControllerName(k));
+  return opts_.controllers > 1 && it != names.end() ? static_cast<int>(it - names.begin()) : -1;
 }
 
 std::string LocalCluster::ControllerName(int k) const {
@@ -283,6 +303,12 @@ Status LocalCluster::StartController() {
 Status LocalCluster::StartControllerAt(int k) {
   std::vector<std::string> argv = {BinPath(opts_.ctld_bin), "-f", conf_path_};
   if (opts_.controllers > 1) argv.insert(argv.end(), {"-N", ControllerName(k)});
+  auto net = IsolatedNet::Load(opts_.state_dir);
+  const int at = net.ok() ? ControllerNetIndex(*net, k) : -1;
+  if (at < 0) return StartDaemon(ControllerWho(k), argv);
+  std::vector<std::string> enter{BinPath("sluice"), "enter-node", net->Netns(at), ControllerName(k),
+                                 net->HostsFile(), "--"};
+  argv.insert(argv.begin(), enter.begin(), enter.end());
   return StartDaemon(ControllerWho(k), argv);
 }
 
@@ -293,7 +319,13 @@ pid_t LocalCluster::ControllerPid(int k) const {
   return ProcessAlive(pid) ? pid : 0;
 }
 
-Expected<std::vector<std::string>> LocalCluster::StartPrivatePg() {
+bool LocalCluster::WantsPrivatePg() const {
+  return opts_.controllers > 1 &&
+         std::none_of(opts_.extra_config_lines.begin(), opts_.extra_config_lines.end(),
+                      [](const std::string& l) { return l.starts_with("StateStorageType="); });
+}
+
+Expected<std::vector<std::string>> LocalCluster::StartPrivatePg(const std::string& tcp_addr) {
   // Under /tmp: the socket's path stays short, and as root the `postgres` user that runs
   // the server can reach it (a state dir under /root it could not).
   std::string dir = PrivatePgDir(opts_.state_dir);
@@ -303,14 +335,17 @@ Expected<std::vector<std::string>> LocalCluster::StartPrivatePg() {
     dir = tmpl;
     std::ofstream(opts_.state_dir + "/pgsql.path") << dir << "\n";
   }
-  storage::PgServer server(dir);
+  storage::PgServer server(dir, tcp_addr);
   if (Status st = server.Start(); !st.ok())
     return Unavailable("the controllers' PostgreSQL did not start: " + st.message());
   return server.StateStorageLines();
 }
 
 Status LocalCluster::StartRestd() {
-  return StartDaemon("sluicerestd", {BinPath("sluicerestd"), "-f", conf_path_});
+  ASSIGN_OR_RETURN(Config config, LoadConfigFile(conf_path_));
+  std::vector<std::string> argv{BinPath("sluicerestd"), "-f", conf_path_};
+  if (config.rest_port > 0) argv.push_back(RestHost(config) + ":" + std::to_string(config.rest_port));
+  return StartDaemon("sluicerestd", argv);
 }
 
 Status LocalCluster::StartAgent(int i, const std::string& bin) {
@@ -371,6 +406,20 @@ Status LocalCluster::SetNodeLink(int i, bool up) {
   return net.SetLink(i, up);
 }
 
+Status LocalCluster::SetControllerLink(int k, bool up) {
+  ASSIGN_OR_RETURN(IsolatedNet net, IsolatedNet::Load(opts_.state_dir));
+  const int at = ControllerNetIndex(net, k);
+  if (at < 0) return InvalidArgument("controller " + ControllerName(k) + " has no namespace");
+  return net.SetLink(at, up);
+}
+
+Status LocalCluster::SetControllerReachesNode(int k, int i, bool reachable) {
+  ASSIGN_OR_RETURN(IsolatedNet net, IsolatedNet::Load(opts_.state_dir));
+  const int at = ControllerNetIndex(net, k);
+  if (at < 0) return InvalidArgument("controller " + ControllerName(k) + " has no namespace");
+  return net.SetReachable(at, i, reachable);
+}
+
 Status LocalCluster::Up(int timeout_ms) {
   for (const char* sub : {"", "/run", "/log", "/state", "/spool"}) {
     std::error_code ec;
@@ -395,10 +444,8 @@ Status LocalCluster::Up(int timeout_ms) {
     ASSIGN_OR_RETURN(MungedPaths m, StartMunged(opts_.state_dir + "/munge"));
     munge_socket_ = m.socket;
   }
-  const bool has_state_storage =
-      std::any_of(opts_.extra_config_lines.begin(), opts_.extra_config_lines.end(),
-                  [](const std::string& l) { return l.starts_with("StateStorageType="); });
-  if (opts_.controllers > 1 && !has_state_storage) {
+  // (An isolated cluster's starts with its network, in WriteConfig.)
+  if (WantsPrivatePg() && !opts_.isolated) {
     ASSIGN_OR_RETURN(private_pg_lines_, StartPrivatePg());
   }
   RETURN_IF_ERROR(WriteConfig());
@@ -453,8 +500,10 @@ Status LocalCluster::StartMissing(int timeout_ms) {
     MungedPaths m = MungedPathsIn(opts_.state_dir + "/munge");
     if (!ProcessAlive(ReadPid(m.pid_file))) RETURN_IF_ERROR(StartMunged(m.dir).status());
   }
-  if (const std::string pg = PrivatePgDir(opts_.state_dir); !pg.empty())
-    RETURN_IF_ERROR(storage::PgServer(pg).Start());
+  if (const std::string pg = PrivatePgDir(opts_.state_dir); !pg.empty()) {
+    const std::string& host = config.state_storage.host;  // an address: it listens there too
+    RETURN_IF_ERROR(storage::PgServer(pg, host.starts_with("/") ? "" : host).Start());
+  }
   opts_.controllers = std::max<int>(1, static_cast<int>(config.ctld_hosts.size()));
   if (opts_.controllers == 1) {
     if (!ControllerRunning()) RETURN_IF_ERROR(StartController());

@@ -19,9 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "common/config.h"
 #include "common/status.h"
 
 namespace sluice {
+
+class IsolatedNet;
 
 struct LocalClusterOptions {
   int nodes = 4;
@@ -85,6 +88,12 @@ class LocalCluster {
   Status WaitNodesIdle(int timeout_ms);
   // Isolated clusters only: takes node i's network link down (a network cut) or up.
   Status SetNodeLink(int i, bool up);
+  // Isolated clusters with several controllers (each in namespaces of its own, the
+  // database reached over the network): controller k's link down (its machine lost: no
+  // agent, command or database reaches it) or up; or node i cut from it and it from node
+  // i (a partition; the database, the commands and the other nodes still reach it).
+  Status SetControllerLink(int k, bool up);
+  Status SetControllerReachesNode(int k, int i, bool reachable);
   // Whether the cluster in the state dir runs its nodes in namespaces (isolated_net.h).
   bool isolated() const;
 
@@ -104,6 +113,7 @@ class LocalCluster {
   // sluicerestd's base URL (RestPort=), "" when it has none; the JWT key it takes tokens of
   // (AuthAltParameters=jwt_key=, in the state dir).
   std::string RestUrl() const;
+  std::string RestHost(const Config& config) const;  // where sluicerestd listens
   std::string JwtKeyPath() const;
   Status StartRestd();
   std::string AgentMetricsPortsPath() const;
@@ -113,11 +123,16 @@ class LocalCluster {
 
  private:
   Status WriteConfig();
-  // Starts the private PostgreSQL of `up --ha`; returns its StateStorage* config lines.
-  Expected<std::vector<std::string>> StartPrivatePg();
-  // The SlurmctldHost lines: one per controller on loopback, or the host's own address on
-  // an isolated cluster.
-  std::string CtldHostLines(const std::optional<std::string>& isolated_addr) const;
+  // `up --ha` without a StateStorageType line: the controllers share a private PostgreSQL.
+  bool WantsPrivatePg() const;
+  // Starts it (on an isolated cluster also listening at `tcp_addr`, the bridge); returns its
+  // StateStorage* config lines.
+  Expected<std::vector<std::string>> StartPrivatePg(const std::string& tcp_addr = "");
+  // The SlurmctldHost lines: one per controller on loopback; on an isolated cluster the
+  // host's own address, or with several controllers each one's namespace.
+  std::string CtldHostLines(const IsolatedNet* net) const;
+  // Controller k's place in the isolated network (-1: none).
+  int ControllerNetIndex(const IsolatedNet& net, int k) const;
   // The NodeName lines of an emulated cluster (one per agent process) and agent_groups.
   Status WriteAgentGroups(std::ostream& config, const std::function<Expected<int>()>& unique_port);
   // Up() on a state dir where some daemon still runs: start only what is missing.
