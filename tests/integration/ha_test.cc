@@ -171,6 +171,21 @@ TEST_F(HighAvailability, TakeoverHandsOverToTheStandby) {
   ExpectEachRanOnce(ids);
 }
 
+TEST_F(HighAvailability, AStandbyLeadsWithTheConfigurationTheLeaderWasLastGiven) {
+  MakeLeader(0);
+  const std::string next =
+      ReadFile(cluster_->conf_path()) + "PartitionName=debug Nodes=node01 MaxTime=5 State=UP\n";
+  WriteFile("next.conf", next);
+  std::filesystem::rename(work_dir() + "/next.conf", cluster_->conf_path());
+  RunResult r = Run({"scontrol", "reconfigure"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "reconfigured partition debug added\n");
+  cluster_->KillControllerAt(0, SIGKILL);
+  ASSERT_EQ(WaitNewLeader(0, 30'000), 1);
+  EXPECT_EQ(WaitDone(Submit({"-p", "debug", "-o", "/dev/null", "--wrap", "true"}), 60'000),
+            "COMPLETED");
+}
+
 TEST_F(HighAvailability, LeaderKill9StandbyTakesOverNoJobLostOrRunTwice) {
   const int old = Leader();
   ASSERT_GE(old, 0);

@@ -227,6 +227,13 @@ int RunDaemon(const DaemonOptions& options) {
   if (Status st = ident_server.Start(); !st.ok()) return Fail(st.message());
 
   Reconfigurer reconfigurer(options.config_path, cfg, log);
+  if (leadership) {
+    // A standby may have waited through the leader's `scontrol reconfigure`s: it leads with
+    // the file as it is now (what applies live; the rest needs this daemon restarted).
+    auto changed = reconfigurer.Reconfigure();
+    if (!changed.ok())
+      log->error("leading with the configuration read at start: {}", changed.status().message());
+  }
   GrpcAgentLink agents(*key, &clock, cfg.message_timeout_s * 1000);
   SchedDeps deps{reconfigurer.scheduler(),
                  [](const sched::ClusterSnapshot& s, const sched::JobRequest& j) {
@@ -237,7 +244,7 @@ int RunDaemon(const DaemonOptions& options) {
   copts.min_job_age_s = MinJobAge(cfg);
   copts.fault_hook = options.fault_hook;
   copts.log = log;
-  Controller controller(cfg, &clock, store.get(), &agents, deps, copts);
+  Controller controller(reconfigurer.current(), &clock, store.get(), &agents, deps, copts);
   if (Status st = controller.Load(options.clean_start); !st.ok()) return Fail(st.message());
   std::unique_ptr<acct::AcctWriter> acct_writer;
   if (cfg.accounting.type != "accounting_storage/none") {

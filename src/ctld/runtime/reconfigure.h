@@ -28,6 +28,7 @@ class Reconfigurer {
   // owned here (scheduler(): for the controller's SchedDeps).
   Reconfigurer(std::string path, Config current, log::Logger log);
   sched::Scheduler* scheduler() const { return scheduler_.get(); }
+  const Config& current() const { return current_; }  // the configuration applied last
   void SetLoop(OwnerLoop* loop) { loop_ = loop; }
 
   // The changes applied, one line each (none: the file did not change). Errors:
