@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,8 +26,6 @@
 #include "acct/pg_test_server.h"
 #include "local/local_cluster.h"
 #include "local/process.h"
-#include "storage/pg_lease.h"
-#include "storage/pg_server.h"
 
 namespace fs = std::filesystem;
 using namespace sluice;
@@ -43,8 +40,7 @@ double Since(SteadyClock::time_point t0) {
 
 class Bench {
  public:
-  Bench(LocalCluster* c, std::string pg_conn, std::string dir)
-      : c_(c), pg_conn_(std::move(pg_conn)), dir_(std::move(dir)) {}
+  Bench(LocalCluster* c, std::string dir) : c_(c), dir_(std::move(dir)) {}
 
   RunResult Cmd(std::vector<std::string> argv) {
     argv[0] = c_->BinPath(argv[0]);
@@ -63,16 +59,7 @@ class Bench {
     RunResult r = Cmd({"sbatch", "--parsable", "-o", "/dev/null", "--wrap", wrap});
     return r.exit_code == 0 ? r.out.substr(0, r.out.find_first_of(";\n")) : "";
   }
-  // The leading controller's index, -1 when none holds a live lease.
-  int Leader() {
-    auto lease = storage::PgLease::Open(pg_conn_);
-    if (!lease.ok()) return -1;
-    auto cur = (*lease)->Current();
-    if (!cur.ok() || !cur->live) return -1;
-    for (int k = 0; k < 2; ++k)
-      if (cur->holder == c_->ControllerName(k)) return k;
-    return -1;
-  }
+  int Leader() { return c_->LeadingController(); }
   template <typename Pred>
   bool Until(Pred pred, double limit_s) {
     auto end = SteadyClock::now() + std::chrono::milliseconds(static_cast<int>(limit_s * 1000));
@@ -85,7 +72,6 @@ class Bench {
 
  private:
   LocalCluster* c_;
-  std::string pg_conn_;
   std::string dir_;
 };
 
@@ -128,9 +114,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_failover: %s\n", st.message().c_str());
     return 1;
   }
-  std::string pg_dir;
-  std::ifstream(o.state_dir + "/pgsql.path") >> pg_dir;
-  Bench b(&cluster, cut ? storage::PgServer(pg_dir).conn_string() : pg.conn_string(), root);
+  Bench b(&cluster, root);
   std::vector<double> lease, submit, running;
   int lost = 0;
   for (int rep = 0; rep < reps; ++rep) {

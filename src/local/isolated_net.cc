@@ -140,8 +140,8 @@ Status IsolatedNet::SetLink(int i, bool up) const {
 Status IsolatedNet::SetReachable(int from, int to, bool reachable) const {
   if (from < 0 || from >= size() || to < 0 || to >= size())
     return InvalidArgument(fmt::format("no members {} and {} in the isolated network", from, to));
-  return Ip({"-n", Netns(from), "route", reachable ? "del" : "add", "blackhole",
-             NodeAddr(to) + "/32"});
+  return Ip(
+      {"-n", Netns(from), "route", reachable ? "del" : "add", "blackhole", NodeAddr(to) + "/32"});
 }
 
 Status IsolatedNet::Remove() const {

@@ -30,7 +30,9 @@
 #include "rpc/ident_server.h"
 #include "rpc/munged_process.h"
 #include "rpc/protocol.h"
+#include "storage/pg_lease.h"
 #include "storage/pg_server.h"
+#include "storage/state_dump.h"
 
 namespace fs = std::filesystem;
 
@@ -166,8 +168,7 @@ Status LocalCluster::WriteConfig() {
   c << (net ? "# Written by `sluice up --isolated`: each node in namespaces of its own.\n"
             : "# Written by `sluice up`: a local cluster on loopback.\n")
     << "ClusterName=" << opts_.cluster_name << "\n"
-    << CtldHostLines(net ? &*net : nullptr)
-    << "SlurmctldPort=" << ctld_port << "\n"
+    << CtldHostLines(net ? &*net : nullptr) << "SlurmctldPort=" << ctld_port << "\n"
     << "MetricsPort=" << metrics_port << "\n"
     << "RestPort=" << rest_port << "\n"
     << "AuthAltTypes=auth/jwt\n"
@@ -270,7 +271,8 @@ Status LocalCluster::StartDaemon(const std::string& who, const std::vector<std::
 }
 
 std::string LocalCluster::CtldHostLines(const IsolatedNet* net) const {
-  if (net && opts_.controllers == 1) return "SlurmctldHost=" + HostName() + "(" + net->HostAddr() + ")\n";
+  if (net && opts_.controllers == 1)
+    return "SlurmctldHost=" + HostName() + "(" + net->HostAddr() + ")\n";
   std::string out;
   for (int k = 0; k < opts_.controllers; ++k) {
     const std::string addr =
@@ -306,8 +308,8 @@ Status LocalCluster::StartControllerAt(int k) {
   auto net = IsolatedNet::Load(opts_.state_dir);
   const int at = net.ok() ? ControllerNetIndex(*net, k) : -1;
   if (at < 0) return StartDaemon(ControllerWho(k), argv);
-  std::vector<std::string> enter{BinPath("sluice"), "enter-node", net->Netns(at), ControllerName(k),
-                                 net->HostsFile(), "--"};
+  std::vector<std::string> enter{BinPath("sluice"), "enter-node",     net->Netns(at),
+                                 ControllerName(k), net->HostsFile(), "--"};
   argv.insert(argv.begin(), enter.begin(), enter.end());
   return StartDaemon(ControllerWho(k), argv);
 }
@@ -317,6 +319,17 @@ void LocalCluster::KillControllerAt(int k, int sig) { StopProcess(ControllerPid(
 pid_t LocalCluster::ControllerPid(int k) const {
   pid_t pid = ReadPid(PidFile(ControllerWho(k)));
   return ProcessAlive(pid) ? pid : 0;
+}
+
+int LocalCluster::LeadingController() const {
+  auto config = LoadConfigFile(conf_path_);
+  if (!config.ok()) return -1;
+  auto lease = storage::PgLease::Open(storage::StateConnString(*config));
+  if (!lease.ok()) return -1;
+  auto cur = (*lease)->Current();
+  for (int k = 0; cur.ok() && cur->live && k < opts_.controllers; ++k)
+    if (cur->holder == ControllerName(k)) return k;
+  return -1;
 }
 
 bool LocalCluster::WantsPrivatePg() const {
@@ -344,7 +357,8 @@ Expected<std::vector<std::string>> LocalCluster::StartPrivatePg(const std::strin
 Status LocalCluster::StartRestd() {
   ASSIGN_OR_RETURN(Config config, LoadConfigFile(conf_path_));
   std::vector<std::string> argv{BinPath("sluicerestd"), "-f", conf_path_};
-  if (config.rest_port > 0) argv.push_back(RestHost(config) + ":" + std::to_string(config.rest_port));
+  if (config.rest_port > 0)
+    argv.push_back(RestHost(config) + ":" + std::to_string(config.rest_port));
   return StartDaemon("sluicerestd", argv);
 }
 

@@ -33,7 +33,7 @@ struct LocalClusterOptions {
   int64_t mem_per_node_mb = 64000;
   std::string state_dir = "sluice-local";
   std::string bin_dir;  // where sluicectld/sluiced live; default: next to this program
-  std::string agent_bin = "sluiced";    // tests: "sluiced-faults" (test-only fault hooks)
+  std::string agent_bin = "sluiced";  // tests: "sluiced-faults" (test-only fault hooks)
   // Tests: node i's agent from another binary (rolling upgrades: "sluiced-proto-prev").
   std::map<int, std::string> agent_bin_of;
   std::string ctld_bin = "sluicectld";  // tests: "sluicectld-faults"
@@ -73,6 +73,8 @@ class LocalCluster {
   Status StartControllerAt(int k);
   void KillControllerAt(int k, int sig);
   pid_t ControllerPid(int k) const;
+  // The controller k whose lease is live in the state database (state/pgsql; -1: none).
+  int LeadingController() const;
   // Its SlurmctldHost name ("ctl1", ...; "localhost" with one controller).
   std::string ControllerName(int k) const;
   // Node i's agent: `bin`, else options.agent_bin_of[i], else options.agent_bin.
@@ -151,7 +153,7 @@ class LocalCluster {
 
   LocalClusterOptions opts_;
   std::string conf_path_;
-  std::string munge_socket_;  // set by Up() when opts_.munge
+  std::string munge_socket_;                   // set by Up() when opts_.munge
   std::vector<std::string> private_pg_lines_;  // set by Up(): StartPrivatePg()
 };
 

@@ -110,10 +110,10 @@ Status PgServer::Start() const {
   if (!tcp_addr_.empty()) RETURN_IF_ERROR(TrustSubnet(data));
   pid_t pid = PostmasterPid(data);
   if (!Alive(pid)) {
-    pid = Spawn({bin + "/postgres", "-D", data, "-p", std::to_string(kPort), "-k", socket_dir(),
-                 "-c", "listen_addresses=" + tcp_addr_, "-c", "fsync=off", "-c",
-                 "full_page_writes=off"},
-                as, log);
+    pid =
+        Spawn({bin + "/postgres", "-D", data, "-p", std::to_string(kPort), "-k", socket_dir(), "-c",
+               "listen_addresses=" + tcp_addr_, "-c", "fsync=off", "-c", "full_page_writes=off"},
+              as, log);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::string last;

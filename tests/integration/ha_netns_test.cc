@@ -8,14 +8,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "cluster_fixture.h"
 #include "common/clock.h"
-#include "storage/pg_lease.h"
-#include "storage/pg_server.h"
 
 namespace sluice::testing {
 namespace {
@@ -38,17 +35,7 @@ class HaNetns : public ClusterTest {
     ClusterTest::SetUp();
     ASSERT_TRUE(cluster_->isolated());
   }
-  // Index of the leading controller (-1 when none holds a live lease), from the database.
-  int Leader() {
-    std::string dir;
-    std::ifstream(cluster_->state_dir() + "/pgsql.path") >> dir;
-    auto lease = storage::PgLease::Open(storage::PgServer(dir).conn_string());
-    if (!lease.ok()) return -1;
-    auto cur = (*lease)->Current();
-    for (int k = 0; cur.ok() && cur->live && k < 2; ++k)
-      if (cur->holder == cluster_->ControllerName(k)) return k;
-    return -1;
-  }
+  int Leader() { return cluster_->LeadingController(); }
   int WaitLeader(int not_k, int timeout_ms) {
     const int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
     for (int k = Leader(); RealClock::MonotonicMs() < deadline; k = Leader()) {
@@ -107,8 +94,8 @@ TEST_F(HaNetns, TheLeadersMachineLostAStandbyLeadsAndTheCutLeaderActsNoMore) {
   const int64_t led = RealClock::MonotonicMs() - cut;
   int64_t acked = 0;
   for (int i = 0; i < 100 && acked == 0; ++i) {
-    RunResult r = Run({"sbatch", "--parsable", "-o", "/dev/null", "--wrap", "true"},
-                      {.timeout_ms = 5000});
+    RunResult r =
+        Run({"sbatch", "--parsable", "-o", "/dev/null", "--wrap", "true"}, {.timeout_ms = 5000});
     if (r.exit_code == 0) acked = std::atoll(r.out.c_str());
   }
   ASSERT_GT(acked, 0);

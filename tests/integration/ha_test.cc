@@ -7,13 +7,13 @@
 
 #include <httplib.h>
 
-#include <filesystem>
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <sstream>
+#include <thread>
 
 #include "acct/pg_test_server.h"
 #include "client/connect.h"
@@ -51,13 +51,7 @@ class HighAvailability : public ClusterTest {
     return cur.ok() ? *cur : storage::LeaseState{};
   }
   // Index of the leading controller (-1 when none holds a live lease).
-  int Leader() {
-    storage::LeaseState l = Lease();
-    for (int k = 0; k < 2; ++k) {
-      if (l.live && l.holder == cluster_->ControllerName(k)) return k;
-    }
-    return -1;
-  }
+  int Leader() { return cluster_->LeadingController(); }
   // Polls until a controller other than `old` leads; returns its index.
   int WaitNewLeader(int old, int timeout_ms) {
     int64_t deadline = RealClock::MonotonicMs() + timeout_ms;
@@ -314,8 +308,9 @@ TEST_F(HighAvailability, LeaderKill9UnderSubmissionLoadLosesNoAcknowledgedJob) {
   SubmitRequest req;
   JobSpec* spec = req.mutable_spec();
   spec->set_name("load");
-  spec->set_script("#!/bin/sh\necho start $SLURM_JOB_ID >> runs.log\n"
-                   "echo end $SLURM_JOB_ID >> runs.log\n");
+  spec->set_script(
+      "#!/bin/sh\necho start $SLURM_JOB_ID >> runs.log\n"
+      "echo end $SLURM_JOB_ID >> runs.log\n");
   spec->set_work_dir(work_dir());
   spec->set_stdout_pattern("/dev/null");
   spec->add_env("PATH=/usr/bin:/bin");
@@ -352,8 +347,8 @@ TEST_F(HighAvailability, LeaderKill9UnderSubmissionLoadLosesNoAcknowledgedJob) {
   for (int i = 0; i < 200 && acked_count() < at_takeover + 100; ++i) usleep(50'000);
   stop = true;
   for (auto& t : clients) t.join();
-  std::cerr << "submitted " << acked.size() << " (" << before_kill << " before the kill, "
-            << rate << "/s), " << refusals.size() << " not acknowledged\n";
+  std::cerr << "submitted " << acked.size() << " (" << before_kill << " before the kill, " << rate
+            << "/s), " << refusals.size() << " not acknowledged\n";
   // Only calls cut off mid-way go unacknowledged (on the wire as the leader died, or as
   // the standby's server closed to make way for the leader's): none gave up on reaching
   // a controller while a standby took over.
@@ -427,8 +422,7 @@ TEST_F(UpHa, TwoControllersOnAPrivatePostgresThatDownStopsAndUpFindsAgain) {
   EXPECT_EQ(State(first), "COMPLETED");
   EXPECT_EQ(State(second), "COMPLETED");
   // The command line: at most three controllers.
-  RunResult four = Run({"sluice", "up", "--ha", "4", "--state-dir",
-                        work_dir() + "/four"});
+  RunResult four = Run({"sluice", "up", "--ha", "4", "--state-dir", work_dir() + "/four"});
   EXPECT_NE(four.exit_code, 0);
   EXPECT_NE(four.err.find("--ha"), std::string::npos) << four.err;
 }
