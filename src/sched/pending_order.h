@@ -1,6 +1,6 @@
 // The inputs of a scheduling pass that come before the scheduler: the association tree
 // fair-share is computed over, the multifactor priority of every pending job, and the
-// order the scheduler sees the pending jobs in. The controller (ctld/core/priority_ops.cc)
+// order the scheduler sees the pending jobs in. The controller (ctld/components/fair_share.h)
 // gathers the inputs from its tables; the simulator (sim/simulator.cc) from a trace or a
 // scenario; both run this same code. Pure and deterministic: time comes in as `now`.
 //

@@ -24,7 +24,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
   sched::LimitScopeIndex scopes(&in);
   // Decayed usage minutes per account subtree (GrpTRESMins).
   std::map<std::string, std::pair<double, double>> subtree_min;
-  for (const auto& [k, u] : usage_.rows()) {
+  for (const auto& [k, u] : fair_share_.ledger().rows()) {
     for (const auto& a : assoc_db_.Lineage(k.first)) {
       subtree_min[a].first += u.cpu_min;
       subtree_min[a].second += u.gpu_min;
@@ -35,7 +35,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
     auto push = [&](int i) {
       if (i >= 0) out.push_back(i);
     };
-    const AssocKey key = AssocOf(job);
+    const sched::UsageKey key = fair_share_.AssocOf(job);
     const std::string& account = key.first;
     const std::string& user = key.second;
     if (assoc_db_.User(user, account)) {
@@ -50,7 +50,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
         s.grp_jobs = own.has_grp_jobs() ? own.grp_jobs() : -1;
         s.grp_tres = Tres(own.grp_tres());
         s.grp_tres_mins = Tres(own.grp_tres_mins());
-        if (const sched::AssocUsage* u = usage_.Find({account, user})) {
+        if (const sched::AssocUsage* u = fair_share_.ledger().Find({account, user})) {
           s.used_cpu_min = u->cpu_min;
           s.used_gpu_min = u->gpu_min;
         }

@@ -90,7 +90,7 @@ Status Controller::LoadAssociations() {
     for (const auto& row : st.rows()) {
       rows[{row.account(), row.user()}] = {row.usage(), row.cpu_min(), row.gpu_min()};
     }
-    usage_.Restore(st.time(), std::move(rows));
+    fair_share_.ledger().Restore(st.time(), std::move(rows));
   }
   SyncQosPreemptRules();
   return Status::Ok();
@@ -102,8 +102,8 @@ void Controller::SaveUsage(bool force) {
   if (!force && usage_saved_ms_ >= 0 && now_ms - usage_saved_ms_ < kUsageSaveEveryMs) return;
   usage_saved_ms_ = now_ms;
   AssocUsageState st;
-  st.set_time(usage_.time());
-  for (const auto& [k, u] : usage_.rows()) {
+  st.set_time(fair_share_.ledger().time());
+  for (const auto& [k, u] : fair_share_.ledger().rows()) {
     AssocUsageRow* row = st.add_rows();
     row->set_account(k.first);
     row->set_user(k.second);
@@ -201,7 +201,7 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
     std::map<std::string, int64_t> per_account;
     for (const auto& [id, j] : jobs_.jobs()) {
       if (IsTerminal(j.state())) continue;
-      const std::string ja = AssocOf(j).first;
+      const std::string ja = fair_share_.AssocOf(j).first;
       if (j.user() == job->user() && ja == account) ++mine;
       for (const auto& a : assoc_db_.Lineage(ja)) ++per_account[a];
       if (JobQos(j) == qos_name) {

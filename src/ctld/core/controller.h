@@ -31,6 +31,7 @@
 #include "ctld/components/assoc_db.h"
 #include "ctld/components/cluster_metrics.h"
 #include "ctld/components/ctld_stats.h"
+#include "ctld/components/fair_share.h"
 #include "ctld/components/gpu_hours.h"
 #include "ctld/components/job_scripts.h"
 #include "ctld/components/job_table.h"
@@ -130,9 +131,11 @@ class Controller {
   Status UpdateNode(const Caller& caller, const UpdateNodeRequest& req);
   Status UpdateJob(const Caller& caller, const UpdateJobRequest& req);
   GetConfigReply GetConfig() const;
-  // sprio / sshare (priority_ops.cc).
-  GetPrioritiesReply GetPriorities(const GetPrioritiesRequest& req) const;
-  Expected<GetSharesReply> GetShares() const;
+  // sprio / sshare (components/fair_share.h).
+  GetPrioritiesReply GetPriorities(const GetPrioritiesRequest& req) const {
+    return fair_share_.Priorities(req, jobs_);
+  }
+  Expected<GetSharesReply> GetShares() const { return fair_share_.Shares(jobs_); }
   // sdiag: job transitions and scheduling passes since the start or the last reset, and
   // the queues now. `reset` (admins only) zeroes the counters after they were read.
   Expected<GetStatsReply> GetStats(const Caller& caller, bool reset);
@@ -192,7 +195,9 @@ class Controller {
   const NodeTable& nodes() const { return nodes_; }
   int64_t next_job_id() const { return next_job_id_; }
   // Decayed TRES-billing-seconds charged to (account, user); 0 if none.
-  double UsageOf(const std::string& account, const std::string& user) const;
+  double UsageOf(const std::string& account, const std::string& user) const {
+    return fair_share_.ledger().Billing({account, user});
+  }
 
  private:
   friend class ControllerTestPeer;
@@ -326,13 +331,9 @@ class Controller {
   std::set<int64_t> backstop_sent_;   // time-limit backstop cancel sent
   uint64_t step_seed_ = 0;            // MASTER_PORT choice
 
-  // Priority and fair-share (priority_ops.cc). Usage lives in memory only (lost on
-  // restart) until accounting persists it.
-  using AssocKey = std::pair<std::string, std::string>;  // (account, user)
-  AssocKey AssocOf(const JobInfo& job) const;
-  std::vector<sched::Assoc> Associations() const;
-  void AccrueUsage();       // decay, then charge jobs' billing since last time
-  void UpdatePriorities();  // multifactor: recompute pending jobs' priorities
+  // Fair-share usage charged since the last pass (and GPU-hours for the dashboard); the
+  // ledger saved now and then (assoc_ops.cc).
+  void AccrueUsage();
   // Pending requests ordered for the scheduler: partition PriorityTier, then priority
   // (both descending), then job id.
   void OrderPending(std::vector<sched::JobRequest>* pending) const;
@@ -349,8 +350,6 @@ class Controller {
   sched::RuntimePredictor runtimes_;
   // The run time a pass plans for a job of `job`'s user under its limit (0: the limit).
   int64_t PredictedRuntime(const JobInfo& job) const;
-  sched::UsageLedger usage_;                           // fair-share usage, decayed
-  std::map<int64_t, sched::PriorityFactors> factors_;  // pending job -> last factors
 
  public:
   // ---- step resources and client leases (step_ops.cc, step_lease_ops.cc) ----
@@ -471,6 +470,7 @@ class Controller {
   // From ApplyEndReport: a victim's end (requeue or PREEMPTED); false = not a victim's.
   bool EndPreempted(JobInfo* job);
   Preemption preemption_{&config_, [this](const JobInfo& j) { return JobQos(j); }};
+  FairShare fair_share_{&config_, &assoc_db_, [this](const JobInfo& j) { return JobQos(j); }};
 
  public:
   // ---- accounting (acct_ops.cc) ----

@@ -1,5 +1,5 @@
 // Scheduling passes of the Controller: usage is accrued and priorities recomputed
-// (priority_ops.cc); pending jobs (by partition PriorityTier, priority, then job id;
+// (components/fair_share.h); pending jobs (by partition PriorityTier, priority, then job id;
 // held jobs and jobs of DOWN partitions left out) + a snapshot go to the injected
 // Scheduler; starts
 // are applied (state RUNNING, allocation, output paths), committed, and only then
@@ -14,6 +14,7 @@
 #include "ctld/components/launch_builder.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
+#include "sched/pending_order.h"
 
 namespace sluice::ctld {
 
@@ -77,7 +78,7 @@ bool Controller::SchedulePass() {
   sched_urgent_ = false;
   if (!sched_.scheduler) return false;
   AccrueUsage();
-  UpdatePriorities();
+  fair_share_.Prioritize(&jobs_, Now());
   resvs_.Roll(Now());
   std::vector<sched::JobRequest> pending;
   sched::ArrayThrottle throttle;
@@ -208,6 +209,24 @@ void Controller::LaunchOn(const JobInfo& job, int node_index) {
       OnOwner([this, id, restarts, node, st] { OnLaunchResult(id, restarts, node, st); });
     });
   });
+}
+
+void Controller::AccrueUsage() {
+  gpu_hours_.Charge(Now(), fair_share_.Accrue(jobs_, Now()));
+  SaveUsage(false);
+}
+
+void Controller::OrderPending(std::vector<sched::JobRequest>* pending) const {
+  std::vector<int> tiers;
+  tiers.reserve(pending->size());
+  for (const auto& r : *pending) {
+    const JobInfo* j = jobs_.Find(r.job_id);
+    tiers.push_back(j ? PartitionPriorityTier(config_, j->spec().partition()) : 0);
+  }
+  std::vector<sched::JobRequest> out;
+  out.reserve(pending->size());
+  for (size_t i : sched::PendingOrder(*pending, tiers)) out.push_back(std::move((*pending)[i]));
+  *pending = std::move(out);
 }
 
 }  // namespace sluice::ctld

@@ -1,18 +1,11 @@
-// Priority and fair-share in the Controller: what each running job charges the usage
-// ledger (sched/usage_ledger.h: TRES billing, decayed by PriorityDecayHalfLife, times the
-// QOS UsageFactor; persisted by assoc_ops.cc), the association tree (the AssocDb's
-// accounts and user associations plus an implicit association under "root", or under the
-// requested account, for every user seen without one), multifactor priorities of pending
-// jobs, the scheduler's pending order, and the sprio/sshare replies. The controller
-// gathers the inputs from its tables and applies the results; the computation itself is
-// sched/pending_order.h, which the simulator runs too.
+#include "ctld/components/fair_share.h"
+
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "common/tres_billing.h"
 #include "ctld/components/validate.h"
-#include "ctld/core/controller.h"
-#include "sched/pending_order.h"
 
 namespace sluice::ctld {
 namespace {
@@ -58,36 +51,36 @@ int64_t MaxJobFactor(const Config& c) {
 
 }  // namespace
 
-Controller::AssocKey Controller::AssocOf(const JobInfo& job) const {
+sched::UsageKey FairShare::AssocOf(const JobInfo& job) const {
   const std::string& acct = job.spec().account();
-  if (!acct.empty() && assoc_db_.Account(acct)) return {acct, job.user()};
-  std::string def = assoc_db_.DefaultAccount(job.user());
+  if (!acct.empty() && assocs_->Account(acct)) return {acct, job.user()};
+  std::string def = assocs_->DefaultAccount(job.user());
   return {def.empty() ? std::string("root") : def, job.user()};
 }
 
-std::vector<sched::Assoc> Controller::Associations() const {
+std::vector<sched::Assoc> FairShare::Associations(const JobTable& jobs) const {
   std::vector<sched::Assoc> declared;
-  for (const auto& [name, a] : assoc_db_.accounts()) {
+  for (const auto& [name, a] : assocs_->accounts()) {
     if (name != "root") declared.push_back({name, "", a.parent(), a.shares(), 0});
   }
-  for (const auto& [k, u] : assoc_db_.users()) {
+  for (const auto& [k, u] : assocs_->users()) {
     declared.push_back({u.account(), u.user(), "", u.shares(), 0});
   }
-  std::vector<AssocKey> seen;
-  for (const auto& [id, job] : jobs_.jobs()) {
+  std::vector<sched::UsageKey> seen;
+  for (const auto& [id, job] : jobs.jobs()) {
     if (!IsTerminal(job.state())) seen.push_back(AssocOf(job));
   }
   return sched::AssociationTree(std::move(declared), seen, usage_);
 }
 
-void Controller::AccrueUsage() {
-  auto weights = ParseTresBillingWeights(config_.priority.tres_billing_weights);
+std::vector<sched::UsageCharge> FairShare::Accrue(const JobTable& jobs, int64_t now) {
+  auto weights = ParseTresBillingWeights(config_->priority.tres_billing_weights);
   if (!weights.ok()) weights = TresBillingWeights{};  // validated at config load
   std::vector<sched::UsageCharge> charges;
-  for (int64_t id : jobs_.NotPending()) {  // a pending job has not started: no charge
-    const JobInfo& job = *jobs_.Find(id);
+  for (int64_t id : jobs.NotPending()) {  // a pending job has not started: no charge
+    const JobInfo& job = *jobs.Find(id);
     if (job.start_time() <= 0 || job.alloc_size() == 0) continue;
-    const QosInfo* qos = assoc_db_.Qos(JobQos(job));
+    const QosInfo* qos = assocs_->Qos(qos_of_(job));
     const TresAlloc alloc = AllocOf(job);
     sched::UsageCharge c;
     c.key = AssocOf(job);
@@ -99,23 +92,22 @@ void Controller::AccrueUsage() {
     c.factor = qos ? qos->usage_factor() : 1.0;  // QOS UsageFactor
     charges.push_back(std::move(c));
   }
-  usage_.Accrue(Now(), config_.priority.decay_half_life_s, charges);
-  gpu_hours_.Charge(Now(), charges);
-  SaveUsage(false);
+  usage_.Accrue(now, config_->priority.decay_half_life_s, charges);
+  return charges;
 }
 
-void Controller::UpdatePriorities() {
+void FairShare::Prioritize(JobTable* jobs, int64_t now) {
   factors_.clear();
-  if (!config_.priority.multifactor) return;
+  if (!config_->priority.multifactor) return;
   sched::PrioritySettings settings;
-  settings.weights = WeightsOf(config_.priority);
-  settings.totals = TotalsOf(config_);
-  settings.max_partition_job_factor = MaxJobFactor(config_);
-  for (const auto& [name, q] : assoc_db_.qos()) {
+  settings.weights = WeightsOf(config_->priority);
+  settings.totals = TotalsOf(*config_);
+  settings.max_partition_job_factor = MaxJobFactor(*config_);
+  for (const auto& [name, q] : assocs_->qos()) {
     settings.max_qos_priority = std::max(settings.max_qos_priority, q.priority());
   }
   std::vector<sched::PendingJob> pending;
-  for (const auto& [id, job] : jobs_.jobs()) {
+  for (const auto& [id, job] : jobs->jobs()) {
     if (job.state() != JOB_PENDING) continue;
     sched::PendingJob in;
     in.job_id = id;
@@ -123,41 +115,24 @@ void Controller::UpdatePriorities() {
     in.num_nodes = job.num_nodes();
     in.num_cpus = job.num_cpus();
     in.assoc = AssocOf(job);
-    const PartitionConfig* part = LookupPartition(config_, job.spec().partition());
+    const PartitionConfig* part = LookupPartition(*config_, job.spec().partition());
     in.partition_job_factor = part ? part->priority_job_factor : 0;
-    if (const QosInfo* q = assoc_db_.Qos(JobQos(job))) in.qos_priority = q->priority();
+    if (const QosInfo* q = assocs_->Qos(qos_of_(job))) in.qos_priority = q->priority();
     in.nice = job.spec().nice();
     in.held = job.priority() == 0;  // held stays 0
     pending.push_back(std::move(in));
   }
-  factors_ = sched::PrioritizePending(settings, Associations(), pending, Now());
+  factors_ = sched::PrioritizePending(settings, Associations(*jobs), pending, now);
   for (const auto& [id, f] : factors_) {
-    JobInfo* job = jobs_.Find(id);
-    job->set_priority(f.priority);  // advisory: recomputed every pass, not journaled
-    if (auto* r = jobs_.MutableRequest(id)) r->priority = f.priority;
+    jobs->Find(id)->set_priority(f.priority);
+    if (auto* r = jobs->MutableRequest(id)) r->priority = f.priority;
   }
 }
 
-void Controller::OrderPending(std::vector<sched::JobRequest>* pending) const {
-  std::vector<int> tiers;
-  tiers.reserve(pending->size());
-  for (const auto& r : *pending) {
-    const JobInfo* j = jobs_.Find(r.job_id);
-    tiers.push_back(j ? PartitionPriorityTier(config_, j->spec().partition()) : 0);
-  }
-  std::vector<sched::JobRequest> out;
-  out.reserve(pending->size());
-  for (size_t i : sched::PendingOrder(*pending, tiers)) out.push_back(std::move((*pending)[i]));
-  *pending = std::move(out);
-}
-
-double Controller::UsageOf(const std::string& account, const std::string& user) const {
-  return usage_.Billing({account, user});
-}
-
-GetPrioritiesReply Controller::GetPriorities(const GetPrioritiesRequest& req) const {
+GetPrioritiesReply FairShare::Priorities(const GetPrioritiesRequest& req,
+                                         const JobTable& jobs) const {
   GetPrioritiesReply reply;
-  const PriorityConfig& p = config_.priority;
+  const PriorityConfig& p = config_->priority;
   reply.set_multifactor(p.multifactor);
   reply.set_weight_age(p.weight_age);
   reply.set_weight_fairshare(p.weight_fairshare);
@@ -166,7 +141,7 @@ GetPrioritiesReply Controller::GetPriorities(const GetPrioritiesRequest& req) co
   reply.set_weight_qos(p.weight_qos);
   reply.set_weight_tres(p.weight_tres);
   std::set<int64_t> wanted(req.job_ids().begin(), req.job_ids().end());
-  for (const auto& [id, job] : jobs_.jobs()) {
+  for (const auto& [id, job] : jobs.jobs()) {
     if (job.state() != JOB_PENDING || (!wanted.empty() && wanted.count(id) == 0)) continue;
     JobPriority* out = reply.add_jobs();
     out->set_job_id(id);
@@ -192,8 +167,8 @@ GetPrioritiesReply Controller::GetPriorities(const GetPrioritiesRequest& req) co
   return reply;
 }
 
-Expected<GetSharesReply> Controller::GetShares() const {
-  ASSIGN_OR_RETURN(auto rows, sched::ComputeFairTree(Associations()));
+Expected<GetSharesReply> FairShare::Shares(const JobTable& jobs) const {
+  ASSIGN_OR_RETURN(auto rows, sched::ComputeFairTree(Associations(jobs)));
   GetSharesReply reply;
   double total = rows.empty() ? 0 : rows[0].raw_usage;
   for (const auto& r : rows) {
