@@ -97,9 +97,17 @@ int ShowSqueueSteps(const StepListOptions& o, CliEnv& env) {
     *env.err << "squeue: error: " << fields.status().message() << "\n";
     return 1;
   }
+  // The controller filters (and the filters below again: a controller a version older may
+  // not know the newer fields).
   GetStepsRequest req;
-  for (const auto& [job, step] : o.steps) req.add_job_ids(job);
+  for (const auto& [job, step] : o.steps) {
+    StepRef* r = req.add_steps();
+    r->set_job_id(job);
+    r->set_step_id(step);
+  }
   for (int64_t job : o.jobs) req.add_job_ids(job);
+  for (uint32_t uid : o.uids) req.add_uids(uid);
+  for (const std::string& p : o.partitions) req.add_partitions(p);
   Expected<ClientApiInterface*> api = env.connect();
   Expected<GetStepsReply> rep =
       api.ok() ? (*api)->GetSteps(req) : Expected<GetStepsReply>(api.status());

@@ -67,10 +67,16 @@ TEST_F(SqueueStepsTest, StepListJobsUsersAndCustomFormat) {
   EXPECT_EQ(Run({"--steps=13.1,12", "-h", "-o", "%i|%A|%C|%U|%l"}), 0) << t.err.str();
   EXPECT_EQ(t.out.str(), "12.0|4|8|1000|1:00:00\n13.1|4|8|0|1:00:00\n");
   ASSERT_EQ(api.queries.size(), 1u);
-  EXPECT_EQ(api.queries[0].job_ids_size(), 2);
+  EXPECT_EQ(api.queries[0].job_ids_size(), 0);
+  ASSERT_EQ(api.queries[0].steps_size(), 2);  // the controller filters
+  EXPECT_EQ(api.queries[0].steps(0).job_id(), 13);
+  EXPECT_EQ(api.queries[0].steps(0).step_id(), 1);
+  EXPECT_EQ(api.queries[0].steps(1).step_id(), -1);
   t.out.str("");
   EXPECT_EQ(Run({"-s", "-h", "-u", "root", "-j", "13", "-o", "%i %j"}), 0);
   EXPECT_EQ(t.out.str(), "13.0 bash\n13.1 python\n");
+  EXPECT_EQ(api.queries.back().uids_size(), 1);
+  EXPECT_EQ(api.queries.back().job_ids_size(), 1);
   t.out.str("");
   EXPECT_EQ(Run({"-s", "-O", "StepId,NodeList"}), 0) << t.err.str();
   EXPECT_NE(t.out.str().find("STEPID"), std::string::npos) << t.out.str();

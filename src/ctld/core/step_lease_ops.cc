@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ctld/core/controller.h"
 
@@ -68,16 +69,40 @@ void Controller::ExpireClientLeases() {
   }
 }
 
+namespace {
+
+bool Has(const auto& list, const auto& v) {
+  return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+
+}  // namespace
+
 GetStepsReply Controller::GetSteps(const GetStepsRequest& req) const {
   GetStepsReply reply;
-  for (const auto& [job_id, steps] : steps_.all()) {
-    if (req.job_ids_size() > 0 &&
-        std::find(req.job_ids().begin(), req.job_ids().end(), job_id) == req.job_ids().end()) {
+  // The jobs to look at: those named (by -j, else by -s), else every job with steps.
+  std::set<int64_t> named(req.job_ids().begin(), req.job_ids().end());
+  if (named.empty())
+    for (const StepRef& r : req.steps()) named.insert(r.job_id());
+  std::vector<const std::pair<const int64_t, StepTable::Steps>*> candidates;
+  if (named.empty()) {
+    for (const auto& entry : steps_.all()) candidates.push_back(&entry);
+  } else {
+    for (int64_t id : named)
+      if (auto it = steps_.all().find(id); it != steps_.all().end()) candidates.push_back(&*it);
+  }
+  for (const auto* entry : candidates) {
+    const auto& [job_id, steps] = *entry;
+    const JobInfo* job = jobs_.Find(job_id);
+    if (!job || !Has(req.job_ids(), job_id) || !Has(req.uids(), job->uid()) ||
+        !Has(req.partitions(), job->spec().partition())) {
       continue;
     }
-    const JobInfo* job = jobs_.Find(job_id);
-    if (!job) continue;
     for (const auto& [id, s] : steps) {
+      auto wanted = [&](const StepRef& r) {
+        return r.job_id() == job_id && (r.step_id() < 0 || r.step_id() == id);
+      };
+      if (req.steps_size() > 0 && std::none_of(req.steps().begin(), req.steps().end(), wanted))
+        continue;
       StepInfo* info = reply.add_steps();
       info->set_job_id(job_id);
       info->set_step_id(id);

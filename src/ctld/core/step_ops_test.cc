@@ -139,6 +139,48 @@ TEST_F(ControllerTest, StepsGetIncreasingIdsAndFanOutToEveryStepNode) {
   EXPECT_EQ(Job(id).next_step_id(), 32);
 }
 
+// squeue -s filters at the controller: job ids, JOB.STEP lists, users and partitions, ANDed.
+TEST_F(ControllerTest, GetStepsFiltersByJobStepUserAndPartition) {
+  RegisterAll();
+  const int64_t a = StartOne(kAlice), c = StartOne(kAlice), b = StartOne(kBob);
+  for (auto [job, uid] : {std::pair{a, kAlice}, {c, kAlice}, {b, kBob}}) {
+    ASSERT_TRUE(ctl_->CreateStep({uid, uid}, StepReq(job)).ok());
+    ASSERT_TRUE(ctl_->Commit().ok());
+  }
+  auto shown = [&](const GetStepsRequest& req) {
+    std::vector<std::string> out;
+    const GetStepsReply reply = ctl_->GetSteps(req);
+    for (const StepInfo& s : reply.steps())
+      out.push_back(std::to_string(s.job_id()) + "." + std::to_string(s.step_id()));
+    return out;
+  };
+  auto name = [](int64_t job) { return std::to_string(job) + ".0"; };
+  EXPECT_EQ(shown({}), (std::vector<std::string>{name(a), name(c), name(b)}));
+  GetStepsRequest bob;
+  bob.add_uids(kBob);
+  EXPECT_EQ(shown(bob), (std::vector<std::string>{name(b)}));
+  GetStepsRequest listed;
+  StepRef* r = listed.add_steps();
+  r->set_job_id(c);
+  r->set_step_id(0);
+  EXPECT_EQ(shown(listed), (std::vector<std::string>{name(c)}));
+  r->set_step_id(1);
+  EXPECT_TRUE(shown(listed).empty());
+  r->set_step_id(-1);  // every step of c
+  EXPECT_EQ(shown(listed), (std::vector<std::string>{name(c)}));
+  listed.add_uids(kBob);  // and Bob's: none
+  EXPECT_TRUE(shown(listed).empty());
+  GetStepsRequest job_and_list;
+  job_and_list.add_job_ids(b);
+  *job_and_list.add_steps() = listed.steps(0);
+  EXPECT_TRUE(shown(job_and_list).empty());
+  GetStepsRequest part;
+  part.add_partitions("closed");
+  EXPECT_TRUE(shown(part).empty());
+  part.add_partitions("gpu");
+  EXPECT_EQ(shown(part).size(), 3u);
+}
+
 // A restarted controller learns the running steps from the agents' registrations: their
 // resources stay held (a step wanting them waits) until srun ends them.
 TEST_F(ControllerTest, RegistrationRestoresRunningStepsAfterARestart) {
