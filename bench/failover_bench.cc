@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -165,8 +166,11 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::seconds(2));  // it stands by
   }
+  std::string private_pg;  // cut: the cluster's own server (/tmp/sluice-pg-*)
+  std::ifstream(o.state_dir + "/pgsql.path") >> private_pg;
   cluster.Down();
   if (!cut) pg.Stop();
+  if (!private_pg.empty()) fs::remove_all(private_pg);
   fs::remove_all(root);
   if (running.empty()) return 1;
   std::printf(

@@ -53,7 +53,15 @@ void ClusterTest::UseFaultBuilds(LocalClusterOptions* o) {
 
 void ClusterTest::TearDown() {
   unsetenv("SLUICE_FAULT_DIR");
+  // The private PostgreSQL of a cluster with several controllers keeps its data outside
+  // the state dir (/tmp/sluice-pg-*, named by pgsql.path); Down() stops it.
+  std::string pg;
+  if (cluster_) std::ifstream(cluster_->state_dir() + "/pgsql.path") >> pg;
   if (cluster_) cluster_->Down();
+  if (!pg.empty()) {
+    std::error_code ec;
+    fs::remove_all(pg, ec);
+  }
   // Leave the directory behind when a test failed, for the logs.
   if (!HasFailure()) {
     std::error_code ec;

@@ -374,11 +374,6 @@ class UpHa : public ClusterTest {
     o.extra_config_lines.push_back("SlurmctldTimeout=3");
     return o;
   }
-  void TearDown() override {
-    const std::string pg = PgDir();
-    ClusterTest::TearDown();  // stops the server
-    if (!pg.empty()) std::filesystem::remove_all(pg);
-  }
   std::string PgDir() {
     std::string dir = ReadFile(cluster_->state_dir() + "/pgsql.path");
     return dir.substr(0, dir.find('\n'));
