@@ -98,8 +98,8 @@ GetStepsReply Controller::GetSteps(const GetStepsRequest& req) const {
       continue;
     }
     for (const auto& [id, s] : steps) {
-      auto wanted = [&](const StepRef& r) {
-        return r.job_id() == job_id && (r.step_id() < 0 || r.step_id() == id);
+      auto wanted = [job = job_id, step = id](const StepRef& r) {
+        return r.job_id() == job && (r.step_id() < 0 || r.step_id() == step);
       };
       if (req.steps_size() > 0 && std::none_of(req.steps().begin(), req.steps().end(), wanted))
         continue;
