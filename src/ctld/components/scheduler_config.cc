@@ -71,4 +71,9 @@ Expected<sched::SchedulerConfig> SchedulerConfigFrom(const Config& config) {
   return out;
 }
 
+bool PlansWithPredictedRuntimes(const Config& config) {
+  auto c = SchedulerConfigFrom(config);
+  return c.ok() && c->bf_predict == sched::SchedulerConfig::Prediction::kUser2;
+}
+
 }  // namespace sluice::ctld

@@ -15,5 +15,8 @@
 namespace sluice::ctld {
 
 Expected<sched::SchedulerConfig> SchedulerConfigFrom(const Config& config);
+// SchedulerParameters=bf_predict=user2: passes plan with predicted run times (false when
+// the parameters do not parse; the daemon refuses those before it gets here).
+bool PlansWithPredictedRuntimes(const Config& config);
 
 }  // namespace sluice::ctld

@@ -46,9 +46,7 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
   jobs_.CountInto(&stats_.jobs);
   for (auto& n : nodes_.nodes()) n.last_heartbeat_ms = start_ms_;
   assoc_db_.Seed(config_);
-  auto sched_config = SchedulerConfigFrom(config_);  // validated by the daemon
-  predict_runtimes_ =
-      sched_config.ok() && sched_config->bf_predict == sched::SchedulerConfig::Prediction::kUser2;
+  predict_runtimes_ = PlansWithPredictedRuntimes(config_);
 }
 
 Status Controller::Load(bool clean_start) {

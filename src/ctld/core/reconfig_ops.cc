@@ -39,9 +39,7 @@ Status Controller::ApplyConfig(const Config& next, sched::Scheduler* scheduler) 
   }
   enforce_ = EnforceOf(config_);
   assoc_db_.Seed(config_);                           // accounts and users the file adds
-  auto sched_config = SchedulerConfigFrom(config_);  // validated by the Reconfigurer
-  predict_runtimes_ =
-      sched_config.ok() && sched_config->bf_predict == sched::SchedulerConfig::Prediction::kUser2;
+  predict_runtimes_ = PlansWithPredictedRuntimes(config_);
   sched_.scheduler = scheduler;
   WantSchedule(true);
   return Status::Ok();
