@@ -316,6 +316,10 @@ Status LocalCluster::StartControllerAt(int k) {
 
 void LocalCluster::KillControllerAt(int k, int sig) { StopProcess(ControllerPid(k), sig, 5000); }
 
+std::string LocalCluster::ControllerLogPath(int k) const {
+  return opts_.state_dir + "/log/" + ControllerWho(k) + ".log";
+}
+
 pid_t LocalCluster::ControllerPid(int k) const {
   pid_t pid = ReadPid(PidFile(ControllerWho(k)));
   return ProcessAlive(pid) ? pid : 0;

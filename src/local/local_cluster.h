@@ -73,6 +73,7 @@ class LocalCluster {
   Status StartControllerAt(int k);
   void KillControllerAt(int k, int sig);
   pid_t ControllerPid(int k) const;
+  std::string ControllerLogPath(int k) const;  // its log (<state>/log/sluicectld[-ctlK].log)
   // The controller k whose lease is live in the state database (state/pgsql; -1: none).
   int LeadingController() const;
   // Its SlurmctldHost name ("ctl1", ...; "localhost" with one controller).

@@ -44,10 +44,7 @@ class HaNetns : public ClusterTest {
     }
     return -1;
   }
-  std::string Log(int k) {
-    return ReadFile(cluster_->state_dir() + "/log/" + (k == 0 ? "sluicectld" : "sluicectld-ctl2") +
-                    ".log");
-  }
+  std::string Log(int k) { return ReadFile(cluster_->ControllerLogPath(k)); }
   // A job that notes "ID HOST NS" every 100 ms for `seconds` in beats.log.
   int64_t SubmitBeating(int seconds, std::vector<std::string> extra = {}) {
     std::vector<std::string> args{"-o", "/dev/null", "--requeue"};

@@ -122,8 +122,7 @@ TEST_F(HighAvailability, OneLeadsTheOtherStandsByAndPingShowsBoth) {
   // Commands find the leader, whichever SlurmctldHost it is.
   int64_t id = Submit({"-o", "/dev/null", "--wrap", "true"});
   EXPECT_EQ(WaitDone(id), "COMPLETED");
-  std::string log = ReadFile(cluster_->state_dir() + "/log/" +
-                             (standby == 0 ? "sluicectld" : "sluicectld-ctl2") + ".log");
+  std::string log = ReadFile(cluster_->ControllerLogPath(standby));
   EXPECT_NE(log.find("standing by controller=" + cluster_->ControllerName(standby)),
             std::string::npos)
       << log;
@@ -252,8 +251,7 @@ TEST_F(HighAvailability, APausedLeaderIsFencedAndStepsDownWritingNothing) {
     if (!gone) usleep(100'000);
   }
   EXPECT_TRUE(gone) << "the fenced leader did not step down";
-  std::string log = ReadFile(cluster_->state_dir() + "/log/" +
-                             (old == 0 ? "sluicectld" : "sluicectld-ctl2") + ".log");
+  std::string log = ReadFile(cluster_->ControllerLogPath(old));
   EXPECT_NE(log.find("lost the controller lease"), std::string::npos) << log;
   ids.insert(ids.end(), more.begin(), more.end());
   for (int64_t id : ids) EXPECT_EQ(WaitDone(id, 120'000), "COMPLETED") << "job " << id;
