@@ -24,7 +24,10 @@ class HaNetns : public ClusterTest {
     o.isolated = true;
     o.controllers = 2;
     o.nodes = 2;
-    o.slurmd_timeout_s = 4;
+    // Longer than a failover (lease 3 s, then the agents' registration with the new
+    // leader): with 4 s a new leader sometimes declared a node dead that had only been
+    // waiting for it, and requeued its job (CI, once).
+    o.slurmd_timeout_s = 12;
     o.extra_config_lines = {"SlurmctldTimeout=3"};
     return o;
   }
