@@ -41,7 +41,7 @@ AgentRelayClient::~AgentRelayClient() {
 }
 
 Expected<RelayReply> AgentRelayClient::Call(const RelayRequest& req) {
-  RETURN_IF_ERROR(CheckRequestLimits(req));  // the controller would refuse it: not sent
+  RETURN_IF_ERROR(CheckBeforeSending(req));
   std::string frame = EncodeFrame(FrameType::kRelay, 0, req.SerializeAsString());
   std::lock_guard<std::mutex> lock(mu_);
   if (fd_ < 0 || !WriteAll(fd_, frame)) {  // the agent restarted since the last call

@@ -84,7 +84,7 @@ void ClusterClient::AwaitReconnect(std::chrono::steady_clock::time_point until) 
 
 template <typename Req, typename Rep, typename Method>
 Expected<Rep> ClusterClient::Call(Method method, const Req& req) {
-  RETURN_IF_ERROR(CheckRequestLimits(req));  // the controller would refuse it: not sent
+  RETURN_IF_ERROR(CheckBeforeSending(req));
   const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms_);
   // From the controller that answered last; one that cannot be reached is down (or a
   // standby): the call was never sent, so it goes to the next. When none leads, a

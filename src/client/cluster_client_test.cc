@@ -106,7 +106,7 @@ TEST_F(ClusterClientTest, ServerErrorsKeepCodeAndMessage) {
   EXPECT_EQ(jrep.status().message(), "Invalid job id specified");
 }
 
-// A request the controller would refuse for its size is refused here, with the
+// A large request the controller would refuse for its size is refused here, with the
 // controller's message, and never sent (the service saw no call).
 TEST_F(ClusterClientTest, OversizeRequestIsRefusedBeforeSending) {
   auto client = ClusterClient::Create(target_, "tok-big");

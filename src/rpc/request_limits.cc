@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -97,7 +98,17 @@ Status Check(const Message& m, std::string* detail, int depth) {
 }  // namespace
 
 Status CheckRequestLimits(const Message& request, std::string* detail) {
+  // A request smaller than every limit cannot break one: a string over a limit, or more
+  // entries than a limit, takes at least that many bytes on the wire.
+  constexpr size_t kSmallest = std::min({kMaxStringBytes, kMaxPathBytes, kMaxListBytes,
+                                         kMaxEnvEntries, kMaxArgvEntries, kMaxRepeatedEntries});
+  if (request.ByteSizeLong() <= kSmallest) return Status::Ok();
   return Check(request, detail, 0);
+}
+
+Status CheckBeforeSending(const Message& request) {
+  if (request.ByteSizeLong() <= kMaxListBytes) return Status::Ok();
+  return CheckRequestLimits(request);
 }
 
 }  // namespace sluice

@@ -29,4 +29,10 @@ namespace sluice {
 
 Status CheckRequestLimits(const google::protobuf::Message& request, std::string* detail = nullptr);
 
+// What a sender checks: a request larger than kMaxListBytes is checked here and refused
+// without being sent (no megabytes shipped to be refused); a smaller one is sent as it is,
+// and the controller, which checks every request, answers the same error. The field walk
+// needs the descriptors built, about a millisecond of a one-shot command's life.
+Status CheckBeforeSending(const google::protobuf::Message& request);
+
 }  // namespace sluice

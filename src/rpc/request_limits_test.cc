@@ -94,5 +94,27 @@ TEST(RequestLimits, EmptyRequestIsFine) {
   EXPECT_TRUE(CheckRequestLimits(CancelRequest()).ok());
 }
 
+// The one-byte-over cases sit right above the size under which the walk is skipped.
+TEST(RequestLimits, SmallestRequestThatCanBreakALimitIsWalked) {
+  UpdateNodeRequest u;
+  u.set_reason(std::string(kMaxStringBytes, 'r'));
+  EXPECT_TRUE(CheckRequestLimits(u).ok());
+  u.set_reason(std::string(kMaxStringBytes + 1, 'r'));
+  ExpectTooLong(u, "reason: 1025 bytes");
+}
+
+// A sender walks only requests over kMaxListBytes; smaller ones go to the controller,
+// which refuses them with the same error.
+TEST(RequestLimits, SendersCheckOnlyLargeRequests) {
+  SubmitRequest r;
+  r.mutable_spec()->set_name(std::string(kMaxStringBytes + 1, 'n'));
+  EXPECT_FALSE(CheckRequestLimits(r).ok());
+  EXPECT_TRUE(CheckBeforeSending(r).ok());
+  Status st = CheckBeforeSending(WithScript(kMaxScriptBytes + 1));
+  EXPECT_EQ(st.code(), Code::kInvalidArgument);
+  EXPECT_EQ(st.message(), kMsgTooLong);
+  EXPECT_TRUE(CheckBeforeSending(WithScript(kMaxScriptBytes)).ok());
+}
+
 }  // namespace
 }  // namespace sluice
