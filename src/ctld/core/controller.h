@@ -36,6 +36,7 @@
 #include "ctld/components/job_scripts.h"
 #include "ctld/components/job_table.h"
 #include "ctld/components/node_table.h"
+#include "ctld/components/pass_order.h"
 #include "ctld/components/preemption.h"
 #include "ctld/components/recent_events.h"
 #include "ctld/components/reservation_book.h"
@@ -335,8 +336,10 @@ class Controller {
   // ledger saved now and then (assoc_ops.cc).
   void AccrueUsage();
   // Pending requests ordered for the scheduler: partition PriorityTier, then priority
-  // (both descending), then job id.
-  void OrderPending(std::vector<sched::JobRequest>* pending) const;
+  // (both descending), then job id. `tiers` (each one's partition's) and `jobs` run beside
+  // `pending`; the order is recorded in pass_order_.
+  void OrderPending(std::vector<sched::JobRequest>* pending, const std::vector<int>& tiers,
+                    const std::vector<PassOrder::Job>& jobs);
   // What a pass schedules against: nodes, running jobs with their ends, reservations and
   // (AccountingStorageEnforce=limits) the limits of the running jobs and of `pending`.
   sched::ClusterSnapshot PassSnapshot(const std::vector<sched::JobRequest>& pending) const;
@@ -470,6 +473,7 @@ class Controller {
   // From ApplyEndReport: a victim's end (requeue or PREEMPTED); false = not a victim's.
   bool EndPreempted(JobInfo* job);
   Preemption preemption_{&config_, [this](const JobInfo& j) { return JobQos(j); }};
+  PassOrder pass_order_;  // the last pass's, for Explain
   FairShare fair_share_{&config_, &assoc_db_, [this](const JobInfo& j) { return JobQos(j); }};
 
  public:

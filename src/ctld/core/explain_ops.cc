@@ -1,10 +1,10 @@
 // Why pending jobs are not running (GetJobsRequest.explain: `sluice why`, scontrol show
 // job's Explanation=): sched::Explain over the cluster as it is now (PassSnapshot: the
 // same snapshot and limits a pass gets), the reason and planned nodes the last pass gave
-// the job, the jobs a pass considers before it in its partition, and the dependency terms
-// still in its way (DependencyWords, array_dep_ops.cc).
+// the job, the jobs the last pass considered before it in its partition (pass_order_),
+// and the dependency terms still in its way (DependencyWords, array_dep_ops.cc).
 #include <algorithm>
-#include <unordered_map>
+#include <optional>
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
@@ -19,53 +19,13 @@ namespace {
 // partition's nodes); the rest are sent without.
 constexpr int kMaxExplained = 1000;
 
-// Reasons of jobs that a pass does not consider: they are ahead of nobody.
-bool Gated(const JobInfo& j) {
-  const std::string& r = j.reason();
-  return j.priority() == 0 || r == "Dependency" || r == "DependencyNeverSatisfied" ||
-         r == "BeginTime" || r == "PartitionDown" || r == sched::kReasonArrayTaskLimit;
-}
-
-// The pass order within each partition (priority descending, then id), over the pending
-// jobs a pass considers.
-class PartitionQueues {
- public:
-  explicit PartitionQueues(const JobTable& jobs) {
-    for (const auto& [id, j] : jobs.jobs()) {
-      if (j.state() == JOB_PENDING && !Gated(j))
-        queues_[j.spec().partition()].push_back({j.priority(), id});
-    }
-    for (auto& [p, q] : queues_) std::sort(q.begin(), q.end(), Before);
-  }
-  // The jobs ahead of `j`: the first few in order, and how many.
-  void Ahead(const JobInfo& j, sched::ExplainInput* in) const {
-    auto it = queues_.find(j.spec().partition());
-    if (it == queues_.end() || Gated(j)) return;
-    const auto& q = it->second;
-    const Entry self{j.priority(), j.job_id()};
-    const auto end = std::lower_bound(q.begin(), q.end(), self, Before);
-    in->ahead_count = end - q.begin();
-    for (auto e = q.begin(); e != end && in->ahead.size() < 3; ++e)
-      in->ahead.push_back({e->id, e->priority});
-  }
-
- private:
-  struct Entry {
-    int64_t priority;
-    int64_t id;
-  };
-  static bool Before(const Entry& a, const Entry& b) {
-    return a.priority != b.priority ? a.priority > b.priority : a.id < b.id;
-  }
-  std::unordered_map<std::string, std::vector<Entry>> queues_;
-};
-
 }  // namespace
 
 sched::ClusterSnapshot Controller::PassSnapshot(
     const std::vector<sched::JobRequest>& pending) const {
   sched::ClusterSnapshot snap = nodes_.Snapshot(false);
-  for (const auto& [id, job] : jobs_.jobs()) {
+  for (int64_t id : jobs_.NotPending()) {  // not a walk over the pending queue
+    const JobInfo& job = *jobs_.Find(id);
     if (!HoldsResources(job)) continue;
     sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
     if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
@@ -104,7 +64,6 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
   }
   if (wanted.empty()) return;
   const sched::ClusterSnapshot snap = PassSnapshot(requests);
-  const PartitionQueues queues(jobs_);
   std::function<bool(int64_t)> names_job;
   if (viewer && HidesOthersJobs(*viewer)) {
     names_job = [this, uid = viewer->uid](int64_t id) {
@@ -123,7 +82,10 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
       if (auto nodes = ExpandHostlist(job.sched_nodes()); nodes.ok()) in.planned_nodes = *nodes;
     }
     in.begin_time = job.spec().begin_time();
-    queues.Ahead(job, &in);
+    if (std::optional<PassOrder::Ahead> ahead = pass_order_.Before(job.job_id())) {
+      in.ahead_count = ahead->count;
+      for (const PassOrder::Job& a : ahead->first) in.ahead.push_back({a.id, a.priority});
+    }
     in.dependencies = DependencyWords(job);
     in.names_job = names_job;
     wanted[i]->set_explanation(sched::Explain(snap, in, Now(), FormatTimestamp));

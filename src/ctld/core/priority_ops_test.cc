@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "ctld/core/controller.h"
 #include "ctld/testing/test_fakes.h"
@@ -163,6 +164,54 @@ TEST_F(PriorityOpsTest, AgeAndNiceAndHeldJobs) {
   EXPECT_EQ(Job(young).priority(), 0);  // held stays 0
   EXPECT_EQ(Job(nice).priority(), 10000 - 300);
   EXPECT_EQ(Job(old_job).state(), JOB_RUNNING);
+}
+
+// Explanations of several pending jobs at once (scontrol show job, sluice why): each is
+// behind the jobs a pass considers before it in its partition (priority, then id): how
+// many, and the first three priorities. A held job is ahead of nobody.
+TEST_F(PriorityOpsTest, ExplanationsCountTheJobsAheadInPassOrder) {
+  const int64_t running = SubmitWhole(kAlice);
+  Pass();
+  ASSERT_EQ(Job(running).state(), JOB_RUNNING);
+  const int64_t a = SubmitWhole(kAlice, 100);  // priority 9900
+  const int64_t b = SubmitWhole(kAlice, 300);  // 9700
+  const int64_t c = SubmitWhole(kAlice, 200);  // 9800
+  const int64_t d = SubmitWhole(kAlice, 100);  // 9900, after a by id
+  const int64_t e = SubmitWhole(kAlice, 400);  // 9600
+  const int64_t held = SubmitWhole(kAlice);
+  UpdateJobRequest hold;
+  hold.add_job_ids(held);
+  hold.set_action(JOB_ACTION_HOLD);
+  ASSERT_TRUE(ctl_->UpdateJob({0, 0}, hold).ok());
+  Pass();
+  ASSERT_EQ(Job(c).priority(), 9800);
+  GetJobsRequest q;
+  for (int64_t id : {e, b, d, a, c}) q.add_job_ids(id);
+  q.set_explain(true);
+  Expected<GetJobsReply> reply = ctl_->GetJobs(q);
+  ASSERT_TRUE(reply.ok());
+  std::map<int64_t, std::string> why;
+  for (const JobInfo& j : reply->jobs()) why[j.job_id()] = j.explanation();
+  EXPECT_EQ(why[a].find("behind"), std::string::npos) << why[a];
+  EXPECT_EQ(why[d].rfind("behind 1 higher-priority job in partition gpu (priority 9900 vs 9900)",
+                         0),
+            0u)
+      << why[d];
+  EXPECT_EQ(why[c].rfind("behind 2 higher-priority jobs in partition gpu (priority 9800 vs 9900, "
+                         "9900)",
+                         0),
+            0u)
+      << why[c];
+  EXPECT_EQ(why[b].rfind("behind 3 higher-priority jobs in partition gpu (priority 9700 vs 9900, "
+                         "9900, 9800)",
+                         0),
+            0u)
+      << why[b];
+  EXPECT_EQ(why[e].rfind("behind 4 higher-priority jobs in partition gpu (priority 9600 vs 9900, "
+                         "9900, 9800, ...)",
+                         0),
+            0u)
+      << why[e];
 }
 
 TEST_F(PriorityOpsTest, PriorityTierFirstThenPriority) {

@@ -81,6 +81,8 @@ bool Controller::SchedulePass() {
   fair_share_.Prioritize(&jobs_, Now());
   resvs_.Roll(Now());
   std::vector<sched::JobRequest> pending;
+  std::vector<int> tiers;                  // each one's partition's PriorityTier
+  std::vector<PassOrder::Job> considered;  // and the job, for pass_order_
   sched::ArrayThrottle throttle;
   for (auto& [id, job] : jobs_.jobs()) {
     if (job.state() != JOB_PENDING || job.priority() == 0) continue;
@@ -102,9 +104,11 @@ bool Controller::SchedulePass() {
     if (!DependencyGate(&job) || !ThrottleGate(&job, &throttle)) continue;
     pending.push_back(*req);
     if (predict_runtimes_) pending.back().predicted_runtime_s = PredictedRuntime(job);
+    tiers.push_back(part ? part->priority_tier : 0);
+    considered.push_back({id, job.priority(), &job.spec().partition()});
   }
+  OrderPending(&pending, tiers, considered);
   if (pending.empty()) return false;
-  OrderPending(&pending);
   sched::ClusterSnapshot snap = PassSnapshot(pending);
   preemption_.FillInputs(jobs_, &snap, &pending);
   sched::Plan plan = sched_.scheduler->Schedule(snap, pending, Now());
@@ -216,17 +220,19 @@ void Controller::AccrueUsage() {
   SaveUsage(false);
 }
 
-void Controller::OrderPending(std::vector<sched::JobRequest>* pending) const {
-  std::vector<int> tiers;
-  tiers.reserve(pending->size());
-  for (const auto& r : *pending) {
-    const JobInfo* j = jobs_.Find(r.job_id);
-    tiers.push_back(j ? PartitionPriorityTier(config_, j->spec().partition()) : 0);
-  }
+void Controller::OrderPending(std::vector<sched::JobRequest>* pending,
+                              const std::vector<int>& tiers,
+                              const std::vector<PassOrder::Job>& jobs) {
   std::vector<sched::JobRequest> out;
+  std::vector<PassOrder::Job> ordered;
   out.reserve(pending->size());
-  for (size_t i : sched::PendingOrder(*pending, tiers)) out.push_back(std::move((*pending)[i]));
+  ordered.reserve(pending->size());
+  for (size_t i : sched::PendingOrder(*pending, tiers)) {
+    out.push_back(std::move((*pending)[i]));
+    ordered.push_back(jobs[i]);
+  }
   *pending = std::move(out);
+  pass_order_.Record(ordered);
 }
 
 }  // namespace sluice::ctld
