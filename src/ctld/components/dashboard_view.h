@@ -7,7 +7,8 @@
 //                   -1 when it is another user's job that PrivateData hides
 //   jobs          the running jobs the viewer may see: [{id, user, account, name,
 //                   partition, gpus, nodes, start, time_limit}]
-//   queue         the first pending jobs in scheduling order, with the scheduler's
+//   queue         the first pending jobs in scheduling order (the last pass's, then the
+//                   jobs it did not consider, oldest first), with the scheduler's
 //                   reason in words: [{id, user, account, name, partition, gpus, nodes,
 //                   priority, reason, planned_start, explanation}]; pending counts all
 //   gpu_hours_24h [{account, hours}], most first

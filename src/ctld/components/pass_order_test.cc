@@ -15,13 +15,16 @@ TEST(PassOrder, CountsAndFirstThreeWithinEachPartition) {
   const std::string gpu = "gpu", cpu = "cpu";
   PassOrder order;
   // Pass order (ids out of order, as priorities make it), two partitions interleaved.
-  order.Record({{9, 50, &gpu},
-                {4, 40, &cpu},
-                {2, 30, &gpu},
-                {7, 30, &gpu},
-                {5, 20, &cpu},
-                {1, 10, &gpu},
-                {3, 5, &gpu}});
+  order.Record({{9, 50, 0, &gpu},
+                {4, 40, 0, &cpu},
+                {2, 30, 0, &gpu},
+                {7, 30, 0, &gpu},
+                {5, 20, 0, &cpu},
+                {1, 10, 0, &gpu},
+                {3, 5, 0, &gpu}});
+  EXPECT_EQ(Ids(order.order()), (std::vector<int64_t>{9, 4, 2, 7, 5, 1, 3}));
+  EXPECT_TRUE(order.Considered(5));
+  EXPECT_FALSE(order.Considered(6));
   EXPECT_EQ(order.Before(9)->count, 0);
   EXPECT_TRUE(order.Before(9)->first.empty());
   EXPECT_EQ(order.Before(7)->count, 2);
@@ -37,8 +40,8 @@ TEST(PassOrder, CountsAndFirstThreeWithinEachPartition) {
 TEST(PassOrder, EachRecordReplacesTheLast) {
   const std::string p = "p";
   PassOrder order;
-  order.Record({{1, 1, &p}, {2, 1, &p}});
-  order.Record({{2, 1, &p}});
+  order.Record({{1, 1, 0, &p}, {2, 1, 0, &p}});
+  order.Record({{2, 1, 0, &p}});
   EXPECT_FALSE(order.Before(1).has_value());
   EXPECT_EQ(order.Before(2)->count, 0);
 }

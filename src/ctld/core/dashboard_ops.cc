@@ -2,7 +2,6 @@
 // they are now through DashboardView (components/dashboard_view.h), with the first
 // pending jobs in scheduling order explained as `sluice why` explains them, and the
 // events and GPU-hours the controller keeps for it.
-#include <algorithm>
 
 #include "ctld/components/dashboard_view.h"
 #include "ctld/core/controller.h"
@@ -42,24 +41,41 @@ std::string Controller::Dashboard(const Caller& caller) const {
   in.events = &events_;
   in.gpu_hours = gpu_hours_.HoursByAccount();
 
-  struct Entry {
-    int64_t priority;
-    int64_t id;
+  // The queue: the pending jobs in the last pass's order, then those it did not consider
+  // (held, waiting for a dependency or --begin, submitted since), oldest first. No walk
+  // over the whole queue: the pass order is a list, and the rest stops when found.
+  auto pending = [&](int64_t id) -> const JobInfo* {
+    const JobInfo* j = jobs_.Find(id);
+    return j && j->state() == JOB_PENDING ? j : nullptr;
   };
-  std::vector<Entry> pending;
-  for (const auto& [id, job] : jobs_.jobs()) {
-    if (job.state() != JOB_PENDING) continue;
-    if (in.own_jobs_only && job.uid() != caller.uid) continue;
-    pending.push_back({job.priority(), id});
-  }
-  in.pending = static_cast<int64_t>(pending.size());
-  const size_t shown = std::min(pending.size(), kQueueShown);
-  std::partial_sort(pending.begin(), pending.begin() + shown, pending.end(),
-                    [](const Entry& a, const Entry& b) {
-                      return a.priority != b.priority ? a.priority > b.priority : a.id < b.id;
-                    });
   GetJobsReply queue;
-  for (size_t i = 0; i < shown; ++i) *queue.add_jobs() = *jobs_.Find(pending[i].id);
+  for (const PassOrder::Job& p : pass_order_.order()) {
+    if (static_cast<size_t>(queue.jobs_size()) >= kQueueShown) break;
+    if (in.own_jobs_only && p.uid != caller.uid) continue;
+    if (const JobInfo* j = pending(p.id)) *queue.add_jobs() = *j;
+  }
+  // Every pending job, or the viewer's: from the indexes.
+  if (in.own_jobs_only) {
+    for (int64_t id : jobs_.OfUid(caller.uid)) in.pending += pending(id) != nullptr;
+  } else {
+    in.pending = static_cast<int64_t>(jobs_.size() - jobs_.NotPending().size());
+  }
+  int64_t rest = in.pending - queue.jobs_size();  // pending jobs not shown yet
+  auto add_rest = [&](int64_t id) {
+    if (rest <= 0 || static_cast<size_t>(queue.jobs_size()) >= kQueueShown) return false;
+    if (const JobInfo* j = pending(id); j && !pass_order_.Considered(id)) {
+      *queue.add_jobs() = *j;
+      --rest;
+    }
+    return true;
+  };
+  if (in.own_jobs_only) {
+    for (int64_t id : jobs_.OfUid(caller.uid))
+      if (!add_rest(id)) break;
+  } else {
+    for (const auto& [id, job] : jobs_.jobs())
+      if (!add_rest(id)) break;
+  }
   Explain(&queue, &caller);
   in.queue.assign(queue.jobs().begin(), queue.jobs().end());
   return DashboardView(in).dump();

@@ -104,6 +104,38 @@ TEST_F(DashboardTest, ShowsEachGpuHeldByItsJobAndTheQueueExplained) {
       << s["queue"][0];
 }
 
+// The queue is the last pass's order, then the pending jobs it did not consider (held,
+// submitted since), oldest first; jobs no longer pending drop out.
+TEST_F(DashboardTest, QueueIsThePassOrderThenTheJobsItSkipped) {
+  const int64_t r1 = Submit(kAlice, 1, 4);
+  const int64_t r2 = Submit(kAlice, 1, 4);
+  const int64_t waits = Submit(kBob, 1, 4);
+  Pass();
+  ASSERT_EQ(ctl_->jobs().Find(r1)->state(), JOB_RUNNING);
+  ASSERT_EQ(ctl_->jobs().Find(r2)->state(), JOB_RUNNING);
+  const int64_t held = Submit(kAlice, 1, 1, /*hold=*/true);
+  const int64_t late = Submit(kBob, 1, 4);  // after the pass
+  auto ids = [](const json& s) {
+    std::vector<int64_t> out;
+    for (const json& q : s["queue"]) out.push_back(q["id"].get<int64_t>());
+    return out;
+  };
+  json s = State(0);
+  EXPECT_EQ(ids(s), (std::vector<int64_t>{waits, held, late}));
+  EXPECT_EQ(s["totals"]["pending"], 3);
+  Pass();
+  s = State(0);
+  EXPECT_EQ(ids(s), (std::vector<int64_t>{waits, late, held}));
+  CancelRequest cancel;
+  cancel.add_job_ids(waits);
+  ctl_->Cancel({0, 0}, cancel);
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ASSERT_EQ(ctl_->jobs().Find(waits)->state(), JOB_CANCELLED);
+  s = State(0);
+  EXPECT_EQ(ids(s), (std::vector<int64_t>{late, held}));
+  EXPECT_EQ(s["totals"]["pending"], 2);
+}
+
 class DashboardPrivateTest : public DashboardTest {
  protected:
   DashboardPrivateTest() { private_data_ = "jobs"; }
