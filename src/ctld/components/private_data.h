@@ -2,7 +2,7 @@
 // may not see of other users. Parsed from Config::raw["PrivateData"] (comma list, case
 // insensitive; Slurm's other items cloud/events/nodes/partitions are accepted and have
 // no effect here). Unknown items are an error naming the item.
-// The filters live in private_data_ops.cc (Controller::HidePrivate):
+// The filters are Access::HidePrivate (access.h):
 //   jobs          squeue / scontrol show job / sprio / squeue -s list only the caller's
 //                 jobs and steps; asking for another user's job by id -> "Invalid job id
 //                 specified" (as if it did not exist)

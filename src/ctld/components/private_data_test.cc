@@ -51,7 +51,7 @@ class PrivateDataTest : public testing::ControllerHarness {
       if (st) *st = r.status();
       return out;
     }
-    Status s = ctl_->HidePrivate(Caller{uid, uid}, !ids.empty(), &*r);
+    Status s = ctl_->access().HidePrivate(Caller{uid, uid}, !ids.empty(), &*r);
     if (st) *st = s;
     if (s.ok()) {
       for (const auto& j : r->jobs()) out.push_back(j.job_id());
@@ -75,12 +75,12 @@ TEST_F(PrivateDataTest, UsersSeeOnlyTheirOwnJobs) {
   GetPrioritiesReply prio;
   prio.add_jobs()->set_uid(kAlice);
   prio.add_jobs()->set_uid(kBob);
-  ctl_->HidePrivate(Caller{kBob, kBob}, &prio);
+  ctl_->access().HidePrivate(Caller{kBob, kBob}, &prio);
   ASSERT_EQ(prio.jobs_size(), 1);
   EXPECT_EQ(prio.jobs(0).uid(), kBob);
   GetStepsReply steps;
   steps.add_steps()->set_uid(kAlice);
-  ctl_->HidePrivate(Caller{kBob, kBob}, &steps);
+  ctl_->access().HidePrivate(Caller{kBob, kBob}, &steps);
   EXPECT_EQ(steps.steps_size(), 0);
 }
 
@@ -94,9 +94,9 @@ TEST_F(PrivateDataTest, UsageHidesOtherUsersShareRows) {
   theirs->set_account("ml");
   theirs->set_user("u1000");
   GetSharesReply admin_view = r;
-  ctl_->HidePrivate(Caller{0, 0}, &admin_view);
+  ctl_->access().HidePrivate(Caller{0, 0}, &admin_view);
   EXPECT_EQ(admin_view.rows_size(), 3);
-  ctl_->HidePrivate(Caller{kBob, kBob}, &r);
+  ctl_->access().HidePrivate(Caller{kBob, kBob}, &r);
   ASSERT_EQ(r.rows_size(), 2);
   EXPECT_EQ(r.rows(0).account(), "root");
   EXPECT_EQ(r.rows(1).user(), "u1001");
@@ -131,7 +131,7 @@ TEST_F(PrivateResvTest, ReservationsListOnlyThoseNamingTheCaller) {
   open->set_name("all_but_alice");
   open->add_users("u1000");
   open->set_users_denied(true);
-  ctl_->HidePrivate(Caller{kBob, kBob}, &r);
+  ctl_->access().HidePrivate(Caller{kBob, kBob}, &r);
   ASSERT_EQ(r.reservations_size(), 2);
   EXPECT_EQ(r.reservations(0).name(), "mine");
   EXPECT_EQ(r.reservations(1).name(), "all_but_alice");

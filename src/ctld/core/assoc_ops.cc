@@ -40,26 +40,17 @@ Controller::EnforceFlags Controller::EnforceOf(const Config& c) {
   return f;
 }
 
-AdminLevel Controller::LevelOf(const Caller& c) const {
-  if (c.uid == 0 || c.uid == options_.admin_uid) return AdminLevel::kAdministrator;
-  if (!assoc_db_.AnyPrivileged()) return AdminLevel::kNone;
-  return assoc_db_.LevelOf(options_.user_name(c.uid));
-}
-
-bool Controller::IsAdmin(const Caller& c) const { return LevelOf(c) == AdminLevel::kAdministrator; }
-bool Controller::IsOperator(const Caller& c) const { return LevelOf(c) != AdminLevel::kNone; }
-
 Expected<SacctmgrReply> Controller::Sacctmgr(const Caller& caller, const SacctmgrRequest& req) {
   if (req.check_only()) {  // sacctmgr without -i: what would change, on a scratch copy
     AssocDb scratch = assoc_db_;
     AssocWrites would;
-    ASSIGN_OR_RETURN(SacctmgrReply reply, scratch.Execute(req, LevelOf(caller), &would));
+    ASSIGN_OR_RETURN(SacctmgrReply reply, scratch.Execute(req, access_.LevelOf(caller), &would));
     reply.set_changes(!would.puts.empty() || !would.erase.empty());
     return reply;
   }
   AssocDb before = assoc_db_;
   AssocWrites writes;
-  ASSIGN_OR_RETURN(SacctmgrReply reply, assoc_db_.Execute(req, LevelOf(caller), &writes));
+  ASSIGN_OR_RETURN(SacctmgrReply reply, assoc_db_.Execute(req, access_.LevelOf(caller), &writes));
   reply.set_changes(!writes.puts.empty() || !writes.erase.empty());
   if (store_) {
     Status st = store_->WriteAssocRecords(writes.puts, writes.erase);
@@ -72,7 +63,7 @@ Expected<SacctmgrReply> Controller::Sacctmgr(const Caller& caller, const Sacctmg
     SyncQosPreemptRules();
     WantSchedule();
   }
-  HidePrivate(caller, req.entity(), &reply);
+  access_.HidePrivate(caller, req.entity(), &reply);
   return reply;
 }
 

@@ -42,7 +42,7 @@ bool EndsJobs(const CancelRequest& req) { return req.signal() == 0 || req.signal
 Expected<JobInfo> Controller::NewJob(const Caller& caller, const JobSpec& spec) {
   JobInfo job;
   *job.mutable_spec() = spec;
-  if (job.spec().nice() < 0 && !IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
+  if (job.spec().nice() < 0 && !access_.IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
   RETURN_IF_ERROR(NormalizeJob(config_, &job));
   job.set_uid(caller.uid);
   job.set_gid(caller.gid);
@@ -88,7 +88,7 @@ Expected<SubmitReply> Controller::Submit(const Caller& caller, const SubmitReque
 }
 
 Expected<GetStatsReply> Controller::GetStats(const Caller& caller, bool reset) {
-  if (reset && !IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
+  if (reset && !access_.IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
   GetStatsReply reply;
   reply.set_now(Now());
   reply.set_start_time(start_ms_ / 1000);
@@ -113,7 +113,7 @@ std::string Controller::Metrics(const Caller& caller, MetricsArea area,
                     &stats_,
                     std::move(rpcs),
                     clock_->NowMs(),
-                    IsAdmin(caller) || !PrivateDataOf(config_).Any()};
+                    !access_.HidesAnything(caller)};
   return RenderMetrics(in, area);
 }
 
@@ -210,7 +210,7 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req, const Call
 
 Status Controller::CheckOwner(const Caller& c, const JobInfo* job) const {
   if (!job) return NotFound(kMsgInvalidJobId);
-  if (!IsOperator(c) && job->uid() != c.uid) return PermissionDenied(kMsgAccessDenied);
+  if (!access_.IsOperator(c) && job->uid() != c.uid) return PermissionDenied(kMsgAccessDenied);
   return Status::Ok();
 }
 
@@ -294,7 +294,7 @@ CancelReply Controller::Cancel(const Caller& caller, const CancelRequest& req) {
     }
     return reply;
   }
-  const bool op = IsOperator(caller);
+  const bool op = access_.IsOperator(caller);
   for (auto& [id, job] : jobs_.jobs()) {
     if (IsTerminal(job.state()) || !CancelMatches(job, req)) continue;
     if (!op && job.uid() != caller.uid) continue;
@@ -359,7 +359,7 @@ GetPartitionsReply Controller::GetPartitions() const {
 }
 
 Status Controller::UpdateNode(const Caller& caller, const UpdateNodeRequest& req) {
-  if (!IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
+  if (!access_.IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
   std::string state = Upper(req.state());
   if (state != "DRAIN" && state != "DOWN" && state != "RESUME" && state != "IDLE" &&
       state != "UNDRAIN") {
@@ -424,7 +424,7 @@ Status Controller::UpdateJob(const Caller& caller, const UpdateJobRequest& req) 
 Status Controller::UpdateOne(const Caller& c, JobInfo* job, const UpdateJobRequest& req) {
   switch (req.action()) {
     case JOB_ACTION_HOLD:
-      return Hold(c, job, !IsAdmin(c));
+      return Hold(c, job, !access_.IsAdmin(c));
     case JOB_ACTION_UHOLD:
       return Hold(c, job, true);
     case JOB_ACTION_RELEASE:
@@ -455,7 +455,7 @@ Status Controller::UpdateTimeLimit(const Caller& c, JobInfo* job, int64_t minute
     return InvalidArgument(kMsgBadTimeLimit);
   int64_t old = job->time_limit_min();
   bool increase = (minutes == -1 && old != -1) || (old != -1 && minutes > old);
-  if (!IsAdmin(c) && increase) return PermissionDenied(kMsgAccessDenied);
+  if (!access_.IsAdmin(c) && increase) return PermissionDenied(kMsgAccessDenied);
   job->set_time_limit_min(minutes);
   if (auto* r = jobs_.MutableRequest(job->job_id())) {
     r->time_limit_s = minutes > 0 ? minutes * 60 : 0;
@@ -487,7 +487,7 @@ Status Controller::Hold(const Caller& c, JobInfo* job, bool user_hold) {
 
 Status Controller::Release(const Caller& c, JobInfo* job) {
   if (job->state() != JOB_PENDING) return FailedPrecondition(kMsgNotPending);
-  if (job->held_by_admin() && !IsAdmin(c)) return PermissionDenied(kMsgAccessDenied);
+  if (job->held_by_admin() && !access_.IsAdmin(c)) return PermissionDenied(kMsgAccessDenied);
   if (job->priority() == 0) {
     job->set_priority(1);
     job->set_held_by_admin(false);

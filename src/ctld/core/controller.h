@@ -27,6 +27,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/status.h"
+#include "ctld/components/access.h"
 #include "ctld/components/acct_feed.h"
 #include "ctld/components/assoc_db.h"
 #include "ctld/components/cluster_metrics.h"
@@ -56,7 +57,6 @@
 
 namespace sluice::ctld {
 
-inline constexpr char kMsgInvalidJobId[] = "Invalid job id specified";
 inline constexpr char kMsgAccessDenied[] = "Access/permission denied";
 inline constexpr char kMsgAlreadyDone[] = "Job/step already completing or completed";
 inline constexpr char kMsgNotPending[] = "Job is no longer pending execution";
@@ -67,11 +67,6 @@ inline constexpr char kMsgBadNodeState[] = "Invalid node state specified";
 inline constexpr int64_t kLaunchInFlightS = 70;
 inline constexpr char kMsgNeedReason[] =
     "You must specify a reason when DOWNING or DRAINING a node. Request denied";
-
-struct Caller {
-  uint32_t uid = 0;
-  uint32_t gid = 0;
-};
 
 struct SchedDeps {
   sched::Scheduler* scheduler = nullptr;
@@ -189,7 +184,6 @@ class Controller {
   const log::Logger& logger() const { return log_; }
 
   // root, SlurmUser (the controller's uid) or AdminLevel=Administrator (assoc_ops.cc).
-  bool IsAdmin(const Caller& c) const;
 
   // ---- read access for tests ----
   const JobTable& jobs() const { return jobs_; }
@@ -428,10 +422,8 @@ class Controller {
   static EnforceFlags EnforceOf(const Config& config);  // its AccountingStorageEnforce
 
  private:
-  AdminLevel LevelOf(const Caller& c) const;
-  bool IsOperator(const Caller& c) const;  // Operator or above: others' jobs
-  Status LoadAssociations();               // from Load(): records + fair-share usage
-  void SaveUsage(bool force);              // throttled write of usage_ (assoc record)
+  Status LoadAssociations();   // from Load(): records + fair-share usage
+  void SaveUsage(bool force);  // throttled write of usage_ (assoc record)
   // Submit: association / QOS validity and submit limits (after FillDefaultAccount).
   Status CheckAssocSubmit(JobInfo* job, int64_t count) const;
   // A job without --account gets the user's DefaultAccount, else (associations not
@@ -442,20 +434,13 @@ class Controller {
   // Fills snap->limits for the pending jobs and the running ones (enforce limits).
   void AddLimits(sched::ClusterSnapshot* snap, const std::vector<sched::JobRequest>& pending) const;
   AssocDb assoc_db_;
+  Access access_{&config_, &assoc_db_, options_.admin_uid, options_.user_name};
   EnforceFlags enforce_;
   int64_t usage_saved_ms_ = -1;
 
  public:
-  // ---- PrivateData (private_data_ops.cc, private_data.h) ----
-  // Remove from a listing what PrivateData hides from a non-admin `c`. A job listing
-  // asked `by_id` that ends up empty is NotFound ("Invalid job id specified").
-  Status HidePrivate(const Caller& c, bool by_id, GetJobsReply* r) const;
-  void HidePrivate(const Caller& c, GetStepsReply* r) const;
-  void HidePrivate(const Caller& c, GetPrioritiesReply* r) const;
-  void HidePrivate(const Caller& c, GetSharesReply* r) const;
-  void HidePrivate(const Caller& c, ReservationReply* r) const;
-  void HidePrivate(const Caller& c, const std::string& entity, SacctmgrReply* r) const;
-  bool HidesOthersJobs(const Caller& c) const;  // PrivateData=jobs and not an admin
+  // Who may see and do what (admin levels, PrivateData's filters).
+  const Access& access() const { return access_; }
 
   // ---- preemption (preempt_ops.cc) ----
   // QOS preemption rules by QOS name (PreemptType=preempt/qos: which QOS each may preempt,

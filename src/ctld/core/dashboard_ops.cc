@@ -34,8 +34,8 @@ std::string Controller::Dashboard(const Caller& caller) const {
   in.now = Now();
   in.uid = caller.uid;
   in.user = options_.user_name(caller.uid);
-  in.admin = IsAdmin(caller);
-  in.own_jobs_only = HidesOthersJobs(caller);
+  in.admin = access_.IsAdmin(caller);
+  in.own_jobs_only = access_.HidesOthersJobs(caller);
   in.nodes = &nodes_;
   in.jobs = &jobs_;
   in.events = &events_;

@@ -65,7 +65,7 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
   if (wanted.empty()) return;
   const sched::ClusterSnapshot snap = PassSnapshot(requests);
   std::function<bool(int64_t)> names_job;
-  if (viewer && HidesOthersJobs(*viewer)) {
+  if (viewer && access_.HidesOthersJobs(*viewer)) {
     names_job = [this, uid = viewer->uid](int64_t id) {
       const JobInfo* j = jobs_.Find(id);
       return j && j->uid() == uid;

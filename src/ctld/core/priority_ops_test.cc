@@ -193,9 +193,8 @@ TEST_F(PriorityOpsTest, ExplanationsCountTheJobsAheadInPassOrder) {
   std::map<int64_t, std::string> why;
   for (const JobInfo& j : reply->jobs()) why[j.job_id()] = j.explanation();
   EXPECT_EQ(why[a].find("behind"), std::string::npos) << why[a];
-  EXPECT_EQ(why[d].rfind("behind 1 higher-priority job in partition gpu (priority 9900 vs 9900)",
-                         0),
-            0u)
+  EXPECT_EQ(
+      why[d].rfind("behind 1 higher-priority job in partition gpu (priority 9900 vs 9900)", 0), 0u)
       << why[d];
   EXPECT_EQ(why[c].rfind("behind 2 higher-priority jobs in partition gpu (priority 9800 vs 9900, "
                          "9900)",

@@ -76,7 +76,7 @@ Expected<ReservationReply> Controller::Reservation(const Caller& caller,
       return NotFound(fmt::format("Reservation {} not found", req.name()));
     return reply;
   }
-  if (!IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
+  if (!access_.IsAdmin(caller)) return PermissionDenied(kMsgAccessDenied);
   if (req.action() == RESV_DELETE) {
     if (!resvs_.Find(req.name())) return NotFound(kMsgResvInvalid);
     for (const auto& [id, job] : jobs_.jobs())

@@ -132,7 +132,7 @@ Expected<Controller::StepUsageTargets> Controller::UsageTargets(const Caller& ca
                                                                 int32_t step_id) const {
   const JobInfo* job = jobs_.Find(job_id);
   if (job == nullptr) return NotFound(kMsgInvalidJobId);
-  if (HidesOthersJobs(caller)) RETURN_IF_ERROR(CheckOwner(caller, job));
+  if (access_.HidesOthersJobs(caller)) RETURN_IF_ERROR(CheckOwner(caller, job));
   if (job->state() != JOB_RUNNING)
     return FailedPrecondition(fmt::format("job {} is not running", job_id));
   const ActiveStep* step = steps_.Find(job_id, step_id);

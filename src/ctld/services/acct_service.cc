@@ -37,7 +37,7 @@ grpc::Status ClientService::AcctJobs(grpc::ServerContext* ctx, const AcctJobsReq
   Expected<AcctJobsReply> live =
       loop_->Call<AcctJobsReply>(std::function<Expected<AcctJobsReply>(Controller*)>(
           [&](Controller* c) -> Expected<AcctJobsReply> {
-            hide_others = c->HidesOthersJobs(*caller);
+            hide_others = c->access().HidesOthersJobs(*caller);
             return c->AcctLive(*req);
           }));
   if (!live.ok()) return ToGrpc(live.status());

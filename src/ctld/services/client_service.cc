@@ -115,8 +115,8 @@ grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsReque
       loop_,
       [&](Controller* c) -> Expected<GetJobsReply> {
         ASSIGN_OR_RETURN(GetJobsReply r, c->GetJobs(*req, &caller));
-        RETURN_IF_ERROR(
-            c->HidePrivate(caller, !req->job_ids().empty() || !req->array_tasks().empty(), &r));
+        RETURN_IF_ERROR(c->access().HidePrivate(
+            caller, !req->job_ids().empty() || !req->array_tasks().empty(), &r));
         return r;
       },
       reply);
@@ -227,7 +227,7 @@ grpc::Status ClientService::GetPriorities(grpc::ServerContext* ctx, const GetPri
       loop_,
       [&](Controller* c) -> Expected<GetPrioritiesReply> {
         GetPrioritiesReply r = c->GetPriorities(*req);
-        c->HidePrivate(caller, &r);
+        c->access().HidePrivate(caller, &r);
         return r;
       },
       reply);
@@ -241,7 +241,7 @@ grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesR
       loop_,
       [&](Controller* c) -> Expected<GetSharesReply> {
         ASSIGN_OR_RETURN(GetSharesReply r, c->GetShares());
-        c->HidePrivate(caller, &r);
+        c->access().HidePrivate(caller, &r);
         return r;
       },
       reply);
@@ -282,7 +282,7 @@ grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsReq
       loop_,
       [&](Controller* c) -> Expected<GetStepsReply> {
         GetStepsReply r = c->GetSteps(*req);
-        c->HidePrivate(caller, &r);
+        c->access().HidePrivate(caller, &r);
         return r;
       },
       reply);
@@ -296,7 +296,7 @@ grpc::Status ClientService::Reservation(grpc::ServerContext* ctx, const Reservat
       loop_,
       [&](Controller* c) -> Expected<ReservationReply> {
         ASSIGN_OR_RETURN(ReservationReply r, c->Reservation(caller, *req));
-        c->HidePrivate(caller, &r);
+        c->access().HidePrivate(caller, &r);
         return r;
       },
       reply);
@@ -401,8 +401,8 @@ grpc::Status ClientService::IssueToken(grpc::ServerContext* ctx, const IssueToke
 }
 
 Status ClientService::RequireAdmin(const Caller& caller) const {
-  Expected<bool> admin =
-      loop_->Call<bool>([&](Controller* c) -> Expected<bool> { return c->IsAdmin(caller); });
+  Expected<bool> admin = loop_->Call<bool>(
+      [&](Controller* c) -> Expected<bool> { return c->access().IsAdmin(caller); });
   if (!admin.ok()) return admin.status();
   return *admin ? Status::Ok() : PermissionDenied("Access/permission denied");
 }

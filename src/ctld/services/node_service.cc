@@ -14,8 +14,7 @@ Status NodeService::Check(const char* method, const M& req) {
     return Unauthenticated("Invalid node authentication: " + sender.status().message());
   if (*sender != req.node())
     return PermissionDenied("Node authentication does not match node name");
-  return CheckPeerProtocol(PeerProtocol(req.auth().protocol()), "node " + req.node(),
-                           "controller");
+  return CheckPeerProtocol(PeerProtocol(req.auth().protocol()), "node " + req.node(), "controller");
 }
 
 grpc::Status NodeService::RegisterNode(grpc::ServerContext* ctx, const RegisterNodeRequest* req,
