@@ -105,7 +105,7 @@ bool Controller::SchedulePass() {
     pending.push_back(*req);
     if (predict_runtimes_) pending.back().predicted_runtime_s = PredictedRuntime(job);
     tiers.push_back(part ? part->priority_tier : 0);
-    considered.push_back({id, job.priority(), job.uid(), &job.spec().partition()});
+    considered.push_back({id, pending.back().priority, job.uid(), &job.spec().partition()});
   }
   OrderPending(&pending, tiers, considered);
   if (pending.empty()) return false;
