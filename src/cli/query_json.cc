@@ -251,18 +251,14 @@ json OpenApiMeta() {
 }
 
 std::string FormatSqueueJson(const std::vector<JobInfo>& jobs, const std::string& cluster) {
-  json list = json::array();
-  for (const JobInfo& j : jobs) list.push_back(JobJson(j, cluster));
-  json root{{"meta", OpenApiMeta()}, {"errors", json::array()}, {"jobs", list}};
-  return root.dump(2) + "\n";
+  return DumpListing(json{{"meta", OpenApiMeta()}, {"errors", json::array()}}, "jobs", jobs,
+                     [&](const JobInfo& j) { return JobJson(j, cluster); });
 }
 
 std::string FormatSinfoJson(const std::vector<NodeInfo>& nodes,
                             const std::function<std::string(uint32_t)>& user) {
-  json list = json::array();
-  for (const NodeInfo& n : nodes) list.push_back(NodeJson(n, user));
-  json root{{"meta", OpenApiMeta()}, {"errors", json::array()}, {"nodes", list}};
-  return root.dump(2) + "\n";
+  return DumpListing(json{{"meta", OpenApiMeta()}, {"errors", json::array()}}, "nodes", nodes,
+                     [&](const NodeInfo& n) { return NodeJson(n, user); });
 }
 
 std::string FormatSdiagJson(const GetStatsReply& s) {

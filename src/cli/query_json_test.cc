@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/query_json.h"
 #include "cli/ref_cluster_test_util.h"
 #include "cli/scontrol.h"
 #include "cli/sinfo.h"
@@ -185,6 +186,26 @@ TEST_F(QueryJson, ScontrolShowJobAndNodeJsonAreTheSameShapes) {
   EXPECT_EQ(RunScontrol({"show", "partition", "--json"}, t.env), 1);
   EXPECT_NE(t.err.str().find("--json is supported for show job and show node only"),
             std::string::npos);
+}
+
+// The listing printed item by item is byte for byte what dump(2) prints of the whole tree.
+TEST(DumpListing, PrintsWhatTheWholeTreePrints) {
+  const json root{{"meta", {{"plugin", {{"name", "x"}}}}}, {"errors", json::array()}};
+  std::vector<json> items{
+      {{"id", 1}, {"name", "a\nb \"quoted\""}, {"tags", {"x", "y"}}, {"empty", json::object()}},
+      {{"id", 2}, {"nested", {{"list", {1, 2, {{"deep", nullptr}}}}}}, {"none", json::array()}},
+      json(3.5),
+      json("plain")};
+  auto same = [](const json& j) { return j; };
+  for (size_t n = 0; n <= items.size(); ++n) {
+    std::vector<json> some(items.begin(), items.begin() + n);
+    json whole = root;
+    whole["jobs"] = some;
+    EXPECT_EQ(DumpListing(root, "jobs", some, same), whole.dump(2) + "\n") << n << " items";
+  }
+  json whole = root;
+  whole["zzz"] = items;  // the last key: nothing follows the list
+  EXPECT_EQ(DumpListing(root, "zzz", items, same), whole.dump(2) + "\n");
 }
 
 }  // namespace

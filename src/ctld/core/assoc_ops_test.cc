@@ -54,11 +54,13 @@ class AssocOpsTest : public ::testing::Test {
     ctl_.reset();
     store_.reset();
     store_ = std::move(storage::SqliteStateStore::Open(dir_ + "/state.db")).value();
-    ControllerOptions o;
-    o.user_name = [](uint32_t uid) {
-      return uid == 0 ? std::string("root") : "u" + std::to_string(uid);
-    };
-    o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
+    ControllerOptions o;  // passwd_names_: the daemon's, from the passwd and group files
+    if (!passwd_names_) {
+      o.user_name = [](uint32_t uid) {
+        return uid == 0 ? std::string("root") : "u" + std::to_string(uid);
+      };
+      o.group_name = [](uint32_t gid) { return "g" + std::to_string(gid); };
+    }
     ctl_ = std::make_unique<Controller>(MakeConfig(), &clock_, store_.get(), &link_,
                                         SchedDeps{sched_.get(), testing::FakeFeasible}, o);
     ASSERT_TRUE(ctl_->Load(false).ok());
@@ -114,6 +116,7 @@ class AssocOpsTest : public ::testing::Test {
   const JobInfo& Job(int64_t id) { return *ctl_->jobs().Find(id); }
 
   std::string enforce_ = "associations,limits,qos";
+  bool passwd_names_ = false;
   std::string dir_;
   ManualClock clock_{1'700'000'000};
   testing::FakeAgentLink link_;
@@ -170,6 +173,18 @@ TEST_F(AssocOpsTest, ChangesNeedPrivilegeAndAdminLevelGrantsIt) {
   EXPECT_FALSE(ctl_->UpdateNode({kAlice, kAlice}, drain).ok());
   MustMgr("modify", "user", {"u1000"}, {"adminlevel=Administrator"});
   EXPECT_TRUE(ctl_->UpdateNode({kAlice, kAlice}, drain).ok());
+}
+
+// As the daemon runs it (no user_name in the options): an AdminLevel given to a passwd
+// user applies to that user's uid.
+TEST_F(AssocOpsTest, AdminLevelOfAPasswdUserWithTheDaemonsNameLookup) {
+  passwd_names_ = true;
+  Open();
+  const Caller nobody{65534, 65534};  // "nobody" on Debian
+  EXPECT_FALSE(ctl_->access().IsOperator(nobody));
+  MustMgr("add", "user", {"nobody"}, {"account=seeded", "adminlevel=Operator"});
+  EXPECT_TRUE(ctl_->access().IsOperator(nobody));
+  EXPECT_FALSE(ctl_->access().IsAdmin(nobody));
 }
 
 TEST_F(AssocOpsTest, EnforceAssociationsAndQos) {

@@ -26,6 +26,13 @@ std::string DefaultGroupName(uint32_t gid) {
   return std::to_string(gid);
 }
 
+// The passwd and group lookups, where the options name none.
+ControllerOptions WithDefaultNames(ControllerOptions o) {
+  if (!o.user_name) o.user_name = DefaultUserName;
+  if (!o.group_name) o.group_name = DefaultGroupName;
+  return o;
+}
+
 }  // namespace
 
 Controller::Controller(Config config, const Clock* clock, storage::StateStore* store,
@@ -35,11 +42,9 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
       store_(store),
       agents_(agents),
       sched_(std::move(sched)),
-      options_(std::move(options)),
+      options_(WithDefaultNames(std::move(options))),  // before access_ copies user_name
       log_(options_.log ? options_.log : log::Stderr("sluicectld")),
       nodes_(config_) {
-  if (!options_.user_name) options_.user_name = DefaultUserName;
-  if (!options_.group_name) options_.group_name = DefaultGroupName;
   start_ms_ = clock_->NowMs();
   last_session_ = start_ms_ * 1000;  // above every session an earlier instance gave
   stats_.Reset(start_ms_ / 1000);
