@@ -31,10 +31,10 @@ class Access {
 
   AdminLevel LevelOf(const Caller& c) const;
   bool IsAdmin(const Caller& c) const { return LevelOf(c) == AdminLevel::kAdministrator; }
-  bool IsOperator(const Caller& c) const {
-    return LevelOf(c) != AdminLevel::kNone;
-  }                                             // others' jobs
-  bool HidesOthersJobs(const Caller& c) const;  // PrivateData=jobs and not an admin
+  // Operator or above: may act on others' jobs.
+  bool IsOperator(const Caller& c) const { return LevelOf(c) != AdminLevel::kNone; }
+  // PrivateData=jobs and not an admin.
+  bool HidesOthersJobs(const Caller& c) const;
   // Is any of PrivateData's items hiding something from `c`?
   bool HidesAnything(const Caller& c) const;
 
