@@ -89,7 +89,7 @@ class Cluster {
       case 1:
         if (GetJobsRequest q; Parse(r, &q)) {
           auto rep = ctl_.GetJobs(q);
-          if (rep.ok()) (void)ctl_.HidePrivate(c, !q.job_ids().empty(), &*rep);
+          if (rep.ok()) (void)ctl_.access().HidePrivate(c, !q.job_ids().empty(), &*rep);
         }
         break;
       case 2:
@@ -111,11 +111,11 @@ class Cluster {
       case 7:
         if (GetPrioritiesRequest q; Parse(r, &q)) {
           GetPrioritiesReply rep = ctl_.GetPriorities(q);
-          ctl_.HidePrivate(c, &rep);
+          ctl_.access().HidePrivate(c, &rep);
         }
         break;
       case 8:
-        if (auto rep = ctl_.GetShares(); rep.ok()) ctl_.HidePrivate(c, &*rep);
+        if (auto rep = ctl_.GetShares(); rep.ok()) ctl_.access().HidePrivate(c, &*rep);
         break;
       case 9:
         if (StepRequest q; Parse(r, &q)) (void)ctl_.CreateStep(c, q);
@@ -129,13 +129,13 @@ class Cluster {
       case 12:
         if (GetStepsRequest q; Parse(r, &q)) {
           GetStepsReply rep = ctl_.GetSteps(q);
-          ctl_.HidePrivate(c, &rep);
+          ctl_.access().HidePrivate(c, &rep);
         }
         break;
       case 13:
         if (ReservationRequest q; Parse(r, &q)) {
           auto rep = ctl_.Reservation(c, q);
-          if (rep.ok()) ctl_.HidePrivate(c, &*rep);
+          if (rep.ok()) ctl_.access().HidePrivate(c, &*rep);
         }
         break;
       case 14:
