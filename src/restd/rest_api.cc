@@ -120,8 +120,8 @@ struct RestApi::Call {
     env.user_id = PasswdUserId;
     Output o;
     o.rc = fn(args, env);
-    o.out = out.str();
-    o.err = err.str();
+    o.out = std::move(out).str();  // a listing can be hundreds of MB: not copied
+    o.err = std::move(err).str();
     return o;
   }
 

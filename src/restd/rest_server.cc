@@ -45,7 +45,8 @@ Status RestServer::Start(const std::string& host, int port) {
       out = api_.Handle(req, &client, user);
     }
     res.status = out.status;
-    res.set_content(out.body, "application/json");
+    res.body = std::move(out.body);  // set_content would copy it
+    res.set_header("Content-Type", "application/json");
   };
   server.Get(".*", handle);
   server.Post(".*", handle);
