@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -166,8 +165,7 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::seconds(2));  // it stands by
   }
-  std::string private_pg;  // cut: the cluster's own server (/tmp/sluice-pg-*)
-  std::ifstream(o.state_dir + "/pgsql.path") >> private_pg;
+  const std::string private_pg = PrivatePgDir(o.state_dir);  // cut: the cluster's own server
   cluster.Down();
   if (!cut) pg.Stop();
   if (!private_pg.empty()) fs::remove_all(private_pg);

@@ -60,14 +60,6 @@ pid_t ReadPid(const std::string& path) {
   return pid;
 }
 
-// The private PostgreSQL of `up --ha` (<state>/pgsql.path names its directory; none: "").
-std::string PrivatePgDir(const std::string& state_dir) {
-  std::ifstream f(state_dir + "/pgsql.path");
-  std::string dir;
-  std::getline(f, dir);
-  return dir;
-}
-
 // 32 random bytes, mode 0600, as Slurm's jwt.html makes the key (kept when it exists).
 Status WriteJwtKey(const std::string& path) {
   if (fs::exists(path)) return Status::Ok();
@@ -85,6 +77,13 @@ Status WriteJwtKey(const std::string& path) {
 }
 
 }  // namespace
+
+std::string PrivatePgDir(const std::string& state_dir) {
+  std::ifstream f(state_dir + "/pgsql.path");
+  std::string dir;
+  std::getline(f, dir);
+  return dir;
+}
 
 LocalCluster::LocalCluster(LocalClusterOptions opts) : opts_(std::move(opts)) {
   opts_.state_dir = fs::absolute(opts_.state_dir).lexically_normal().string();

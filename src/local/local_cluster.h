@@ -60,6 +60,11 @@ struct LocalClusterOptions {
   int controllers = 1;
 };
 
+// The directory of the private PostgreSQL that `up --ha` started for the cluster whose
+// state is in `state_dir` (<state>/pgsql.path names it; none: ""). Its data outlives
+// Down(), for the next Up(); a test or benchmark that is done removes it.
+std::string PrivatePgDir(const std::string& state_dir);
+
 class LocalCluster {
  public:
   explicit LocalCluster(LocalClusterOptions opts);

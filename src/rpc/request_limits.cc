@@ -108,7 +108,7 @@ Status CheckRequestLimits(const Message& request, std::string* detail) {
 
 Status CheckBeforeSending(const Message& request) {
   if (request.ByteSizeLong() <= kMaxListBytes) return Status::Ok();
-  return CheckRequestLimits(request);
+  return Check(request, nullptr, 0);
 }
 
 }  // namespace sluice

@@ -55,8 +55,7 @@ void ClusterTest::TearDown() {
   unsetenv("SLUICE_FAULT_DIR");
   // The private PostgreSQL of a cluster with several controllers keeps its data outside
   // the state dir (/tmp/sluice-pg-*, named by pgsql.path); Down() stops it.
-  std::string pg;
-  if (cluster_) std::ifstream(cluster_->state_dir() + "/pgsql.path") >> pg;
+  const std::string pg = cluster_ ? PrivatePgDir(cluster_->state_dir()) : "";
   if (cluster_) cluster_->Down();
   if (!pg.empty()) {
     std::error_code ec;

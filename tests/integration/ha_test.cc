@@ -372,10 +372,7 @@ class UpHa : public ClusterTest {
     o.extra_config_lines.push_back("SlurmctldTimeout=3");
     return o;
   }
-  std::string PgDir() {
-    std::string dir = ReadFile(cluster_->state_dir() + "/pgsql.path");
-    return dir.substr(0, dir.find('\n'));
-  }
+  std::string PgDir() { return PrivatePgDir(cluster_->state_dir()); }
 };
 
 TEST_F(UpHa, TwoControllersOnAPrivatePostgresThatDownStopsAndUpFindsAgain) {

@@ -10,7 +10,7 @@ namespace sluice::ctld {
 AdminLevel Access::LevelOf(const Caller& c) const {
   if (c.uid == 0 || c.uid == admin_uid_) return AdminLevel::kAdministrator;
   if (!assoc_->AnyPrivileged()) return AdminLevel::kNone;
-  return assoc_->LevelOf(user_name_(c.uid));
+  return assoc_->LevelOf((*user_name_)(c.uid));
 }
 
 bool Access::HidesAnything(const Caller& c) const {
@@ -56,13 +56,13 @@ void Access::HidePrivate(const Caller& c, GetPrioritiesReply* r) const {
 
 void Access::HidePrivate(const Caller& c, GetSharesReply* r) const {
   if (IsAdmin(c) || !PrivateDataOf(*config_).usage) return;
-  const std::string me = user_name_(c.uid);
+  const std::string me = (*user_name_)(c.uid);
   KeepIf(r->mutable_rows(), [&](const ShareInfo& s) { return s.user().empty() || s.user() == me; });
 }
 
 void Access::HidePrivate(const Caller& c, ReservationReply* r) const {
   if (IsAdmin(c) || !PrivateDataOf(*config_).reservations) return;
-  const std::string me = user_name_(c.uid);
+  const std::string me = (*user_name_)(c.uid);
   KeepIf(r->mutable_reservations(), [&](const ReservationInfo& v) {
     bool listed = std::find(v.users().begin(), v.users().end(), me) != v.users().end();
     return v.users_denied() ? !listed : listed;
@@ -72,7 +72,7 @@ void Access::HidePrivate(const Caller& c, ReservationReply* r) const {
 void Access::HidePrivate(const Caller& c, const std::string& entity, SacctmgrReply* r) const {
   PrivateData p = PrivateDataOf(*config_);
   if (IsAdmin(c) || (!p.users && !p.accounts)) return;
-  const std::string me = user_name_(c.uid);
+  const std::string me = (*user_name_)(c.uid);
   if (p.users) {
     KeepIf(r->mutable_users(), [&](const AssocUser& u) { return u.user() == me; });
   }

@@ -25,9 +25,10 @@ struct Caller {
 
 class Access {
  public:
+  // `user_name`: the owner's uid -> name lookup, read at each call.
   Access(const Config* config, const AssocDb* assoc, uint32_t admin_uid,
-         std::function<std::string(uint32_t)> user_name)
-      : config_(config), assoc_(assoc), admin_uid_(admin_uid), user_name_(std::move(user_name)) {}
+         const std::function<std::string(uint32_t)>* user_name)
+      : config_(config), assoc_(assoc), admin_uid_(admin_uid), user_name_(user_name) {}
 
   AdminLevel LevelOf(const Caller& c) const;
   bool IsAdmin(const Caller& c) const { return LevelOf(c) == AdminLevel::kAdministrator; }
@@ -51,7 +52,7 @@ class Access {
   const Config* config_;
   const AssocDb* assoc_;
   uint32_t admin_uid_;
-  std::function<std::string(uint32_t)> user_name_;
+  const std::function<std::string(uint32_t)>* user_name_;
 };
 
 }  // namespace sluice::ctld

@@ -54,6 +54,7 @@ class JobTable {
   // Indexes (ascending job ids). A job's uid and user name never change once inserted.
   // Every job whose state is not PENDING.
   const std::set<int64_t>& NotPending() const { return not_pending_; }
+  size_t PendingCount() const { return jobs_.size() - not_pending_.size(); }
   // The jobs in state RUNNING, from that index: a list, so that their states may change
   // while it is walked (Tick's checks).
   std::vector<JobInfo*> Running();

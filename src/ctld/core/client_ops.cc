@@ -94,7 +94,7 @@ Expected<GetStatsReply> Controller::GetStats(const Caller& caller, bool reset) {
   reply.set_start_time(start_ms_ / 1000);
   stats_.Fill(&reply);
   // From the index of the jobs not pending: no walk over the pending queue.
-  reply.set_jobs_pending(static_cast<int64_t>(jobs_.size() - jobs_.NotPending().size()));
+  reply.set_jobs_pending(static_cast<int64_t>(jobs_.PendingCount()));
   for (int64_t id : jobs_.NotPending())
     if (jobs_.Find(id)->state() == JOB_RUNNING) reply.set_jobs_running(reply.jobs_running() + 1);
   int64_t launches = 0;

@@ -42,7 +42,7 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
       store_(store),
       agents_(agents),
       sched_(std::move(sched)),
-      options_(WithDefaultNames(std::move(options))),  // before access_ copies user_name
+      options_(WithDefaultNames(std::move(options))),
       log_(options_.log ? options_.log : log::Stderr("sluicectld")),
       nodes_(config_) {
   start_ms_ = clock_->NowMs();

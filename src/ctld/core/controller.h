@@ -183,8 +183,6 @@ class Controller {
 
   const log::Logger& logger() const { return log_; }
 
-  // root, SlurmUser (the controller's uid) or AdminLevel=Administrator (assoc_ops.cc).
-
   // ---- read access for tests ----
   const JobTable& jobs() const { return jobs_; }
   const NodeTable& nodes() const { return nodes_; }
@@ -434,7 +432,7 @@ class Controller {
   // Fills snap->limits for the pending jobs and the running ones (enforce limits).
   void AddLimits(sched::ClusterSnapshot* snap, const std::vector<sched::JobRequest>& pending) const;
   AssocDb assoc_db_;
-  Access access_{&config_, &assoc_db_, options_.admin_uid, options_.user_name};
+  Access access_{&config_, &assoc_db_, options_.admin_uid, &options_.user_name};
   EnforceFlags enforce_;
   int64_t usage_saved_ms_ = -1;
 

@@ -58,7 +58,7 @@ std::string Controller::Dashboard(const Caller& caller) const {
   if (in.own_jobs_only) {
     for (int64_t id : jobs_.OfUid(caller.uid)) in.pending += pending(id) != nullptr;
   } else {
-    in.pending = static_cast<int64_t>(jobs_.size() - jobs_.NotPending().size());
+    in.pending = static_cast<int64_t>(jobs_.PendingCount());
   }
   int64_t rest = in.pending - queue.jobs_size();  // pending jobs not shown yet
   auto add_rest = [&](int64_t id) {
