@@ -101,6 +101,12 @@ class FakeApi : public ClientApiInterface {
     if (!resv_status.ok()) return resv_status;
     return resv_reply;
   }
+  // sacctmgr show (association data).
+  SacctmgrReply assoc_reply;
+  Expected<SacctmgrReply> Sacctmgr(const SacctmgrRequest&) override {
+    if (!fail.ok()) return fail;
+    return assoc_reply;
+  }
   // sdiag.
   GetStatsReply stats;
   std::vector<GetStatsRequest> stats_requests;

@@ -169,7 +169,8 @@ constexpr char kSbatchUsage[] =
     "              executable [args...]\n";
 
 constexpr char kSbatchHelp[] =
-    "Usage: sbatch [OPTIONS...] executable [args...]\n"
+    "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n"
+    "       (script \"-\": read from standard input; \":\" starts a heterogeneous component)\n"
     "\n"
     "Parallel run options:\n"
     "  -a, --array=indexes         a job array (0-15, 1,3,5, 0-99%4)\n" SLUICE_ALLOC_OPTIONS

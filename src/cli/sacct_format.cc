@@ -8,6 +8,7 @@
 
 #include "acct/acct_record.h"
 #include "cli/format_engine.h"
+#include "cli/query_json.h"
 #include "common/slurm_format.h"
 #include "common/text_util.h"
 
@@ -307,104 +308,111 @@ std::string FormatSacct(const std::vector<SacctField>& fields, const std::vector
 
 namespace {
 
-nlohmann::json ExitJson(int code, int sig, bool cancelled) {
+nlohmann::json ExitJson(int code, int sig) {
   nlohmann::json e;
   if (sig != 0) {
     e["status"] = "SIGNALED";
     e["return_code"] = code;
     e["signal"] = {{"signal_id", sig}, {"name", SignalName(sig)}};
   } else {
-    e["status"] = code == 0 ? (cancelled ? "SUCCESS" : "SUCCESS") : "FAILED";
+    e["status"] = code == 0 ? "SUCCESS" : "FAILED";
     e["return_code"] = code;
   }
   return e;
 }
 
+nlohmann::json StepJson(const SacctRow& r, int64_t now) {
+  const AcctStep& s = *r.step;
+  nlohmann::json st;
+  st["step"] = {{"job_id", r.job->job_id()}, {"id", StepIdText(s.step_id())}, {"name", s.name()}};
+  st["state"] = SacctStateName(s.state(), false, 0);
+  st["exit_code"] = ExitJson(s.exit_code(), s.term_signal());
+  st["nodes"] = {{"count", s.nnodes()}, {"range", s.nodes()}};
+  st["tasks"] = {{"count", s.ntasks()}};
+  int64_t cpu = std::max<int64_t>(0, s.total_cpu_us());
+  st["time"] = {{"elapsed", ElapsedS(r, now)},
+                {"start", s.start_time()},
+                {"end", s.end_time()},
+                {"suspended", 0},
+                {"total", {{"seconds", cpu / 1000000}, {"microseconds", cpu % 1000000}}}};
+  // TRESUsageIn* is Slurm's "requested", TRESUsageOut* its "consumed".
+  const nlohmann::json none = nlohmann::json::array();
+  st["tres"] = {{"requested",
+                 {{"max", TresJson(s.tres_usage_in_max())},
+                  {"min", none},
+                  {"average", TresJson(s.tres_usage_in_ave())},
+                  {"total", none}}},
+                {"consumed", {{"max", none}, {"min", none}, {"average", none}, {"total", none}}},
+                {"allocated", TresJson(s.alloc_tres())}};
+  if (s.max_rss_kb() >= 0) st["statistics"] = {{"max_rss_kb", s.max_rss_kb()}};
+  return st;
+}
+
+nlohmann::json JobJson(const SacctRow& r, int64_t now, const std::string& cluster) {
+  const AcctJob& j = *r.job;
+  nlohmann::json o;
+  o["job_id"] = j.job_id();
+  o["name"] = j.name();
+  o["user"] = j.user();
+  o["group"] = j.group();
+  o["account"] = j.account();
+  o["partition"] = j.partition();
+  o["qos"] = j.qos();
+  o["nodes"] = j.nodes();
+  o["allocation_nodes"] = j.nnodes();
+  o["working_directory"] = j.work_dir();
+  o["restart_cnt"] = j.attempt();
+  // Slurm's other keys, with what Sluice knows (no comments, containers, het jobs, MCS
+  // labels or wckeys here).
+  o["cluster"] = cluster;
+  o["association"] = {
+      {"account", j.account()}, {"cluster", cluster}, {"partition", nullptr}, {"user", j.user()}};
+  o["comment"] = {{"administrator", nullptr}, {"job", nullptr}, {"system", nullptr}};
+  o["constraints"] = "";
+  o["container"] = nullptr;
+  o["flags"] = nlohmann::json::array();
+  o["het"] = {{"job_id", 0}, {"job_offset", nullptr}};
+  o["kill_request_user"] = nullptr;
+  o["mcs"] = {{"label", ""}};
+  o["priority"] = 0;
+  o["reservation"] = {{"id", 0}, {"name", 0}};
+  o["wckey"] = {{"wckey", ""}, {"flags", nlohmann::json::array()}};
+  o["array"] = {
+      {"job_id", j.array_job_id()},
+      {"task_id", j.array_job_id() > 0 ? nlohmann::json(j.array_task_id()) : nlohmann::json()}};
+  std::string state = SacctStateName(j.state(), false, 0);
+  o["state"] = {{"current", state}, {"reason", "None"}};
+  o["exit_code"] =
+      Cancelledish(j.state()) ? ExitJson(0, 0) : ExitJson(j.exit_code(), j.term_signal());
+  o["derived_exit_code"] = ExitJson(0, 0);
+  o["time"] = {
+      {"elapsed", ElapsedS(r, now)},
+      {"eligible", j.eligible_time()},
+      {"end", j.end_time()},
+      {"start", j.start_time()},
+      {"submission", j.submit_time()},
+      {"suspended", 0},
+      {"limit", j.time_limit_min() < 0 ? nlohmann::json() : nlohmann::json(j.time_limit_min())}};
+  o["required"] = {{"CPUs", j.req_cpus()}, {"memory", j.req_mem_mb()}};
+  o["tres"] = {{"allocated", TresJson(j.alloc_tres())}, {"requested", TresJson(j.req_tres())}};
+  o["steps"] = nlohmann::json::array();
+  return o;
+}
+
+// One job of the listing: its record and the rows of its steps that were picked.
+struct JobRows {
+  const SacctRow* job = nullptr;  // the job's own row, or the first of its steps'
+  std::vector<const SacctRow*> steps;
+};
+
 }  // namespace
 
 std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
                             const std::string& cluster) {
-  nlohmann::json jobs = nlohmann::json::array();
+  std::vector<JobRows> jobs;
   for (const SacctRow& r : rows) {
-    if (r.step) {
-      if (jobs.empty()) continue;
-      const AcctStep& s = *r.step;
-      nlohmann::json st;
-      st["step"] = {
-          {"job_id", r.job->job_id()}, {"id", StepIdText(s.step_id())}, {"name", s.name()}};
-      st["state"] = SacctStateName(s.state(), false, 0);
-      st["exit_code"] = ExitJson(s.exit_code(), s.term_signal(), false);
-      st["nodes"] = {{"count", s.nnodes()}, {"range", s.nodes()}};
-      st["tasks"] = {{"count", s.ntasks()}};
-      int64_t cpu = std::max<int64_t>(0, s.total_cpu_us());
-      st["time"] = {{"elapsed", ElapsedS(r, now)},
-                    {"start", s.start_time()},
-                    {"end", s.end_time()},
-                    {"suspended", 0},
-                    {"total", {{"seconds", cpu / 1000000}, {"microseconds", cpu % 1000000}}}};
-      // TRESUsageIn* is Slurm's "requested", TRESUsageOut* its "consumed".
-      const nlohmann::json none = nlohmann::json::array();
-      st["tres"] = {
-          {"requested",
-           {{"max", TresJson(s.tres_usage_in_max())},
-            {"min", none},
-            {"average", TresJson(s.tres_usage_in_ave())},
-            {"total", none}}},
-          {"consumed", {{"max", none}, {"min", none}, {"average", none}, {"total", none}}},
-          {"allocated", TresJson(s.alloc_tres())}};
-      if (s.max_rss_kb() >= 0) st["statistics"] = {{"max_rss_kb", s.max_rss_kb()}};
-      jobs.back()["steps"].push_back(st);
-      continue;
-    }
-    const AcctJob& j = *r.job;
-    nlohmann::json o;
-    o["job_id"] = j.job_id();
-    o["name"] = j.name();
-    o["user"] = j.user();
-    o["group"] = j.group();
-    o["account"] = j.account();
-    o["partition"] = j.partition();
-    o["qos"] = j.qos();
-    o["nodes"] = j.nodes();
-    o["allocation_nodes"] = j.nnodes();
-    o["working_directory"] = j.work_dir();
-    o["restart_cnt"] = j.attempt();
-    // Slurm's other keys, with what Sluice knows (no comments, containers, het jobs, MCS
-    // labels or wckeys here).
-    o["cluster"] = cluster;
-    o["association"] = {
-        {"account", j.account()}, {"cluster", cluster}, {"partition", nullptr}, {"user", j.user()}};
-    o["comment"] = {{"administrator", nullptr}, {"job", nullptr}, {"system", nullptr}};
-    o["constraints"] = "";
-    o["container"] = nullptr;
-    o["flags"] = nlohmann::json::array();
-    o["het"] = {{"job_id", 0}, {"job_offset", nullptr}};
-    o["kill_request_user"] = nullptr;
-    o["mcs"] = {{"label", ""}};
-    o["priority"] = 0;
-    o["reservation"] = {{"id", 0}, {"name", 0}};
-    o["wckey"] = {{"wckey", ""}, {"flags", nlohmann::json::array()}};
-    o["array"] = {
-        {"job_id", j.array_job_id()},
-        {"task_id", j.array_job_id() > 0 ? nlohmann::json(j.array_task_id()) : nlohmann::json()}};
-    std::string state = SacctStateName(j.state(), false, 0);
-    o["state"] = {{"current", state}, {"reason", "None"}};
-    bool cancelled = Cancelledish(j.state());
-    o["exit_code"] =
-        cancelled ? ExitJson(0, 0, true) : ExitJson(j.exit_code(), j.term_signal(), false);
-    o["derived_exit_code"] = ExitJson(0, 0, false);
-    o["time"] = {
-        {"elapsed", ElapsedS(r, now)},
-        {"eligible", j.eligible_time()},
-        {"end", j.end_time()},
-        {"start", j.start_time()},
-        {"submission", j.submit_time()},
-        {"suspended", 0},
-        {"limit", j.time_limit_min() < 0 ? nlohmann::json() : nlohmann::json(j.time_limit_min())}};
-    o["required"] = {{"CPUs", j.req_cpus()}, {"memory", j.req_mem_mb()}};
-    o["tres"] = {{"allocated", TresJson(j.alloc_tres())}, {"requested", TresJson(j.req_tres())}};
-    o["steps"] = nlohmann::json::array();
-    jobs.push_back(o);
+    if (jobs.empty() || jobs.back().job->job != r.job) jobs.push_back({&r, {}});
+    if (r.step) jobs.back().steps.push_back(&r);
   }
   nlohmann::json root;
   root["meta"] = {
@@ -412,8 +420,11 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
       {"Slurm",
        {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
   root["errors"] = nlohmann::json::array();
-  root["jobs"] = jobs;
-  return root.dump(2) + "\n";
+  return DumpListing(std::move(root), "jobs", jobs, [&](const JobRows& g) {
+    nlohmann::json o = JobJson(*g.job, now, cluster);
+    for (const SacctRow* step : g.steps) o["steps"].push_back(StepJson(*step, now));
+    return o;
+  });
 }
 
 }  // namespace sluice

@@ -237,6 +237,25 @@ TEST_F(SacctTest, DefaultWindowIsToday) {
   EXPECT_EQ(t.api.acct_requests[1].end(), Ref(3, 0, 0));
 }
 
+TEST_F(SacctTest, JsonListsAPickedStepUnderItsOwnJob) {
+  Job(8, "first", JOB_COMPLETED, 4);
+  Step(8, acct::kBatchStep, "batch", JOB_COMPLETED, 2);
+  Job(9, "second", JOB_COMPLETED, 4);
+  Step(9, acct::kBatchStep, "batch", JOB_COMPLETED, 2);
+  Step(9, 0, "bash", JOB_COMPLETED, 4);
+  EXPECT_EQ(Run({"--json", "-j", "8,9.0"}), 0) << t.err.str();
+  auto j = nlohmann::json::parse(t.out.str());
+  ASSERT_EQ(j["jobs"].size(), 2u) << j.dump(1);
+  EXPECT_EQ(j["jobs"][0]["job_id"], 8);
+  ASSERT_EQ(j["jobs"][0]["steps"].size(), 1u);
+  EXPECT_EQ(j["jobs"][0]["steps"][0]["step"]["id"], "batch");
+  EXPECT_EQ(j["jobs"][1]["job_id"], 9);
+  ASSERT_EQ(j["jobs"][1]["steps"].size(), 1u);
+  EXPECT_EQ(j["jobs"][1]["steps"][0]["step"]["id"], "0");
+  // Printed as one tree would print it.
+  EXPECT_EQ(t.out.str(), j.dump(2) + "\n");
+}
+
 TEST_F(SacctTest, JsonParses) {
   Job(8, "envbatch", JOB_COMPLETED, 4);
   Step(8, acct::kBatchStep, "batch", JOB_COMPLETED, 2);

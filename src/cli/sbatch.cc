@@ -48,7 +48,7 @@ Expected<ScriptSource> LoadScript(const SbatchOptions& cmd, const std::vector<st
       return FailedPrecondition("Script arguments not permitted with --wrap option");
     return ScriptSource{WrapScript(cmd.wrap), ""};
   }
-  if (pos.empty()) {
+  if (pos.empty() || pos[0] == "-") {  // "-": the script on stdin, then its arguments
     ASSIGN_OR_RETURN(std::string text, ReadBounded(*env.in));
     return ScriptSource{std::move(text), ""};
   }
@@ -184,16 +184,35 @@ int Submit(SbatchOptions& o, JobSpec spec, std::vector<JobSpec> het, CliEnv& env
 
 }  // namespace
 
-int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
+// The command line's components: `sbatch [opts0] : [opts1] ... script [args]`. Every one
+// but the last ends at a ":" word; the last holds the script and its arguments.
+Expected<std::vector<ParsedArgs>> ParseComponents(const std::vector<std::string>& args) {
   ParseSettings settings;
   settings.stop_at_first_positional = true;
-  Expected<ParsedArgs> cmdline = ParseCommandLine("sbatch", args, SbatchOptionDefs(), settings);
-  if (!cmdline.ok()) {
-    *env.err << cmdline.status().message() << "\nTry \"sbatch --help\" for more information\n";
+  std::vector<ParsedArgs> lines;
+  std::vector<std::string> rest = args;
+  while (true) {
+    ASSIGN_OR_RETURN(ParsedArgs p, ParseCommandLine("sbatch", rest, SbatchOptionDefs(), settings));
+    const bool more = !p.positionals.empty() && p.positionals[0] == ":";
+    if (more) {
+      rest.assign(p.positionals.begin() + 1, p.positionals.end());
+      p.positionals.clear();
+    }
+    lines.push_back(std::move(p));
+    if (!more) return lines;
+  }
+}
+
+int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
+  Expected<std::vector<ParsedArgs>> lines = ParseComponents(args);
+  if (!lines.ok()) {
+    *env.err << lines.status().message() << "\nTry \"sbatch --help\" for more information\n";
     return kOptionError;
   }
+  const ParsedArgs& line0 = lines->front();  // job-wide options: the first component's
+  const std::vector<std::string>& positionals = lines->back().positionals;
   SbatchOptions cmd;  // the command line alone: finds the script and --help & co
-  Status st = ApplySbatchOptions(cmdline->options, &cmd);
+  Status st = ApplySbatchOptions(line0.options, &cmd);
   if (!st.ok()) return OptionFailure(env, st);
   if (cmd.help || cmd.usage) {
     *env.out << HelpText("sbatch", cmd.usage ? HelpKind::kUsage : HelpKind::kHelp);
@@ -203,7 +222,7 @@ int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
     *env.out << "slurm " << kSlurmVersion << "\n";
     return 0;
   }
-  Expected<ScriptSource> src = LoadScript(cmd, cmdline->positionals, env);
+  Expected<ScriptSource> src = LoadScript(cmd, positionals, env);
   if (!src.ok()) return OptionFailure(env, src.status());
   if (Status check = CheckBatchScript(src->text); !check.ok()) {
     PrintErrorLines(env, "sbatch", check.message());
@@ -213,14 +232,18 @@ int RunSbatch(const std::vector<std::string>& args, CliEnv& env) {
   if (!cmd.has_wrap) {
     if (int rc = ApplyDirectives(src->text, &components, env); rc != 0) return rc;
   }
-  // The environment and the command line are the first component's.
-  SbatchOptions& o = components[0];
-  st = ApplySbatchOptions(SbatchEnvOptions(env.environ), &o);
-  if (st.ok()) st = ApplySbatchOptions(cmdline->options, &o);
+  // The environment is the first component's; each command-line component goes over the
+  // script's component of the same place, or adds one.
+  st = ApplySbatchOptions(SbatchEnvOptions(env.environ), &components[0]);
+  for (size_t i = 0; st.ok() && i < lines->size(); ++i) {
+    if (i == components.size()) components.emplace_back();
+    st = ApplySbatchOptions((*lines)[i].options, &components[i]);
+  }
   if (!st.ok()) return OptionFailure(env, st);
+  SbatchOptions& o = components[0];
   std::vector<JobSpec> specs;
   for (SbatchOptions& c : components) {
-    Expected<JobSpec> spec = BuildSpec(c, *src, cmdline->positionals, env);
+    Expected<JobSpec> spec = BuildSpec(c, *src, positionals, env);
     if (!spec.ok()) return OptionFailure(env, spec.status());
     specs.push_back(std::move(*spec));
   }

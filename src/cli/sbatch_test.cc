@@ -111,6 +111,49 @@ TEST_F(SbatchTest, ScriptFileDirectivesAndCommandLineWins) {
   EXPECT_EQ(s.script().substr(0, 12), "#!/bin/bash\n");
 }
 
+TEST_F(SbatchTest, DashReadsTheScriptFromStdinAndTheRestAreItsArguments) {
+  t.SetStdin("#!/bin/sh\n#SBATCH -J fromstdin\necho \"$@\"\n");
+  EXPECT_EQ(Run({"-t", "5", "-", "--lr", "0.1", "-"}), 0) << t.err.str();
+  const JobSpec& s = Spec();
+  EXPECT_EQ(s.name(), "fromstdin");
+  EXPECT_EQ(s.time_limit_min(), 5);
+  EXPECT_EQ(s.command(), "");
+  EXPECT_EQ(std::vector<std::string>(s.argv().begin(), s.argv().end()),
+            (std::vector<std::string>{"--lr", "0.1", "-"}));
+}
+
+TEST_F(SbatchTest, ColonsSeparateHetComponentsThatGoOverTheScripts) {
+  std::string path = Script("het.sh",
+                            "#!/bin/sh\n#SBATCH -N1 -J first\n#SBATCH hetjob\n#SBATCH -N2 -n2\n"
+                            "srun true\n");
+  EXPECT_EQ(
+      Run({"--parsable", "-t", "7", ":", "-n", "4", ":", "--gres=gpu:2", "-N", "3", path, "arg"}),
+      0)
+      << t.err.str();
+  EXPECT_EQ(t.out.str(), "11\n");
+  ASSERT_EQ(t.api.submits.size(), 1u);
+  const SubmitRequest& r = t.api.submits[0];
+  EXPECT_EQ(r.spec().name(), "first");
+  EXPECT_EQ(r.spec().time_limit_min(), 7);
+  ASSERT_EQ(r.het_components_size(), 2);
+  EXPECT_EQ(r.het_components(0).min_nodes(), 2);  // the script's second component...
+  EXPECT_EQ(r.het_components(0).ntasks(), 4);     // ...with the command line's -n over it
+  EXPECT_EQ(r.het_components(1).min_nodes(), 3);  // added by the command line
+  ASSERT_EQ(r.het_components(1).gres_per_node_size(), 1);
+  EXPECT_EQ(r.het_components(1).gres_per_node(0).count(), 2);
+  for (const JobSpec& c : {r.spec(), r.het_components(0), r.het_components(1)}) {
+    ASSERT_EQ(c.argv_size(), 1);
+    EXPECT_EQ(c.argv(0), "arg");
+  }
+  // A ':' that is an option's value is not a separator.
+  EXPECT_EQ(Run({"--comment", ":", "--wrap", "true"}), 0) << t.err.str();
+  EXPECT_EQ(Spec().comment(), ":");
+  EXPECT_EQ(t.api.submits.back().het_components_size(), 0);
+  // A bad option in a later component is refused like any other.
+  EXPECT_NE(Run({"-N1", ":", "--nodes=x", path}), 0);
+  EXPECT_NE(t.err.str().find("sbatch"), std::string::npos);
+}
+
 TEST_F(SbatchTest, DefaultNameIsScriptBaseName) {
   std::string path = Script("job.sh", "#!/bin/sh\ntrue\n");
   EXPECT_EQ(Run({path}), 0);

@@ -150,7 +150,11 @@ Expected<SbatchCall> SbatchCallFor(const json& job) {
       if (!v.is_string() || v.get<std::string>().empty()) return WrongType(key, "a path");
       call.cwd = v.get<std::string>();
     } else if (key == "argv") {
-      return InvalidArgument("job.argv: script arguments are not supported by this API");
+      if (!v.is_array()) return WrongType(key, "an array of strings");
+      for (const json& arg : v) {
+        if (!arg.is_string()) return WrongType(key, "an array of strings");
+        call.script_args.push_back(arg.get<std::string>());
+      }
     } else {
       RETURN_IF_ERROR(AddOption(key, v, &call.args));
     }

@@ -22,6 +22,7 @@ struct SbatchCall {
   std::vector<std::string> args;               // options only; the script comes on stdin
   std::map<std::string, std::string> environ;  // "environment"
   std::string cwd = "/";                       // "current_working_directory"
+  std::vector<std::string> script_args;         // "argv": the script's $1, $2, ...
 };
 Expected<SbatchCall> SbatchCallFor(const nlohmann::json& job);
 

@@ -30,6 +30,14 @@ TEST(JobDesc, PropertiesBecomeSbatchOptions) {
             std::vector<std::string>{"--nodes=5"});
 }
 
+TEST(JobDesc, ArgvIsTheScriptsArguments) {
+  auto call = SbatchCallFor(
+      {{"argv", json::array({"--lr", "0.1", "a b"})}, {"environment", json::object()}});
+  ASSERT_TRUE(call.ok()) << call.status().message();
+  EXPECT_TRUE(call->args.empty());
+  EXPECT_EQ(call->script_args, (std::vector<std::string>{"--lr", "0.1", "a b"}));
+}
+
 TEST(JobDesc, WrongTypesAndUnknownFieldsAreNamed) {
   const json env = json::object();
   auto check = [&](json job, const std::string& message) {
@@ -44,7 +52,8 @@ TEST(JobDesc, WrongTypesAndUnknownFieldsAreNamed) {
   check({{"time_limit", 1.5}}, "job.time_limit must be an integer");
   check({{"name", json::array()}}, "job.name must be a string");
   check({{"burst_buffer", "x"}}, "job.burst_buffer is not a field Sluice knows");
-  check({{"argv", json::array({"a"})}}, "job.argv: script arguments are not supported by this API");
+  check({{"argv", "a b"}}, "job.argv must be an array of strings");
+  check({{"argv", json::array({"a", 2})}}, "job.argv must be an array of strings");
   EXPECT_EQ(SbatchCallFor({{"environment", {{"A", 1}}}}).status().message(),
             "job.environment.A must be a string");
   EXPECT_FALSE(SbatchCallFor(json::array()).ok());

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -157,20 +158,50 @@ struct RestApi::Call {
     return Json(200, j);
   }
 
+  // POST /job/submit: {"script", "job": {...}}, or {"script", "jobs": [{...}, ...]} for a
+  // heterogeneous job (sbatch's `opts0 : opts1 ...`; the components share the first one's
+  // environment, working directory and argv, which later ones may repeat or leave out).
   RestResponse Submit(const std::string& body) const {
     json doc = json::parse(body, nullptr, false);
     if (doc.is_discarded() || !doc.is_object())
       return Error(400, "Unable to parse the request body as a JSON object");
     for (const auto& [key, v] : doc.items())
-      if (key != "script" && key != "job")
-        return Error(400, key == "jobs" ? "heterogeneous jobs (\"jobs\") are not supported"
-                                        : "Unknown field: " + key);
+      if (key != "script" && key != "job" && key != "jobs")
+        return Error(400, "Unknown field: " + key);
     if (!doc.contains("script") || !doc["script"].is_string())
       return Error(400, "script is required (the batch script's text)");
-    Expected<SbatchCall> call = SbatchCallFor(doc.value("job", json::object()));
-    if (!call.ok()) return Error(400, call.status().message());
-    std::vector<std::string> args = call->args;
-    args.insert(args.begin(), "--parsable");
+    if (doc.contains("job") && doc.contains("jobs"))
+      return Error(400, "give either job or jobs (a heterogeneous job), not both");
+    json components =
+        doc.contains("jobs") ? doc["jobs"] : json::array({doc.value("job", json::object())});
+    if (!components.is_array() || components.empty())
+      return Error(400, "jobs must be a non-empty array of job descriptions");
+    std::vector<std::string> args{"--parsable"};
+    std::optional<SbatchCall> first;
+    for (size_t i = 0; i < components.size(); ++i) {
+      json& job = components[i];
+      for (const char* shared : {"environment", "current_working_directory"})
+        if (i > 0 && job.is_object() && !job.contains(shared) && components[0].contains(shared))
+          job[shared] = components[0][shared];
+      Expected<SbatchCall> call = SbatchCallFor(job);
+      if (!call.ok()) {
+        const std::string where = doc.contains("jobs") ? "jobs[" + std::to_string(i) + "]: " : "";
+        return Error(400, where + call.status().message());
+      }
+      if (first) {
+        if (call->environ != first->environ || call->cwd != first->cwd ||
+            (!call->script_args.empty() && call->script_args != first->script_args))
+          return Error(400, "jobs[" + std::to_string(i) +
+                                "]: a heterogeneous job has one environment, working directory "
+                                "and argv, its first component's");
+        args.push_back(":");
+      }
+      args.insert(args.end(), call->args.begin(), call->args.end());
+      if (!first) first = std::move(*call);
+    }
+    const SbatchCall* call = &*first;
+    args.push_back("-");  // the script comes on stdin, its arguments after it
+    args.insert(args.end(), call->script_args.begin(), call->script_args.end());
     Output o = Run(RunSbatch, args, call->environ, call->cwd, doc["script"].get<std::string>());
     if (o.rc != 0) return Failure(o, 400);
     int64_t id = 0;
@@ -230,6 +261,52 @@ struct RestApi::Call {
     if (!name.empty() && reply->reservations_size() == 0)
       return Error(404, "Requested reservation is invalid");
     return Json(200, ReservationsJson(*reply));
+  }
+
+  // slurmdb /diag: the controller's RPC statistics (it is also the accounting daemon).
+  RestResponse DbDiag() const {
+    Expected<GetStatsReply> stats = client->GetStats(GetStatsRequest());
+    if (!stats.ok())
+      return Error(StatusFor(stats.status().message(), 500), stats.status().message());
+    json rpcs = json::array();
+    for (const RpcMethodStats& m : stats->rpcs()) {
+      const int64_t average = m.count() ? m.total_us() / m.count() : 0;
+      rpcs.push_back({{"rpc", m.method()},
+                      {"count", m.count()},
+                      {"time", {{"average", average}, {"total", m.total_us()}}}});
+    }
+    json j = ErrorsJson({});
+    j["statistics"] = {{"time_start", stats->data_since()},
+                       {"rollups", json::array()},
+                       {"RPCs", rpcs},
+                       {"users", json::array()}};
+    return Json(200, j);
+  }
+
+  // slurmdb /config: every entity sacctmgr shows, in one object.
+  RestResponse DbConfig() const {
+    json merged = ErrorsJson({});
+    for (const char* entity : {"account", "association", "user", "qos", "tres", "wckey"}) {
+      RestResponse r = JsonOf(RunSacctmgr, {"--json", "show", entity});
+      if (r.status != 200) return r;
+      json j = json::parse(r.body, nullptr, false);
+      for (auto& [key, value] : j.items())
+        if (key != "meta" && key != "errors") merged[key] = std::move(value);
+    }
+    return Json(200, merged);
+  }
+
+  // slurmdb /cluster/{name}.
+  RestResponse DbCluster(const std::string& name) const {
+    RestResponse r = JsonOf(RunSacctmgr, {"--json", "show", "cluster"});
+    if (r.status != 200) return r;
+    json j = json::parse(r.body, nullptr, false);
+    json shown = json::array();
+    for (json& c : j["clusters"])
+      if (c.value("name", "") == name) shown.push_back(std::move(c));
+    if (shown.empty()) return Error(404, "cluster not found: " + name);
+    j["clusters"] = std::move(shown);
+    return Json(200, j);
   }
 
   RestResponse Ping() const {
@@ -319,13 +396,20 @@ RestResponse RestApi::Handle(const RestRequest& req, ClientApiInterface* client,
       args.push_back("--endtime=" + it->second);
     return call.JsonOf(RunSacct, args);
   }
+  if (what == "diag" && name.empty()) return call.DbDiag();
+  if (what == "config" && name.empty()) return call.DbConfig();
+  if (what == "wckey" && !name.empty()) return Error(404, "wckey not found: " + name);
   static const std::map<std::string, std::string> kEntities{
       {"accounts", "account"}, {"account", "account"}, {"associations", "association"},
-      {"qos", "qos"},          {"users", "user"},      {"user", "user"}};
+      {"qos", "qos"},          {"users", "user"},      {"user", "user"},
+      {"tres", "tres"},        {"wckeys", "wckey"},    {"clusters", "cluster"},
+      {"cluster", "cluster"}};
   auto it = kEntities.find(what);
-  const bool single = what == "account" || what == "user" || (what == "qos" && !name.empty());
+  const bool single =
+      what == "account" || what == "user" || what == "cluster" || (what == "qos" && !name.empty());
   if (it == kEntities.end() || single != !name.empty() || (what == "associations" && !name.empty()))
     return Error(404, "Unable to find requested URL: " + req.path);
+  if (what == "cluster") return call.DbCluster(name);
   std::vector<std::string> args{"--json", "show", it->second};
   if (!name.empty()) args.push_back(name);
   return call.JsonOf(RunSacctmgr, args);

@@ -79,6 +79,7 @@ TEST_F(RestApiTest, SubmitRunsSbatchWithTheJobsOptions) {
                  {"partition", "gpu"},
                  {"requeue", false},
                  {"current_working_directory", "/home/alice"},
+                 {"argv", json::array({"--lr", "0.1"})},
                  {"environment", {{"PATH", "/usr/bin:/bin"}, {"RUN", "7"}}}}}};
   RestResponse r = Do("POST", "/slurm/v0.0.38/job/submit", body.dump());
   ASSERT_EQ(r.status, 200) << r.body;
@@ -97,6 +98,66 @@ TEST_F(RestApiTest, SubmitRunsSbatchWithTheJobsOptions) {
   ASSERT_EQ(spec.gres_per_node_size(), 1);
   EXPECT_EQ(spec.gres_per_node(0).count(), 8);
   EXPECT_NE(std::find(spec.env().begin(), spec.env().end(), "RUN=7"), spec.env().end());
+  EXPECT_EQ(std::vector<std::string>(spec.argv().begin(), spec.argv().end()),
+            (std::vector<std::string>{"--lr", "0.1"}));
+  EXPECT_EQ(t.api.submits[0].het_components_size(), 0);
+}
+
+TEST_F(RestApiTest, JobsSubmitsOneHeterogeneousJob) {
+  t.api.submit_reply.set_job_id(50);
+  const json env = {{"PATH", "/bin"}};
+  json body = {{"script", "#!/bin/bash\nsrun --het-group=0,1 hostname\n"},
+               {"jobs",
+                {{{"name", "het"},
+                  {"nodes", 1},
+                  {"argv", json::array({"x"})},
+                  {"current_working_directory", "/work"},
+                  {"environment", env}},
+                 {{"nodes", 2}, {"gres", "gpu:4"}, {"environment", env}},
+                 {{"tasks", 3}}}}};
+  RestResponse r = Do("POST", "/slurm/v0.0.38/job/submit", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["job_id"], 50);
+  ASSERT_EQ(t.api.submits.size(), 1u);
+  const SubmitRequest& req = t.api.submits[0];
+  EXPECT_EQ(req.spec().name(), "het");
+  EXPECT_EQ(req.spec().min_nodes(), 1);
+  ASSERT_EQ(req.het_components_size(), 2);
+  EXPECT_EQ(req.het_components(0).min_nodes(), 2);
+  ASSERT_EQ(req.het_components(0).gres_per_node_size(), 1);
+  EXPECT_EQ(req.het_components(0).gres_per_node(0).count(), 4);
+  EXPECT_EQ(req.het_components(1).ntasks(), 3);
+  for (const JobSpec& c : {req.spec(), req.het_components(0), req.het_components(1)}) {
+    EXPECT_EQ(c.work_dir(), "/work");
+    ASSERT_EQ(c.argv_size(), 1);
+    EXPECT_EQ(c.argv(0), "x");
+  }
+
+  const std::string path = "/slurm/v0.0.38/job/submit";
+  const json script = "#!/bin/sh\n";
+  struct Case {
+    json body;
+    std::string error;
+  } cases[] = {
+      {{{"script", script}, {"jobs", json::array()}},
+       "jobs must be a non-empty array of job descriptions"},
+      {{{"script", script}, {"jobs", {{"environment", env}}}},
+       "jobs must be a non-empty array of job descriptions"},
+      {{{"script", script}, {"job", {{"environment", env}}}, {"jobs", {{{"environment", env}}}}},
+       "give either job or jobs (a heterogeneous job), not both"},
+      {{{"script", script}, {"jobs", {{{"environment", env}}, {{"tasks", "two"}}}}},
+       "jobs[1]: job.tasks must be an integer"},
+      {{{"script", script},
+        {"jobs", {{{"environment", env}}, {{"environment", {{"PATH", "/usr/bin"}}}}}}},
+       "jobs[1]: a heterogeneous job has one environment, working directory and argv, its "
+       "first component's"},
+  };
+  for (const Case& c : cases) {
+    RestResponse bad = Do("POST", path, c.body.dump());
+    EXPECT_EQ(bad.status, 400) << c.body.dump();
+    EXPECT_EQ(FirstError(bad), c.error) << c.body.dump();
+  }
+  EXPECT_EQ(t.api.submits.size(), 1u);
 }
 
 TEST_F(RestApiTest, BadSubmissionsAre400WithTheFieldNamed) {
@@ -195,6 +256,60 @@ TEST_F(RestApiTest, PartitionsReservationsPingAndDiag) {
   EXPECT_EQ(FirstError(down), "Unable to contact slurm controller (connect failure)");
 }
 
+TEST_F(RestApiTest, SlurmdbTresWckeysClustersConfigAndDiag) {
+  t.api.assoc_reply.add_clusters()->set_name("c1");
+  t.api.assoc_reply.add_accounts()->set_name("ml");
+  t.api.config.add_keys("GresTypes");
+  t.api.config.add_values("gpu");
+  RpcMethodStats* submit = t.api.stats.add_rpcs();
+  submit->set_method("SubmitJob");
+  submit->set_count(4);
+  submit->set_total_us(1000);
+  t.api.stats.set_data_since(1700000000);
+
+  RestResponse tres = Do("GET", "/slurmdb/v0.0.38/tres");
+  ASSERT_EQ(tres.status, 200) << tres.body;
+  ASSERT_EQ(Body(tres)["TRES"].size(), 9u);  // cpu ... pages, then gres/gpu
+  EXPECT_EQ(Body(tres)["TRES"][8]["type"], "gres");
+  EXPECT_EQ(Body(tres)["TRES"][8]["name"], "gpu");
+  RestResponse wckeys = Do("GET", "/slurmdb/v0.0.38/wckeys");
+  ASSERT_EQ(wckeys.status, 200) << wckeys.body;
+  EXPECT_EQ(Body(wckeys)["wckeys"], json::array());
+  EXPECT_EQ(Do("GET", "/slurmdb/v0.0.38/wckey/1").status, 404);
+
+  RestResponse clusters = Do("GET", "/slurmdb/v0.0.38/clusters");
+  ASSERT_EQ(clusters.status, 200) << clusters.body;
+  EXPECT_EQ(Body(clusters)["clusters"][0]["name"], "c1");
+  RestResponse one = Do("GET", "/slurmdb/v0.0.38/cluster/c1");
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(Body(one)["clusters"].size(), 1u);
+  RestResponse other = Do("GET", "/slurmdb/v0.0.38/cluster/c2");
+  EXPECT_EQ(other.status, 404);
+  EXPECT_EQ(FirstError(other), "cluster not found: c2");
+
+  RestResponse config = Do("GET", "/slurmdb/v0.0.38/config");
+  ASSERT_EQ(config.status, 200) << config.body;
+  json c = Body(config);
+  for (const char* key : {"accounts", "associations", "users", "QOS", "TRES", "wckeys"})
+    EXPECT_TRUE(c.contains(key)) << key;
+  EXPECT_EQ(c["accounts"][0]["name"], "ml");
+  EXPECT_TRUE(c["errors"].empty());
+
+  RestResponse diag = Do("GET", "/slurmdb/v0.0.38/diag");
+  ASSERT_EQ(diag.status, 200) << diag.body;
+  json d = Body(diag)["statistics"];
+  EXPECT_EQ(d["time_start"], 1700000000);
+  ASSERT_EQ(d["RPCs"].size(), 1u);
+  EXPECT_EQ(d["RPCs"][0]["rpc"], "SubmitJob");
+  EXPECT_EQ(d["RPCs"][0]["count"], 4);
+  EXPECT_EQ(d["RPCs"][0]["time"]["average"], 250);
+  EXPECT_EQ(d["RPCs"][0]["time"]["total"], 1000);
+
+  t.api.fail = Unavailable("Unable to contact slurm controller (connect failure)");
+  EXPECT_EQ(Do("GET", "/slurmdb/v0.0.38/diag").status, 503);
+  EXPECT_EQ(Do("GET", "/slurmdb/v0.0.38/config").status, 503);
+}
+
 TEST_F(RestApiTest, UnknownPathsMethodsAndParameters) {
   EXPECT_EQ(Do("GET", "/slurm/v0.0.37/jobs").status, 404);
   EXPECT_EQ(Do("GET", "/slurm/v0.0.38/widgets").status, 404);
@@ -222,7 +337,7 @@ TEST_F(RestApiTest, EveryDocumentedPathIsServed) {
     for (const auto& [method, op] : methods.items()) {
       std::string concrete = path;
       for (const char* param : {"{job_id}", "{node_name}", "{partition_name}", "{reservation_name}",
-                                "{account_name}", "{qos_name}", "{user_name}"}) {
+                                "{account_name}", "{qos_name}", "{user_name}", "{cluster_name}"}) {
         if (size_t at = concrete.find(param); at != std::string::npos)
           concrete.replace(at, std::string(param).size(),
                            param == std::string("{job_id}") ? "7" : "x");

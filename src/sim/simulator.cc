@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <queue>
@@ -256,6 +257,17 @@ class Replay {
       for (size_t pos = 0; pos < pending_.size(); ++pos) {
         pending_[pos].predicted_runtime_s = Predict(pending_index_[pos]);
       }
+    }
+    if (const char* q = std::getenv("SLUICE_QORDER"); q && !throttled_) {  // EXPERIMENT
+      sched::BackfillOrderConfig c;
+      sched::ParseBackfillOrder(q, &c.order);
+      const char* k = std::getenv("SLUICE_QK");
+      c.starvation_factor = k ? std::atof(k) : 0;
+      c.origin = epoch_;
+      std::vector<size_t> pos(pending_.size());
+      for (size_t i = 0; i < pos.size(); ++i) pos[i] = i;
+      sched::SortBackfillCandidates(pending_, c, epoch_ + now, &pos);
+      Reorder(pos);
     }
     ++result_.stats.passes;
     result_.stats.max_pending =

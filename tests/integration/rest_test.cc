@@ -147,6 +147,38 @@ TEST_F(RestTest, TokensSubmitWatchAndCancelAsTheirUser) {
   EXPECT_EQ(q.out.find(std::to_string(root_job)), std::string::npos) << q.out;
 }
 
+// argv reaches the script as $1, $2, ...; "jobs" submits one heterogeneous job.
+TEST_F(RestTest, ScriptArgumentsAndHeterogeneousJobs) {
+  const std::string root = Token();
+  const std::string out = "/tmp/rest-argv-" + std::to_string(::getpid()) + ".out";
+  json args = {{"script", "#!/bin/bash\necho \"$#:$1|$2\"\n"},
+               {"job",
+                {{"argv", json::array({"a b", "c"})},
+                 {"standard_output", out},
+                 {"environment", {{"PATH", "/usr/bin:/bin"}}}}}};
+  Reply sub = Call("POST", "/slurm/v0.0.38/job/submit", root, "", args.dump());
+  ASSERT_EQ(sub.status, 200) << sub.body.dump();
+  const int64_t id = sub.body["job_id"].get<int64_t>();
+  EXPECT_EQ(WaitState(id, {"COMPLETED", "FAILED"}), "COMPLETED");
+  EXPECT_EQ(ReadFile(out), "2:a b|c\n");
+  std::remove(out.c_str());
+
+  json het = {{"script", "#!/bin/bash\ntrue\n"},
+              {"jobs",
+               {{{"name", "het"}, {"hold", true}, {"environment", {{"PATH", "/bin"}}}},
+                {{"nodes", 2}, {"gres", "gpu:1"}}}}};
+  Reply hsub = Call("POST", "/slurm/v0.0.38/job/submit", root, "", het.dump());
+  ASSERT_EQ(hsub.status, 200) << hsub.body.dump();
+  const int64_t first = hsub.body["job_id"].get<int64_t>();
+  const std::string hid = std::to_string(first);
+  RunResult q = Run(  // components are consecutive jobs
+      {"squeue", "-h", "-o", "%i %D %j", "-j", hid + "," + std::to_string(first + 1)});
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_NE(q.out.find(hid + "+0 1 het"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find(hid + "+1 2 "), std::string::npos) << q.out;
+  EXPECT_EQ(Run({"scancel", hid}).exit_code, 0);
+}
+
 TEST_F(RestTest, RefusesMissingForgedExpiredAndBorrowedTokens) {
   auto user = EnsureTestUser("sluicetest_a");
   if (!user) GTEST_SKIP() << "needs root to create a test user";
@@ -188,13 +220,18 @@ TEST_F(RestTest, EveryDocumentedPathAnswers) {
 
   Reply doc = Call("GET", "/openapi.json", "");
   ASSERT_EQ(doc.status, 200);
-  const std::map<std::string, std::string> values{{"{job_id}", std::to_string(held)},
-                                                  {"{node_name}", "node01"},
-                                                  {"{partition_name}", "gpu"},
-                                                  {"{reservation_name}", "maint"},
-                                                  {"{account_name}", "ml"},
-                                                  {"{qos_name}", "normal"},
-                                                  {"{user_name}", "root"}};
+  Reply clusters = Call("GET", "/slurmdb/v0.0.38/clusters", root);
+  ASSERT_EQ(clusters.status, 200) << clusters.body.dump();
+  ASSERT_EQ(clusters.body["clusters"].size(), 1u) << clusters.body.dump();
+  const std::map<std::string, std::string> values{
+      {"{job_id}", std::to_string(held)},
+      {"{cluster_name}", clusters.body["clusters"][0]["name"].get<std::string>()},
+      {"{node_name}", "node01"},
+      {"{partition_name}", "gpu"},
+      {"{reservation_name}", "maint"},
+      {"{account_name}", "ml"},
+      {"{qos_name}", "normal"},
+      {"{user_name}", "root"}};
   int walked = 0;
   for (const auto& [path, methods] : doc.body["paths"].items()) {
     std::string concrete = path;
