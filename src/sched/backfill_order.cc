@@ -87,30 +87,68 @@ bool IsStarving(const JobRequest& job, const BackfillOrderConfig& config, int64_
          config.starvation_factor * std::max(kTauS, static_cast<double>(PlannedRuntime(job)));
 }
 
+namespace {
+
+// One job's place in an order: promoted (starving) jobs first, then by key, id, pending rank.
+struct Entry {
+  int tier;
+  int64_t base;  // priority without its age (QueueOrder; 0 for backfill candidates)
+  bool promoted;
+  double key;
+  int64_t id;
+  size_t rank;  // place in the pending order
+  size_t pos;
+};
+
+Entry EntryOf(const JobRequest& job, const BackfillOrderConfig& config, int64_t now, size_t rank,
+              size_t pos) {
+  const bool promoted = IsStarving(job, config, now);
+  const double key = promoted ? static_cast<double>(rank) : Key(job, config, now);
+  return {0, 0, promoted, key, job.job_id, rank, pos};
+}
+
+void SortEntries(std::vector<Entry>* entries) {
+  std::sort(entries->begin(), entries->end(), [](const Entry& a, const Entry& b) {
+    if (a.tier != b.tier) return a.tier > b.tier;
+    if (a.base != b.base) return a.base > b.base;
+    if (a.promoted != b.promoted) return a.promoted;
+    return std::tie(a.key, a.id, a.rank) < std::tie(b.key, b.id, b.rank);
+  });
+}
+
+}  // namespace
+
 void SortBackfillCandidates(const std::vector<JobRequest>& pending,
                             const BackfillOrderConfig& config, int64_t now,
                             std::vector<size_t>* positions) {
   if (config.order == BackfillOrder::kPriority) return;  // promotion would only reorder
-  struct Entry {
-    bool promoted;
-    double key;
-    int64_t id;
-    size_t rank;  // place in the pending order
-    size_t pos;
-  };
   std::vector<Entry> entries;
   entries.reserve(positions->size());
   for (size_t rank = 0; rank < positions->size(); ++rank) {
-    const JobRequest& job = pending[(*positions)[rank]];
-    const bool promoted = IsStarving(job, config, now);
-    const double key = promoted ? static_cast<double>(rank) : Key(job, config, now);
-    entries.push_back({promoted, key, job.job_id, rank, (*positions)[rank]});
+    const size_t pos = (*positions)[rank];
+    entries.push_back(EntryOf(pending[pos], config, now, rank, pos));
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    if (a.promoted != b.promoted) return a.promoted;
-    return std::tie(a.key, a.id, a.rank) < std::tie(b.key, b.id, b.rank);
-  });
+  SortEntries(&entries);
   for (size_t k = 0; k < entries.size(); ++k) (*positions)[k] = entries[k].pos;
+}
+
+std::vector<size_t> QueueOrder(const std::vector<JobRequest>& pending,
+                               const BackfillOrderConfig& config, int64_t now) {
+  std::vector<size_t> order(pending.size());
+  for (size_t pos = 0; pos < order.size(); ++pos) order[pos] = pos;
+  if (config.order == BackfillOrder::kPriority) return order;
+  std::vector<Entry> entries;
+  entries.reserve(pending.size());
+  for (size_t pos = 0; pos < pending.size(); ++pos) {
+    const JobRequest& job = pending[pos];
+    Entry e = EntryOf(job, config, now, pos, pos);
+    e.tier = job.priority_tier;
+    e.base = job.priority - job.priority_age;
+    entries.push_back(e);
+  }
+  SortEntries(&entries);
+  for (size_t k = 0; k < entries.size(); ++k) order[k] = entries[k].pos;
+  return order;
 }
 
 }  // namespace sluice::sched

@@ -12,6 +12,11 @@
 //  - kUnicep: highest w / (log2(n) x d) first (n counted as at least 2);
 //  - kF1: lowest log10(d) x n + 870 x log10(s) first (Carastan-Santos & de Camargo 2017);
 //  - kSgtf: smallest GPU-time (GPUs, else CPUs, x d) first, aged: divided by 1 + w / 1 h.
+// The same orders can order the queue itself (SchedulerParameters queue_order=ORDER,
+// QueueOrder below): the head and every later job are then taken by partition PriorityTier,
+// then priority without its age (priority - priority_age: fair-share, QOS, partition,
+// job size and nice still rank first), then the order's key, then job id. WFP3 and UNICEP
+// age jobs themselves (their waits grow the key); the others need the starvation guard.
 // Starvation guard: with factor K > 0, a job that has waited at least K x max(d, 10 s)
 // (its bounded slowdown so far is K) is starving. Starving candidates are promoted: they
 // come first, in the pending order (kPriority keeps the pending order as it is). A starving head is
@@ -50,5 +55,11 @@ bool IsStarving(const JobRequest& job, const BackfillOrderConfig& config, int64_
 void SortBackfillCandidates(const std::vector<JobRequest>& pending,
                             const BackfillOrderConfig& config, int64_t now,
                             std::vector<size_t>* positions);
+
+// The order a pass considers `pending` (in priority order) in, as indexes into it: the
+// identity for kPriority, else the queue order described above (starving jobs first within
+// their tier and priority, in pending order).
+std::vector<size_t> QueueOrder(const std::vector<JobRequest>& pending,
+                               const BackfillOrderConfig& config, int64_t now);
 
 }  // namespace sluice::sched

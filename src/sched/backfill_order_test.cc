@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "sched/random_cases.h"
 #include "sched/scheduler.h"
 #include "sched/test_util.h"
@@ -232,6 +235,98 @@ TEST(BackfillOrderTest, RandomisedHeadIsDecidedAsInPriorityOrder) {
           }
         }
         ApplyAllocation(&applied, d.alloc, false);
+      }
+    }
+  }
+}
+
+// The queue order: by tier, then priority without its age, then the order's key.
+TEST(QueueOrder, KeyRanksWithinTierAndPriorityWithoutAge) {
+  auto job = [](int64_t id, int tier, int64_t priority, int64_t age, int64_t limit) {
+    JobRequest j = Submitted(MakeJob(id), kNow - 100);
+    j.priority_tier = tier;
+    j.priority = priority;
+    j.priority_age = age;
+    j.time_limit_s = limit;
+    return j;
+  };
+  const std::vector<JobRequest> pending = {
+      job(1, 0, 500, 490, 10000),  // base 10, long
+      job(2, 0, 60, 10, 5000),     // base 50: ranks before every base-10 job
+      job(3, 0, 20, 10, 100),      // base 10, short: first of its class under UNICEP
+      job(4, 1, 1, 1, 90000),      // a higher tier: first whatever its key
+      job(5, 0, 30, 20, 100),      // base 10, as short as 3: the lower id first
+  };
+  BackfillOrderConfig config;
+  EXPECT_EQ(QueueOrder(pending, config, kNow), (std::vector<size_t>{0, 1, 2, 3, 4}));
+  config.order = BackfillOrder::kUnicep;
+  EXPECT_EQ(QueueOrder(pending, config, kNow), (std::vector<size_t>{3, 1, 2, 4, 0}));
+  config.order = BackfillOrder::kSjbf;
+  EXPECT_EQ(QueueOrder(pending, config, kNow), (std::vector<size_t>{3, 1, 2, 4, 0}));
+}
+
+// UNICEP and WFP3 age: a long job that has waited long enough passes a fresh short one.
+TEST(QueueOrder, WaitingRaisesALongJob) {
+  JobRequest fresh_short = Submitted(MakeJob(1), kNow - 100);
+  fresh_short.time_limit_s = 60;  // w / d = 1.7
+  for (BackfillOrder order : {BackfillOrder::kUnicep, BackfillOrder::kWfp3}) {
+    BackfillOrderConfig config;
+    config.order = order;
+    JobRequest long_job = Submitted(MakeJob(2), kNow - 5000);
+    long_job.time_limit_s = 10000;  // w / d = 0.5: after the short one
+    EXPECT_EQ(QueueOrder({fresh_short, long_job}, config, kNow), (std::vector<size_t>{0, 1}))
+        << BackfillOrderName(order);
+    long_job.submit_time = kNow - 50000;  // w / d = 5: before it
+    EXPECT_EQ(QueueOrder({fresh_short, long_job}, config, kNow), (std::vector<size_t>{1, 0}))
+        << BackfillOrderName(order);
+  }
+}
+
+// SJBF does not age: the starvation guard puts a job that waited K x its run time first.
+TEST(QueueOrder, StarvingJobsFirstInPendingOrder) {
+  JobRequest waited = Submitted(MakeJob(1), kNow - 3000);
+  waited.time_limit_s = 1000;  // waited 3 x
+  JobRequest fresh = Submitted(MakeJob(2), kNow - 10);
+  fresh.time_limit_s = 10;
+  BackfillOrderConfig config;
+  config.order = BackfillOrder::kSjbf;
+  EXPECT_EQ(QueueOrder({waited, fresh}, config, kNow), (std::vector<size_t>{1, 0}));
+  config.starvation_factor = 3;
+  EXPECT_EQ(QueueOrder({waited, fresh}, config, kNow), (std::vector<size_t>{0, 1}));
+}
+
+// Random queues: the order is a permutation, deterministic, and never puts a job before
+// one of a higher tier or a higher priority without age.
+TEST(QueueOrder, PermutationThatKeepsTiersAndPriorityClasses) {
+  std::mt19937 rng(20261207);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<JobRequest> pending;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      JobRequest j = Submitted(MakeJob(i + 1, 1 + static_cast<int>(rng() % 4)),
+                               kNow - static_cast<int64_t>(rng() % 100000));
+      j.time_limit_s = rng() % 5 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % 86400);
+      j.priority_tier = static_cast<int>(rng() % 2);
+      j.priority_age = static_cast<int64_t>(rng() % 1000);
+      j.priority = j.priority_age + static_cast<int64_t>(rng() % 3) * 1000;
+      pending.push_back(j);
+    }
+    for (BackfillOrder order : {BackfillOrder::kSjbf, BackfillOrder::kWfp3, BackfillOrder::kUnicep,
+                                BackfillOrder::kF1, BackfillOrder::kSgtf}) {
+      BackfillOrderConfig config;
+      config.order = order;
+      config.starvation_factor = round % 2 ? 5 : 0;
+      std::vector<size_t> got = QueueOrder(pending, config, kNow);
+      EXPECT_EQ(got, QueueOrder(pending, config, kNow));
+      std::vector<size_t> sorted = got;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(sorted[i], i);
+      for (size_t k = 1; k < got.size(); ++k) {
+        const JobRequest& a = pending[got[k - 1]];
+        const JobRequest& b = pending[got[k]];
+        ASSERT_GE(a.priority_tier, b.priority_tier);
+        if (a.priority_tier == b.priority_tier)
+          ASSERT_GE(a.priority - a.priority_age, b.priority - b.priority_age);
       }
     }
   }

@@ -349,6 +349,13 @@ class BackfillScheduler : public Scheduler {
     return plan;
   }
 
+  std::vector<size_t> ConsideredOrder(const std::vector<JobRequest>& pending,
+                                      int64_t now) const override {
+    BackfillOrderConfig queue = config_.bf_order;
+    queue.order = config_.queue_order;
+    return QueueOrder(pending, queue, now);
+  }
+
   Plan Pass(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pending, int64_t now) {
     BackfillPass pass(config_, snapshot, now);
     Plan plan;

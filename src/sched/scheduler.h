@@ -16,6 +16,13 @@ class Scheduler {
   // `pending` is in the order the controller wants them considered.
   virtual Plan Schedule(const ClusterSnapshot& snapshot, const std::vector<JobRequest>& pending,
                         int64_t now) = 0;
+  // The order its callers hand it `pending` (in priority order) in, as indexes into it:
+  // SchedulerConfig's queue_order, the identity when there is none. The controller and
+  // the simulator apply it before preemptors are put first.
+  virtual std::vector<size_t> ConsideredOrder(const std::vector<JobRequest>& pending,
+                                              int64_t now) const {
+    return QueueOrder(pending, BackfillOrderConfig{}, now);
+  }
 };
 
 // Strict FIFO: jobs in order; each starts where it fits now (the same placement as the
@@ -34,6 +41,9 @@ struct SchedulerConfig {
   // are tried in, and the starvation guard (backfill_order.h). The head keeps the
   // pending order.
   BackfillOrderConfig bf_order;
+  // The order the whole queue is taken in (backfill_order.h QueueOrder; kPriority = the
+  // pending order as given). It shares bf_order's starvation factor and origin.
+  BackfillOrder queue_order = BackfillOrder::kPriority;
   // Runtime predictions (runtime_predictor.h): kUser2 = the caller fills
   // JobRequest.predicted_runtime_s and RunningJob.planned_end from user history (the
   // simulator does; the controller does not yet). The scheduler plans with what it is given.

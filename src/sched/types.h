@@ -110,6 +110,9 @@ struct ClusterSnapshot {
 struct JobRequest {
   int64_t job_id = 0;
   int64_t priority = 0;
+  // The part of `priority` that grows with waiting (multifactor: the age term; the
+  // simulator's FCFS priorities: all of it). A queue order (backfill_order.h) replaces it.
+  int64_t priority_age = 0;
   int64_t submit_time = 0;
   int num_nodes = 1;
   int tasks_per_node = 1;

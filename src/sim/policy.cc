@@ -58,6 +58,19 @@ std::vector<std::string_view> SplitDashes(std::string_view name) {
 }  // namespace
 
 Expected<PolicySpec> ParsePolicySpec(std::string_view name) {
+  if (const size_t colon = name.find(':'); colon != std::string_view::npos) {
+    sched::BackfillOrder queue;
+    if (!sched::ParseBackfillOrder(name.substr(0, colon), &queue))
+      return InvalidArgument(fmt::format(
+          "unknown queue order '{}' in '{}' (want priority, sjbf, wfp3, unicep, f1 or sgtf)",
+          name.substr(0, colon), name));
+    ASSIGN_OR_RETURN(PolicySpec spec, ParsePolicySpec(name.substr(colon + 1)));
+    if (spec.base == Policy::kFifo)
+      return InvalidArgument(fmt::format("'{}': a queue order needs a backfill policy", name));
+    spec.name = std::string(name);
+    spec.queue_order = queue;
+    return spec;
+  }
   if (auto plain = ParsePolicy(name); plain.ok()) return SpecOf(*plain);
   auto bad = [&] {
     return InvalidArgument(fmt::format(
@@ -98,6 +111,7 @@ std::unique_ptr<sched::Scheduler> MakeSpecScheduler(const PolicySpec& spec,
   sched::SchedulerConfig config = base;
   config.policy = spec.base;
   config.bf_order.order = spec.order;
+  config.queue_order = spec.queue_order;
   if (spec.prediction.mode == SimPrediction::Mode::kUser2) {
     config.bf_predict = sched::SchedulerConfig::Prediction::kUser2;
   }

@@ -8,7 +8,9 @@
 // requested time), easy-pred (EASY planning with user-history predictions), easy-pred-sjbf
 // (Tsafrir's EASY++), easy-clairvoyant-sjbf (exact run times, a reference). An ORDER alone
 // ("wfp3", "unicep", "f1", "sjbf") means easy-ORDER; "gpu-sgtf" means easy-sgtf (smallest
-// GPU-time first with aging, for GPU traces).
+// GPU-time first with aging, for GPU traces). A prefix "QORDER:" orders the queue itself
+// (SchedulerParameters queue_order, sched/backfill_order.h QueueOrder), e.g. unicep:easy,
+// wfp3:easy-sjbf.
 #pragma once
 
 #include <memory>
@@ -35,6 +37,7 @@ struct PolicySpec {
   std::string name;  // as given
   Policy base = Policy::kEasy;
   sched::BackfillOrder order = sched::BackfillOrder::kPriority;
+  sched::BackfillOrder queue_order = sched::BackfillOrder::kPriority;
   SimPrediction prediction;
 };
 
@@ -43,8 +46,8 @@ Expected<PolicySpec> ParsePolicySpec(std::string_view name);
 // The plain policy as a spec.
 PolicySpec SpecOf(Policy policy);
 
-// A scheduler for `spec`, with `base`'s backfill knobs (its policy and bf_order.order are
-// replaced; bf_order.starvation_factor and origin are kept).
+// A scheduler for `spec`, with `base`'s backfill knobs (its policy, bf_order.order and
+// queue_order are replaced; bf_order.starvation_factor and origin are kept).
 std::unique_ptr<sched::Scheduler> MakeSpecScheduler(const PolicySpec& spec,
                                                     const sched::SchedulerConfig& base = {});
 

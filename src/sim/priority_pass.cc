@@ -67,7 +67,9 @@ void PriorityPass::Order(int64_t now, const std::vector<SimJob>& jobs,
   std::vector<int> tiers;
   tiers.reserve(pending->size());
   for (auto& request : *pending) {
-    request.priority = factors.at(request.job_id).priority;
+    const sched::PriorityFactors& f = factors.at(request.job_id);
+    request.priority = f.priority;
+    request.priority_age = f.w_age;
     tiers.push_back(request.priority_tier);
   }
   std::vector<sched::JobRequest> ordered;

@@ -581,6 +581,7 @@ Status FinishScenario(const Declared& declared, std::string_view name, Scenario*
     links.push_back(&declared.links[order[rank]]);
     jobs.back().request.job_id = static_cast<int64_t>(rank) + 1;
     jobs.back().request.priority = static_cast<int64_t>(order.size() - rank);
+    jobs.back().request.priority_age = jobs.back().request.priority;  // FCFS
   }
   // Job (or array) id -> job indexes; an array's first task gives the array its job id.
   std::map<std::string, std::vector<size_t>> by_id;

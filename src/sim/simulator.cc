@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <queue>
@@ -233,6 +232,14 @@ class Replay {
     } else if (!std::is_sorted(pending_index_.begin(), pending_index_.end())) {
       Reorder(FcfsOrder());  // requeued or released jobs were appended
     }
+    if (prediction_.mode != SimPrediction::Mode::kNone) ExtendPredictions(now);
+    if (prediction_.mode == SimPrediction::Mode::kUser2) {  // with the runs ended since
+      for (size_t pos = 0; pos < pending_.size(); ++pos) {
+        pending_[pos].predicted_runtime_s = Predict(pending_index_[pos]);
+      }
+    }
+    const std::vector<size_t> queue = scheduler_->ConsideredOrder(pending_, epoch_ + now);
+    if (!std::is_sorted(queue.begin(), queue.end())) Reorder(queue);  // queue_order
     if (!preemptors_.empty()) Reorder(sched::PreemptorsFirst(pending_, preemptors_));
     // The requests offered (positions in pending_): all, or those the throttles admit.
     std::vector<sched::JobRequest> admitted;
@@ -252,23 +259,6 @@ class Replay {
     }
     const std::vector<sched::JobRequest>& offered = throttled_ ? admitted : pending_;
     if (!snapshot_.limits.empty()) GatherLimitRuns(now);
-    if (prediction_.mode != SimPrediction::Mode::kNone) ExtendPredictions(now);
-    if (prediction_.mode == SimPrediction::Mode::kUser2) {  // with the runs ended since
-      for (size_t pos = 0; pos < pending_.size(); ++pos) {
-        pending_[pos].predicted_runtime_s = Predict(pending_index_[pos]);
-      }
-    }
-    if (const char* q = std::getenv("SLUICE_QORDER"); q && !throttled_) {  // EXPERIMENT
-      sched::BackfillOrderConfig c;
-      sched::ParseBackfillOrder(q, &c.order);
-      const char* k = std::getenv("SLUICE_QK");
-      c.starvation_factor = k ? std::atof(k) : 0;
-      c.origin = epoch_;
-      std::vector<size_t> pos(pending_.size());
-      for (size_t i = 0; i < pos.size(); ++i) pos[i] = i;
-      sched::SortBackfillCandidates(pending_, c, epoch_ + now, &pos);
-      Reorder(pos);
-    }
     ++result_.stats.passes;
     result_.stats.max_pending =
         std::max<int64_t>(result_.stats.max_pending, static_cast<int64_t>(offered.size()));

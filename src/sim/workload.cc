@@ -69,6 +69,7 @@ SimJob MakeJob(const TraceJob& trace_job, TraceKind kind, int node_cpus, int nod
   sched::JobRequest& request = job.request;
   request.job_id = static_cast<int64_t>(index) + 1;
   request.priority = static_cast<int64_t>(count - index);
+  request.priority_age = request.priority;  // FCFS: the order of waiting
   request.submit_time = trace_job.submit_s;
   request.time_limit_s = trace_job.requested_s;
   if (!trace_job.user.empty()) job.traits.user = "u" + trace_job.user;

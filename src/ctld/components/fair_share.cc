@@ -125,7 +125,10 @@ void FairShare::Prioritize(JobTable* jobs, int64_t now) {
   factors_ = sched::PrioritizePending(settings, Associations(*jobs), pending, now);
   for (const auto& [id, f] : factors_) {
     jobs->Find(id)->set_priority(f.priority);
-    if (auto* r = jobs->MutableRequest(id)) r->priority = f.priority;
+    if (auto* r = jobs->MutableRequest(id)) {
+      r->priority = f.priority;
+      r->priority_age = f.w_age;
+    }
   }
 }
 

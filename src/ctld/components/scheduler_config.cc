@@ -25,6 +25,12 @@ Status ApplyParam(const std::string& item, sched::SchedulerConfig* out) {
                              " (want priority, sjbf, wfp3, unicep, f1 or sgtf)");
     return Status::Ok();
   }
+  if (key == "queue_order") {
+    if (!sched::ParseBackfillOrder(value, &out->queue_order))
+      return InvalidArgument("SchedulerParameters: queue_order=" + value +
+                             " (want priority, unicep, wfp3, sjbf, f1 or sgtf)");
+    return Status::Ok();
+  }
   if (key == "bf_predict") {
     if (value == "user2") {
       out->bf_predict = sched::SchedulerConfig::Prediction::kUser2;

@@ -57,5 +57,18 @@ TEST(SchedulerConfig, BackfillOrderPredictionAndStarvation) {
   EXPECT_FALSE(SchedulerConfigFrom(With({{"SchedulerParameters", "bf_predict=ml"}})).ok());
 }
 
+TEST(SchedulerConfig, QueueOrder) {
+  auto c = SchedulerConfigFrom(With({{"SchedulerParameters", "queue_order=unicep"}}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->queue_order, sched::BackfillOrder::kUnicep);
+  EXPECT_EQ(c->bf_order.order, sched::BackfillOrder::kPriority);
+  EXPECT_EQ(SchedulerConfigFrom(With({}))->queue_order, sched::BackfillOrder::kPriority);
+  auto bad = SchedulerConfigFrom(With({{"SchedulerParameters", "queue_order=lifo"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(
+      bad.status().message(),
+      "SchedulerParameters: queue_order=lifo (want priority, unicep, wfp3, sjbf, f1 or sgtf)");
+}
+
 }  // namespace
 }  // namespace sluice::ctld

@@ -213,6 +213,47 @@ TEST_F(PriorityOpsTest, ExplanationsCountTheJobsAheadInPassOrder) {
       << why[e];
 }
 
+// SchedulerParameters queue_order: jobs of one priority class (the same user here: the
+// same fair-share; age aside) are taken by the order's key, the shortest first under SJBF,
+// and the explanations count the jobs ahead in that order.
+TEST_F(PriorityOpsTest, QueueOrderTakesAClassShortestFirst) {
+  sched::SchedulerConfig config;
+  config.policy = sched::SchedulerConfig::Policy::kFifo;
+  config.queue_order = sched::BackfillOrder::kSjbf;
+  sched_ = sched::MakeScheduler(config);
+  Open(PrioConfig());
+  const int64_t running = SubmitWhole(kAlice);
+  Pass();
+  ASSERT_EQ(Job(running).state(), JOB_RUNNING);
+  auto submit = [&](int64_t minutes) {
+    SubmitRequest r;
+    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+    r.mutable_spec()->set_work_dir("/tmp");
+    r.mutable_spec()->set_min_nodes(2);
+    r.mutable_spec()->set_ntasks_per_node(4);
+    r.mutable_spec()->set_time_limit_min(minutes);
+    auto rep = ctl_->Submit({kAlice, kAlice}, r);
+    EXPECT_TRUE(rep.ok()) << rep.status().message();
+    EXPECT_TRUE(ctl_->Commit().ok());
+    return rep.ok() ? rep->job_id() : -1;
+  };
+  const int64_t long_job = submit(500);
+  clock_.Advance(10);  // older: first by age alone
+  const int64_t short_job = submit(5);
+  Pass();
+  GetJobsRequest q;
+  q.add_job_ids(long_job);
+  q.set_explain(true);
+  Expected<GetJobsReply> why = ctl_->GetJobs(q);
+  ASSERT_TRUE(why.ok());
+  EXPECT_EQ(why->jobs(0).explanation().rfind("behind 1 higher-priority job", 0), 0u)
+      << why->jobs(0).explanation();
+  End(running);
+  Pass();
+  EXPECT_EQ(Job(short_job).state(), JOB_RUNNING);
+  EXPECT_EQ(Job(long_job).state(), JOB_PENDING);
+}
+
 TEST_F(PriorityOpsTest, PriorityTierFirstThenPriority) {
   Config c = PrioConfig();
   PartitionConfig hi = c.partitions[0];

@@ -231,8 +231,17 @@ void Controller::OrderPending(std::vector<sched::JobRequest>* pending,
     out.push_back(std::move((*pending)[i]));
     ordered.push_back(jobs[i]);
   }
-  *pending = std::move(out);
-  pass_order_.Record(ordered);
+  // The scheduler's own queue order (SchedulerParameters queue_order), so that the pass
+  // order recorded for explanations is the one it considers the jobs in.
+  std::vector<size_t> considered = sched_.scheduler->ConsideredOrder(out, Now());
+  pending->clear();
+  std::vector<PassOrder::Job> recorded;
+  recorded.reserve(ordered.size());
+  for (size_t i : considered) {
+    pending->push_back(std::move(out[i]));
+    recorded.push_back(ordered[i]);
+  }
+  pass_order_.Record(recorded);
 }
 
 }  // namespace sluice::ctld
