@@ -60,6 +60,8 @@ std::vector<std::string_view> SplitDashes(std::string_view name) {
 Expected<PolicySpec> ParsePolicySpec(std::string_view name) {
   if (const size_t colon = name.find(':'); colon != std::string_view::npos) {
     sched::BackfillOrder queue;
+    if (name.find(':', colon + 1) != std::string_view::npos)
+      return InvalidArgument(fmt::format("'{}': one queue order at most", name));
     if (!sched::ParseBackfillOrder(name.substr(0, colon), &queue))
       return InvalidArgument(fmt::format(
           "unknown queue order '{}' in '{}' (want priority, sjbf, wfp3, unicep, f1 or sgtf)",

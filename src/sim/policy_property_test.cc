@@ -78,7 +78,10 @@ TEST(PolicyPropertyTest, EveryPolicyRunsEveryJobForItsRunTime) {
                             "unicep",
                             "f1",
                             "gpu-sgtf",
-                            "conservative-pred-f1"};
+                            "conservative-pred-f1",
+                            "unicep:easy",
+                            "wfp3:easy-pred-sjbf",
+                            "sjbf:conservative"};
   for (int round = 0; round < 60; ++round) {
     const Case c = RandomCase(rng, false);
     for (const char* policy : policies) {

@@ -41,9 +41,25 @@ TEST(PolicySpecTest, NamesMapToBasePredictionAndOrder) {
   }
 }
 
+TEST(PolicySpecTest, AQueueOrderPrefixOrdersTheQueue) {
+  auto spec = ParsePolicySpec("unicep:easy-pred-sjbf");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->name, "unicep:easy-pred-sjbf");
+  EXPECT_EQ(spec->queue_order, BackfillOrder::kUnicep);
+  EXPECT_EQ(spec->order, BackfillOrder::kSjbf);
+  EXPECT_EQ(spec->prediction.mode, Mode::kUser2);
+  EXPECT_EQ(ParsePolicySpec("easy")->queue_order, BackfillOrder::kPriority);
+  EXPECT_EQ(ParsePolicySpec("lifo:easy").status().message(),
+            "unknown queue order 'lifo' in 'lifo:easy' (want priority, sjbf, wfp3, unicep, f1 or "
+            "sgtf)");
+  EXPECT_FALSE(ParsePolicySpec("unicep:fcfs").ok());
+  EXPECT_FALSE(ParsePolicySpec("unicep:").ok());
+}
+
 TEST(PolicySpecTest, UnknownNamesAreErrors) {
-  for (const char* name : {"lottery", "easy-", "easy-fast", "pred", "easy-sjbf-pred",
-                           "easy-priority", "gpu", "gpu-sjbf", "fcfs-sjbf", ""}) {
+  for (const char* name :
+       {"lottery", "easy-", "easy-fast", "pred", "easy-sjbf-pred", "easy-priority", "gpu",
+        "gpu-sjbf", "fcfs-sjbf", "", ":easy", "unicep:wfp3:easy"}) {
     auto spec = ParsePolicySpec(name);
     EXPECT_FALSE(spec.ok()) << name;
   }

@@ -110,5 +110,35 @@ TEST(RealTraces, KthPredictionsReplay) {
   EXPECT_LT(metrics["easy-pred-sjbf"].estimate_mean_ratio, metrics["easy"].estimate_mean_ratio);
 }
 
+// The targets for mean bounded slowdown (tau = 10 s, whole trace, the published
+// filter) under the UNICEP queue order with EASY backfill and the users' limits only:
+// KTH-SP2 <= 55 and SDSC-SP2 <= 62 (EASY: 82.4 and 93.4), with utilization kept.
+TEST(RealTraces, UnicepQueueOrderMeetsTheSlowdownTargets) {
+  const std::pair<const char*, double> targets[] = {{"KTH-SP2-1996-2.1-cln.swf.gz", 55},
+                                                    {"SDSC-SP2-1998-4.2-cln.swf.gz", 62}};
+  for (const auto& [name, target] : targets) {
+    REQUIRE_TRACE(name);
+    auto trace = ReadTrace(TracePath(name), TraceFormat::kAuto, 0);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    ApplyPublishedFilter(&*trace);
+    auto workload = BuildWorkload(*trace, {});
+    ASSERT_TRUE(workload.ok());
+    std::map<std::string, Metrics> metrics;
+    for (const char* policy : {"easy", "unicep:easy"}) {
+      auto spec = ParsePolicySpec(policy);
+      ASSERT_TRUE(spec.ok());
+      auto scheduler = MakeSpecScheduler(*spec);
+      ManualClock clock(1'000'000'000);
+      auto result = Simulate(workload->cluster, workload->jobs, scheduler.get(), &clock, {},
+                             PreemptMode::kCancel, spec->prediction);
+      ASSERT_TRUE(result.ok()) << result.status().message();
+      metrics[policy] = ComputeMetrics(*workload, *result);
+    }
+    EXPECT_LE(metrics["unicep:easy"].mean_bounded_slowdown, target) << name;
+    EXPECT_GT(metrics["easy"].mean_bounded_slowdown, target) << name;
+    EXPECT_GE(metrics["unicep:easy"].utilization, metrics["easy"].utilization - 0.001) << name;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::sim
