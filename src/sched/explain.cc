@@ -184,9 +184,12 @@ std::string Behind(const ExplainInput& in) {
   std::vector<int64_t> prios;
   for (const auto& a : in.ahead) prios.push_back(a.priority);
   std::string more = in.ahead_count > static_cast<int64_t>(prios.size()) ? ", ..." : "";
-  return fmt::format("behind {} in partition {} (priority {} vs {}{})",
-                     Plural(in.ahead_count, "higher-priority job", "higher-priority jobs"),
-                     in.partition, in.job.priority, fmt::join(prios, ", "), more);
+  const std::string jobs =
+      in.queue_order.empty() ? Plural(in.ahead_count, "higher-priority job", "higher-priority jobs")
+                             : Plural(in.ahead_count, "job", "jobs") + " that queue order " +
+                                   in.queue_order + " takes first";
+  return fmt::format("behind {} in partition {} (priority {} vs {}{})", jobs, in.partition,
+                     in.job.priority, fmt::join(prios, ", "), more);
 }
 
 std::string Limit(const ClusterSnapshot& snap, const ExplainInput& in) {

@@ -32,6 +32,7 @@ struct ExplainInput {
   };
   std::vector<Ahead> ahead;  // the pending jobs of its partition considered before it,
   int64_t ahead_count = 0;   // in that order (the first few) and how many there are
+  std::string queue_order;   // the order they were considered in ("" = priority order)
   // The dependency terms still in its way, in words ("afterok:811 (811 RUNNING)").
   std::vector<std::string> dependencies;
   // Whether the reader may see job `id` named (PrivateData=jobs); unset: every job. A

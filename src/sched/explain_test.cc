@@ -126,6 +126,11 @@ TEST(Explain, PriorityListsTheJobsAheadInItsPartition) {
   const std::string text = Explain(s, in, kNow, At);
   EXPECT_EQ(text.substr(0, text.find(';')),
             "behind 3 higher-priority jobs in partition gpu (priority 1042 vs 1310, 1200, 1105)");
+  in.queue_order = "unicep";  // considered in a queue order: not by priority
+  const std::string ordered = Explain(s, in, kNow, At);
+  EXPECT_EQ(ordered.substr(0, ordered.find(';')),
+            "behind 3 jobs that queue order unicep takes first in partition gpu (priority 1042 vs "
+            "1310, 1200, 1105)");
 }
 
 TEST(Explain, AccountLimitGivesTheLimitAndWhatIsInUse) {

@@ -8,6 +8,7 @@
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
+#include "ctld/components/scheduler_config.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
 #include "sched/explain.h"
@@ -71,6 +72,9 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
       return j && j->uid() == uid;
     };
   }
+  const Expected<sched::SchedulerConfig> knobs = SchedulerConfigFrom(config_);
+  const sched::BackfillOrder queue_order =
+      knobs.ok() ? knobs->queue_order : sched::BackfillOrder::kPriority;
   for (size_t i = 0; i < wanted.size(); ++i) {
     const JobInfo& job = *jobs_.Find(wanted[i]->job_id());
     sched::ExplainInput in;
@@ -85,6 +89,8 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
     if (std::optional<PassOrder::Ahead> ahead = pass_order_.Before(job.job_id())) {
       in.ahead_count = ahead->count;
       for (const PassOrder::Job& a : ahead->first) in.ahead.push_back({a.id, a.priority});
+      if (queue_order != sched::BackfillOrder::kPriority)
+        in.queue_order = sched::BackfillOrderName(queue_order);
     }
     in.dependencies = DependencyWords(job);
     in.names_job = names_job;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "ctld/components/scheduler_config.h"
 #include "ctld/core/controller.h"
 #include "ctld/testing/test_fakes.h"
 #include "storage/sqlite_state_store.h"
@@ -217,11 +218,11 @@ TEST_F(PriorityOpsTest, ExplanationsCountTheJobsAheadInPassOrder) {
 // same fair-share; age aside) are taken by the order's key, the shortest first under SJBF,
 // and the explanations count the jobs ahead in that order.
 TEST_F(PriorityOpsTest, QueueOrderTakesAClassShortestFirst) {
-  sched::SchedulerConfig config;
-  config.policy = sched::SchedulerConfig::Policy::kFifo;
-  config.queue_order = sched::BackfillOrder::kSjbf;
-  sched_ = sched::MakeScheduler(config);
-  Open(PrioConfig());
+  Config c = PrioConfig();
+  c.raw["SchedulerType"] = "sched/builtin";
+  c.raw["SchedulerParameters"] = "queue_order=sjbf";
+  sched_ = sched::MakeScheduler(SchedulerConfigFrom(c).value());
+  Open(c);
   const int64_t running = SubmitWhole(kAlice);
   Pass();
   ASSERT_EQ(Job(running).state(), JOB_RUNNING);
@@ -246,7 +247,9 @@ TEST_F(PriorityOpsTest, QueueOrderTakesAClassShortestFirst) {
   q.set_explain(true);
   Expected<GetJobsReply> why = ctl_->GetJobs(q);
   ASSERT_TRUE(why.ok());
-  EXPECT_EQ(why->jobs(0).explanation().rfind("behind 1 higher-priority job", 0), 0u)
+  EXPECT_EQ(why->jobs(0).explanation().rfind(
+                "behind 1 job that queue order sjbf takes first in partition gpu", 0),
+            0u)
       << why->jobs(0).explanation();
   End(running);
   Pass();
