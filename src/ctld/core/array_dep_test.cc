@@ -174,6 +174,30 @@ TEST_F(ArrayDepTest, ArrayTaskSelectorsSendOnlyTheTasksTheyName) {
   EXPECT_EQ(ctl_->GetJobs(unknown)->jobs_size(), 0);
 }
 
+// Tasks are found at their place in a contiguous array, and by walking an array with
+// steps; either way the reply is in job id order.
+TEST_F(ArrayDepTest, ArrayTasksAreFoundWithOrWithoutGaps) {
+  const int64_t dense = Submit("0-9");    // task T = job dense + T
+  const int64_t steps = Submit("0-8:2");  // tasks 0 2 4 6 8 = jobs steps..steps+4
+  auto ids = [&](int64_t array, std::vector<int64_t> tasks) {
+    GetJobsRequest q;
+    ArrayTaskSelector* sel = q.add_array_tasks();
+    sel->set_array_job_id(array);
+    for (int64_t t : tasks) sel->add_task_ids(t);
+    std::vector<int64_t> out;
+    auto reply = ctl_->GetJobs(q);
+    EXPECT_TRUE(reply.ok()) << reply.status().message();
+    if (reply.ok()) {
+      for (const JobInfo& j : reply->jobs()) out.push_back(j.job_id());
+    }
+    return out;
+  };
+  EXPECT_EQ(ids(dense, {7, 2}), (std::vector<int64_t>{dense + 2, dense + 7}));
+  EXPECT_EQ(ids(dense, {9, 10}), (std::vector<int64_t>{dense + 9}));
+  EXPECT_EQ(ids(steps, {6, 0}), (std::vector<int64_t>{steps, steps + 3}));
+  EXPECT_EQ(ids(steps, {3}), (std::vector<int64_t>{}));
+}
+
 TEST_F(ArrayDepTest, PendingTasksOfAnArrayCanComeAsOneRecord) {
   const int64_t a = Submit("0-5%2");  // tasks 0-5 = jobs a..a+5
   const int64_t plain = Submit("");

@@ -183,13 +183,34 @@ Expected<GetJobsReply> Controller::GetJobs(const GetJobsRequest& req, const Call
       }
     }
     for (const ArrayTaskSelector& sel : req.array_tasks()) {
-      std::vector<int64_t> tasks = ArrayTaskIds(sel.array_job_id());
-      any = any || !tasks.empty();
-      std::unordered_set<int64_t> wanted(sel.task_ids().begin(), sel.task_ids().end());
-      for (int64_t id : tasks) {
-        const JobInfo* j = jobs_.Find(id);
-        if (wanted.count(j->array_task_id())) add_once(*j);
+      // Tasks have consecutive ids in ascending task order: task T of an array whose first
+      // task is F is found at id + T - F unless tasks between were skipped (a step) or
+      // purged; only then are all the array's tasks walked.
+      std::vector<const JobInfo*> found;
+      std::unordered_set<int64_t> wanted;
+      const JobInfo* head = jobs_.Find(sel.array_job_id());
+      const bool array = head && head->array_job_id() == sel.array_job_id();
+      for (int64_t task : sel.task_ids()) {
+        const JobInfo* j =
+            array ? jobs_.Find(sel.array_job_id() + task - head->array_task_id()) : nullptr;
+        if (j && j->array_job_id() == sel.array_job_id() && j->array_task_id() == task) {
+          found.push_back(j);
+        } else {
+          wanted.insert(task);
+        }
       }
+      if (!found.empty()) any = true;
+      if (!wanted.empty() || sel.task_ids_size() == 0) {
+        std::vector<int64_t> tasks = ArrayTaskIds(sel.array_job_id());
+        any = any || !tasks.empty();
+        for (int64_t id : tasks) {
+          const JobInfo* j = jobs_.Find(id);
+          if (wanted.count(j->array_task_id())) found.push_back(j);
+        }
+      }
+      std::sort(found.begin(), found.end(),
+                [](const JobInfo* x, const JobInfo* y) { return x->job_id() < y->job_id(); });
+      for (const JobInfo* j : found) add_once(*j);
     }
     if (!any) return NotFound(kMsgInvalidJobId);
   } else if (std::optional<std::vector<int64_t>> ids = JobQueryCandidates(jobs_, req)) {
