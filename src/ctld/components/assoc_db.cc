@@ -161,4 +161,28 @@ std::vector<std::string> AssocDb::AllowedQos(const std::string& user,
   return {"normal"};
 }
 
+std::string AssocDb::JobQos(const JobInfo& job) const {
+  if (!job.spec().qos().empty()) return job.spec().qos();
+  const std::string acct =
+      job.spec().account().empty() ? DefaultAccount(job.user()) : job.spec().account();
+  if (const AssocUser* u = User(job.user(), acct); u && !u->default_qos().empty())
+    return u->default_qos();
+  return "normal";
+}
+
+AssocLimits AssocDb::EffectiveLimits(const std::string& user, const std::string& account) const {
+  AssocLimits out;
+  std::vector<const AssocLimits*> chain;
+  if (const AssocUser* u = User(user, account)) chain.push_back(&u->limits());
+  for (const auto& a : Lineage(account)) chain.push_back(&Account(a)->limits());
+  for (const AssocLimits* l : chain) {
+    if (!out.has_max_jobs() && l->has_max_jobs()) out.set_max_jobs(l->max_jobs());
+    if (!out.has_max_submit_jobs() && l->has_max_submit_jobs())
+      out.set_max_submit_jobs(l->max_submit_jobs());
+    if (!out.has_max_wall_min() && l->has_max_wall_min()) out.set_max_wall_min(l->max_wall_min());
+    if (out.max_tres_per_job().empty()) out.set_max_tres_per_job(l->max_tres_per_job());
+  }
+  return out;
+}
+
 }  // namespace sluice::ctld

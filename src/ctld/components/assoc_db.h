@@ -49,6 +49,11 @@ class AssocDb {
   std::vector<std::string> Lineage(const std::string& account) const;
   // QOS the association may use: the first non-empty list up the tree, else {"normal"}.
   std::vector<std::string> AllowedQos(const std::string& user, const std::string& account) const;
+  // The job's QOS: its own, else its association's default, else "normal".
+  std::string JobQos(const JobInfo& job) const;
+  // The per-user limits that apply to (user, account): each limit from the user's
+  // association, else the nearest account up the tree that sets it.
+  AssocLimits EffectiveLimits(const std::string& user, const std::string& account) const;
 
   using UserKey = std::pair<std::string, std::string>;  // (user, account)
   const std::map<std::string, AssocAccount>& accounts() const { return accounts_; }

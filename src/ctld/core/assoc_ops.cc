@@ -107,30 +107,6 @@ void Controller::SaveUsage(bool force) {
   (void)store_->WriteAssocRecords({rec}, {});  // retried at the next save
 }
 
-std::string Controller::JobQos(const JobInfo& job) const {
-  if (!job.spec().qos().empty()) return job.spec().qos();
-  const std::string acct =
-      job.spec().account().empty() ? assoc_db_.DefaultAccount(job.user()) : job.spec().account();
-  if (const AssocUser* u = assoc_db_.User(job.user(), acct); u && !u->default_qos().empty())
-    return u->default_qos();
-  return "normal";
-}
-
-AssocLimits Controller::EffectiveLimits(const std::string& user, const std::string& account) const {
-  AssocLimits out;
-  std::vector<const AssocLimits*> chain;
-  if (const AssocUser* u = assoc_db_.User(user, account)) chain.push_back(&u->limits());
-  for (const auto& a : assoc_db_.Lineage(account)) chain.push_back(&assoc_db_.Account(a)->limits());
-  for (const AssocLimits* l : chain) {
-    if (!out.has_max_jobs() && l->has_max_jobs()) out.set_max_jobs(l->max_jobs());
-    if (!out.has_max_submit_jobs() && l->has_max_submit_jobs())
-      out.set_max_submit_jobs(l->max_submit_jobs());
-    if (!out.has_max_wall_min() && l->has_max_wall_min()) out.set_max_wall_min(l->max_wall_min());
-    if (out.max_tres_per_job().empty()) out.set_max_tres_per_job(l->max_tres_per_job());
-  }
-  return out;
-}
-
 void Controller::FillDefaultAccount(JobInfo* job) const {
   JobSpec* spec = job->mutable_spec();
   if (!spec->account().empty()) {  // account names are lower case, as sacctmgr stores them
@@ -155,7 +131,7 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
         "invalid account or partition for user {}, account '{}', and partition '{}'\n{}",
         job->user(), account, spec->partition(), kMsgInvalidAccount));
   }
-  const std::string qos_name = JobQos(*job);
+  const std::string qos_name = assoc_db_.JobQos(*job);
   const QosInfo* qos = assoc_db_.Qos(qos_name);
   if (enforce_.qos || !spec->qos().empty()) {
     auto allowed = assoc_db_.AllowedQos(job->user(), account);
@@ -168,7 +144,7 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
   }
   if (!enforce_.limits) return Status::Ok();
   // No --time: the association's / QOS's MaxWall becomes the limit (as Slurm).
-  AssocLimits eff = EffectiveLimits(job->user(), account);
+  AssocLimits eff = assoc_db_.EffectiveLimits(job->user(), account);
   if (spec->time_limit_min() == 0) {
     int64_t wall = eff.has_max_wall_min() ? eff.max_wall_min() : -1;
     if (qos && qos->limits().has_max_wall_min() &&
@@ -195,7 +171,7 @@ Status Controller::CheckAssocSubmit(JobInfo* job, int64_t count) const {
       const std::string ja = fair_share_.AssocOf(j).first;
       if (j.user() == job->user() && ja == account) ++mine;
       for (const auto& a : assoc_db_.Lineage(ja)) ++per_account[a];
-      if (JobQos(j) == qos_name) {
+      if (assoc_db_.JobQos(j) == qos_name) {
         ++qos_all;
         if (j.user() == job->user()) ++qos_user;
       }

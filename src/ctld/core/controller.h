@@ -407,7 +407,7 @@ class Controller {
   bool HandleNodeScripts(JobInfo* job, const JobReport& r);
 
  public:
-  // ---- associations, QOS, sacctmgr and limits (assoc_ops.cc, assoc_limits_ops.cc) ----
+  // ---- associations, QOS, sacctmgr and submit limits (assoc_ops.cc) ----
   // sacctmgr: show for everyone; changes need AdminLevel Operator/Administrator (or
   // root/SlurmUser) and are written to the store before the reply.
   Expected<SacctmgrReply> Sacctmgr(const Caller& caller, const SacctmgrRequest& req);
@@ -427,10 +427,6 @@ class Controller {
   // A job without --account gets the user's DefaultAccount, else (associations not
   // enforced) "root", as Slurm's jobs always carry one (SLURM_JOB_ACCOUNT, squeue %a).
   void FillDefaultAccount(JobInfo* job) const;
-  std::string JobQos(const JobInfo& job) const;
-  AssocLimits EffectiveLimits(const std::string& user, const std::string& account) const;
-  // Fills snap->limits for the pending jobs and the running ones (enforce limits).
-  void AddLimits(sched::ClusterSnapshot* snap, const std::vector<sched::JobRequest>& pending) const;
   AssocDb assoc_db_;
   Access access_{&config_, &assoc_db_, options_.admin_uid, &options_.user_name};
   EnforceFlags enforce_;
@@ -455,9 +451,10 @@ class Controller {
   void CheckPreemptGrace();  // from Tick
   // From ApplyEndReport: a victim's end (requeue or PREEMPTED); false = not a victim's.
   bool EndPreempted(JobInfo* job);
-  Preemption preemption_{&config_, [this](const JobInfo& j) { return JobQos(j); }};
+  Preemption preemption_{&config_, [this](const JobInfo& j) { return assoc_db_.JobQos(j); }};
   PassOrder pass_order_;  // the last pass's, for Explain
-  FairShare fair_share_{&config_, &assoc_db_, [this](const JobInfo& j) { return JobQos(j); }};
+  FairShare fair_share_{&config_, &assoc_db_,
+                        [this](const JobInfo& j) { return assoc_db_.JobQos(j); }};
 
  public:
   // ---- accounting (acct_ops.cc) ----

@@ -8,6 +8,7 @@
 
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
+#include "ctld/components/limits_input.h"
 #include "ctld/components/scheduler_config.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
@@ -44,7 +45,7 @@ sched::ClusterSnapshot Controller::PassSnapshot(
     snap.running.push_back(std::move(r));
   }
   resvs_.AddTo(&snap);
-  if (enforce_.limits) AddLimits(&snap, pending);
+  if (enforce_.limits) AddLimitsInput(jobs_, assoc_db_, fair_share_, pending, Now(), &snap);
   return snap;
 }
 

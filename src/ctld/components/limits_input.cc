@@ -1,11 +1,10 @@
-// Scheduling-time association / QOS limits (AccountingStorageEnforce=limits): builds
-// ClusterSnapshot::limits (sched/limit_types.h) — the scopes of every pending and
-// running job and what the running ones hold — for the scheduler's LimitsTracker.
+// Scheduling-time association / QOS limits: see limits_input.h.
+#include "ctld/components/limits_input.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
 
-#include "ctld/core/controller.h"
 #include "sched/assoc_limits.h"
 
 namespace sluice::ctld {
@@ -18,14 +17,15 @@ sched::TresLimit Tres(const std::string& s) {
 
 }  // namespace
 
-void Controller::AddLimits(sched::ClusterSnapshot* snap,
-                           const std::vector<sched::JobRequest>& pending) const {
+void AddLimitsInput(const JobTable& jobs, const AssocDb& assocs, const FairShare& fair_share,
+                    const std::vector<sched::JobRequest>& pending, int64_t now,
+                    sched::ClusterSnapshot* snap) {
   sched::LimitsInput& in = snap->limits;
   sched::LimitScopeIndex scopes(&in);
   // Decayed usage minutes per account subtree (GrpTRESMins).
   std::map<std::string, std::pair<double, double>> subtree_min;
-  for (const auto& [k, u] : fair_share_.ledger().rows()) {
-    for (const auto& a : assoc_db_.Lineage(k.first)) {
+  for (const auto& [k, u] : fair_share.ledger().rows()) {
+    for (const auto& a : assocs.Lineage(k.first)) {
       subtree_min[a].first += u.cpu_min;
       subtree_min[a].second += u.gpu_min;
     }
@@ -35,13 +35,13 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
     auto push = [&](int i) {
       if (i >= 0) out.push_back(i);
     };
-    const sched::UsageKey key = fair_share_.AssocOf(job);
+    const sched::UsageKey key = fair_share.AssocOf(job);
     const std::string& account = key.first;
     const std::string& user = key.second;
-    if (assoc_db_.User(user, account)) {
+    if (assocs.User(user, account)) {
       push(scopes.Get("u:" + user + "/" + account, [&] {
-        AssocLimits eff = EffectiveLimits(user, account);
-        const AssocLimits& own = assoc_db_.User(user, account)->limits();
+        AssocLimits eff = assocs.EffectiveLimits(user, account);
+        const AssocLimits& own = assocs.User(user, account)->limits();
         sched::LimitScope s;
         s.label = "user " + user + " in account " + account;
         s.max_jobs = eff.has_max_jobs() ? eff.max_jobs() : -1;
@@ -50,16 +50,16 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
         s.grp_jobs = own.has_grp_jobs() ? own.grp_jobs() : -1;
         s.grp_tres = Tres(own.grp_tres());
         s.grp_tres_mins = Tres(own.grp_tres_mins());
-        if (const sched::AssocUsage* u = fair_share_.ledger().Find({account, user})) {
+        if (const sched::AssocUsage* u = fair_share.ledger().Find({account, user})) {
           s.used_cpu_min = u->cpu_min;
           s.used_gpu_min = u->gpu_min;
         }
         return s;
       }));
     }
-    for (const auto& a : assoc_db_.Lineage(account)) {
+    for (const auto& a : assocs.Lineage(account)) {
       push(scopes.Get("a:" + a, [&] {
-        const AssocLimits& l = assoc_db_.Account(a)->limits();
+        const AssocLimits& l = assocs.Account(a)->limits();
         sched::LimitScope s;
         s.label = "account " + a;
         s.grp_jobs = l.has_grp_jobs() ? l.grp_jobs() : -1;
@@ -69,8 +69,8 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
         return s;
       }));
     }
-    const std::string qname = JobQos(job);
-    const QosInfo* q = assoc_db_.Qos(qname);
+    const std::string qname = assocs.JobQos(job);
+    const QosInfo* q = assocs.Qos(qname);
     if (!q) return out;
     push(scopes.Get("q:" + qname, [&] {
       const AssocLimits& l = q->limits();
@@ -95,12 +95,12 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
     return out;
   };
   for (const auto& r : pending) {
-    if (const JobInfo* job = jobs_.Find(r.job_id)) {
+    if (const JobInfo* job = jobs.Find(r.job_id)) {
       auto s = scopes_of(*job);
       if (!s.empty()) in.job_scopes[r.job_id] = std::move(s);
     }
   }
-  for (const auto& [id, job] : jobs_.jobs()) {
+  for (const auto& [id, job] : jobs.jobs()) {
     if (!HoldsResources(job)) continue;
     auto s = scopes_of(job);
     if (s.empty()) continue;
@@ -114,7 +114,7 @@ void Controller::AddLimits(sched::ClusterSnapshot* snap,
       run.tres.gpu += a.gpu_ids_size();
     }
     if (job.time_limit_min() > 0)
-      run.remaining_s = std::max<int64_t>(0, job.start_time() + job.time_limit_min() * 60 - Now());
+      run.remaining_s = std::max<int64_t>(0, job.start_time() + job.time_limit_min() * 60 - now);
     in.running.push_back(run);
   }
 }
