@@ -25,6 +25,15 @@ std::string TracePath(const std::string& name) {
     GTEST_SKIP() << TracePath(name) << " not present (traces live outside the repo)"; \
   }
 
+// Replays `workload` under `policy` (sim/policy.h).
+Expected<SimResult> Replay(const Workload& workload, const char* policy) {
+  ASSIGN_OR_RETURN(PolicySpec spec, ParsePolicySpec(policy));
+  auto scheduler = MakeSpecScheduler(spec);
+  ManualClock clock(1'000'000'000);
+  return Simulate(workload.cluster, workload.jobs, scheduler.get(), &clock, {},
+                  PreemptMode::kCancel, spec.prediction);
+}
+
 TEST(RealTraces, SwfRecordCountsMatchTheArchive) {
   const std::map<std::string, int64_t> records = {{"HPC2N-2002-2.2-cln.swf.gz", 202871},
                                                   {"KTH-SP2-1996-2.1-cln.swf.gz", 28476},
@@ -92,12 +101,7 @@ TEST(RealTraces, KthPredictionsReplay) {
   ASSERT_TRUE(workload.ok());
   std::map<std::string, Metrics> metrics;
   for (const char* name : {"easy", "easy-pred-sjbf"}) {
-    auto spec = ParsePolicySpec(name);
-    ASSERT_TRUE(spec.ok());
-    auto scheduler = MakeSpecScheduler(*spec);
-    ManualClock clock(1'000'000'000);
-    auto result = Simulate(workload->cluster, workload->jobs, scheduler.get(), &clock, {},
-                           PreemptMode::kCancel, spec->prediction);
+    auto result = Replay(*workload, name);
     ASSERT_TRUE(result.ok()) << result.status().message();
     for (size_t i = 0; i < workload->jobs.size(); ++i) {
       ASSERT_LE(result->jobs[i].predicted_s, workload->jobs[i].request.time_limit_s);
@@ -125,12 +129,7 @@ TEST(RealTraces, UnicepQueueOrderMeetsTheSlowdownTargets) {
     ASSERT_TRUE(workload.ok());
     std::map<std::string, Metrics> metrics;
     for (const char* policy : {"easy", "unicep:easy"}) {
-      auto spec = ParsePolicySpec(policy);
-      ASSERT_TRUE(spec.ok());
-      auto scheduler = MakeSpecScheduler(*spec);
-      ManualClock clock(1'000'000'000);
-      auto result = Simulate(workload->cluster, workload->jobs, scheduler.get(), &clock, {},
-                             PreemptMode::kCancel, spec->prediction);
+      auto result = Replay(*workload, policy);
       ASSERT_TRUE(result.ok()) << result.status().message();
       metrics[policy] = ComputeMetrics(*workload, *result);
     }

@@ -139,18 +139,21 @@ TEST_F(ArrayDepTest, ArrayTasksGetConsecutiveIds) {
   EXPECT_EQ(Submit(""), 7);
 }
 
+// The ids GetJobs answers `q` with (none when it fails).
+std::vector<int64_t> Ids(Controller& ctl, const GetJobsRequest& q) {
+  std::vector<int64_t> out;
+  auto reply = ctl.GetJobs(q);
+  EXPECT_TRUE(reply.ok()) << reply.status().message();
+  if (reply.ok()) {
+    for (const JobInfo& j : reply->jobs()) out.push_back(j.job_id());
+  }
+  return out;
+}
+
 TEST_F(ArrayDepTest, ArrayTaskSelectorsSendOnlyTheTasksTheyName) {
   const int64_t plain = Submit("");
   const int64_t a = Submit("1,3,5-7");  // tasks 1 3 5 6 7 = jobs a..a+4
-  auto ids = [&](const GetJobsRequest& q) {
-    std::vector<int64_t> out;
-    auto reply = ctl_->GetJobs(q);
-    EXPECT_TRUE(reply.ok()) << reply.status().message();
-    if (reply.ok()) {
-      for (const JobInfo& j : reply->jobs()) out.push_back(j.job_id());
-    }
-    return out;
-  };
+  auto ids = [&](const GetJobsRequest& q) { return Ids(*ctl_, q); };
   GetJobsRequest q;
   ArrayTaskSelector* sel = q.add_array_tasks();
   sel->set_array_job_id(a);
@@ -184,13 +187,7 @@ TEST_F(ArrayDepTest, ArrayTasksAreFoundWithOrWithoutGaps) {
     ArrayTaskSelector* sel = q.add_array_tasks();
     sel->set_array_job_id(array);
     for (int64_t t : tasks) sel->add_task_ids(t);
-    std::vector<int64_t> out;
-    auto reply = ctl_->GetJobs(q);
-    EXPECT_TRUE(reply.ok()) << reply.status().message();
-    if (reply.ok()) {
-      for (const JobInfo& j : reply->jobs()) out.push_back(j.job_id());
-    }
-    return out;
+    return Ids(*ctl_, q);
   };
   EXPECT_EQ(ids(dense, {7, 2}), (std::vector<int64_t>{dense + 2, dense + 7}));
   EXPECT_EQ(ids(dense, {9, 10}), (std::vector<int64_t>{dense + 9}));

@@ -76,13 +76,14 @@ class PriorityOpsTest : public ::testing::Test {
     ASSERT_TRUE(ctl_->Commit().ok());
   }
   // A job that needs the whole cluster (2 nodes x 4 CPUs).
-  int64_t SubmitWhole(uint32_t uid, int64_t nice = 0) {
+  int64_t SubmitWhole(uint32_t uid, int64_t nice = 0, int64_t time_limit_min = 0) {
     SubmitRequest r;
     r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
     r.mutable_spec()->set_work_dir("/tmp");
     r.mutable_spec()->set_min_nodes(2);
     r.mutable_spec()->set_ntasks_per_node(4);
     r.mutable_spec()->set_nice(nice);
+    r.mutable_spec()->set_time_limit_min(time_limit_min);
     auto rep = ctl_->Submit({uid, uid}, r);
     EXPECT_TRUE(rep.ok()) << rep.status().message();
     EXPECT_TRUE(ctl_->Commit().ok());
@@ -226,21 +227,9 @@ TEST_F(PriorityOpsTest, QueueOrderTakesAClassShortestFirst) {
   const int64_t running = SubmitWhole(kAlice);
   Pass();
   ASSERT_EQ(Job(running).state(), JOB_RUNNING);
-  auto submit = [&](int64_t minutes) {
-    SubmitRequest r;
-    r.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
-    r.mutable_spec()->set_work_dir("/tmp");
-    r.mutable_spec()->set_min_nodes(2);
-    r.mutable_spec()->set_ntasks_per_node(4);
-    r.mutable_spec()->set_time_limit_min(minutes);
-    auto rep = ctl_->Submit({kAlice, kAlice}, r);
-    EXPECT_TRUE(rep.ok()) << rep.status().message();
-    EXPECT_TRUE(ctl_->Commit().ok());
-    return rep.ok() ? rep->job_id() : -1;
-  };
-  const int64_t long_job = submit(500);
+  const int64_t long_job = SubmitWhole(kAlice, 0, 500);
   clock_.Advance(10);  // older: first by age alone
-  const int64_t short_job = submit(5);
+  const int64_t short_job = SubmitWhole(kAlice, 0, 5);
   Pass();
   GetJobsRequest q;
   q.add_job_ids(long_job);
