@@ -77,9 +77,9 @@ Expected<sched::SchedulerConfig> SchedulerConfigFrom(const Config& config) {
   return out;
 }
 
-bool PlansWithPredictedRuntimes(const Config& config) {
-  auto c = SchedulerConfigFrom(config);
-  return c.ok() && c->bf_predict == sched::SchedulerConfig::Prediction::kUser2;
+sched::SchedulerConfig SchedulerKnobsOf(const Config& config) {
+  Expected<sched::SchedulerConfig> c = SchedulerConfigFrom(config);
+  return c.ok() ? *c : sched::SchedulerConfig();
 }
 
 }  // namespace sluice::ctld

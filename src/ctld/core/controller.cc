@@ -51,7 +51,7 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
   jobs_.CountInto(&stats_.jobs);
   for (auto& n : nodes_.nodes()) n.last_heartbeat_ms = start_ms_;
   assoc_db_.Seed(config_);
-  predict_runtimes_ = PlansWithPredictedRuntimes(config_);
+  knobs_ = SchedulerKnobsOf(config_);
 }
 
 Status Controller::Load(bool clean_start) {

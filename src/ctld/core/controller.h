@@ -338,10 +338,11 @@ class Controller {
   // Sets `explanation` on the pending jobs of `reply` (explain_ops.cc), naming only the
   // jobs `viewer` may see (nullptr: every job).
   void Explain(GetJobsReply* reply, const Caller* viewer = nullptr) const;
-  // SchedulerParameters=bf_predict=user2: passes plan with each user's last two run
-  // times (sched/runtime_predictor.h), learnt from the jobs that end here (memory only:
-  // a restarted controller plans with time limits until its users' jobs end again).
-  bool predict_runtimes_ = false;
+  // SchedulerParameters, parsed at load and reconfigure. With bf_predict=user2 passes plan
+  // with each user's last two run times (sched/runtime_predictor.h), learnt from the jobs
+  // that end here (memory only: a restarted controller plans with time limits until its
+  // users' jobs end again); queue_order names the order explanations count jobs ahead in.
+  sched::SchedulerConfig knobs_;
   sched::RuntimePredictor runtimes_;
   // The run time a pass plans for a job of `job`'s user under its limit (0: the limit).
   int64_t PredictedRuntime(const JobInfo& job) const;

@@ -9,7 +9,6 @@
 #include "common/hostlist.h"
 #include "common/slurm_format.h"
 #include "ctld/components/limits_input.h"
-#include "ctld/components/scheduler_config.h"
 #include "ctld/components/validate.h"
 #include "ctld/core/controller.h"
 #include "sched/explain.h"
@@ -31,7 +30,7 @@ sched::ClusterSnapshot Controller::PassSnapshot(
     if (!HoldsResources(job)) continue;
     sched::RunningJob r{id, 0, job.spec().exclusive(), {}};
     if (job.time_limit_min() > 0) r.end_time = job.start_time() + job.time_limit_min() * 60;
-    if (predict_runtimes_ && r.end_time > 0) {
+    if (knobs_.bf_predict == sched::SchedulerConfig::Prediction::kUser2 && r.end_time > 0) {
       r.planned_end = sched::PredictedEnd(job.start_time(), PredictedRuntime(job),
                                           job.time_limit_min() * 60, Now());
     }
@@ -73,9 +72,6 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
       return j && j->uid() == uid;
     };
   }
-  const Expected<sched::SchedulerConfig> knobs = SchedulerConfigFrom(config_);
-  const sched::BackfillOrder queue_order =
-      knobs.ok() ? knobs->queue_order : sched::BackfillOrder::kPriority;
   for (size_t i = 0; i < wanted.size(); ++i) {
     const JobInfo& job = *jobs_.Find(wanted[i]->job_id());
     sched::ExplainInput in;
@@ -90,8 +86,8 @@ void Controller::Explain(GetJobsReply* reply, const Caller* viewer) const {
     if (std::optional<PassOrder::Ahead> ahead = pass_order_.Before(job.job_id())) {
       in.ahead_count = ahead->count;
       for (const PassOrder::Job& a : ahead->first) in.ahead.push_back({a.id, a.priority});
-      if (queue_order != sched::BackfillOrder::kPriority)
-        in.queue_order = sched::BackfillOrderName(queue_order);
+      if (knobs_.queue_order != sched::BackfillOrder::kPriority)
+        in.queue_order = sched::BackfillOrderName(knobs_.queue_order);
     }
     in.dependencies = DependencyWords(job);
     in.names_job = names_job;

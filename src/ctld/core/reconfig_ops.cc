@@ -39,7 +39,7 @@ Status Controller::ApplyConfig(const Config& next, sched::Scheduler* scheduler) 
   }
   enforce_ = EnforceOf(config_);
   assoc_db_.Seed(config_);  // accounts and users the file adds
-  predict_runtimes_ = PlansWithPredictedRuntimes(config_);
+  knobs_ = SchedulerKnobsOf(config_);
   sched_.scheduler = scheduler;
   WantSchedule(true);
   return Status::Ok();

@@ -103,7 +103,8 @@ bool Controller::SchedulePass() {
     }
     if (!DependencyGate(&job) || !ThrottleGate(&job, &throttle)) continue;
     pending.push_back(*req);
-    if (predict_runtimes_) pending.back().predicted_runtime_s = PredictedRuntime(job);
+    if (knobs_.bf_predict == sched::SchedulerConfig::Prediction::kUser2)
+      pending.back().predicted_runtime_s = PredictedRuntime(job);
     tiers.push_back(part ? part->priority_tier : 0);
     considered.push_back({id, pending.back().priority, job.uid(), &job.spec().partition()});
   }
