@@ -401,7 +401,7 @@ nlohmann::json JobJson(const SacctRow& r, int64_t now, const std::string& cluste
 
 // One job of the listing: its record and the rows of its steps that were picked.
 struct JobRows {
-  const SacctRow* job = nullptr;  // the job's own row, or the first of its steps'
+  const AcctJob* job = nullptr;  // its record is the job's, also when only steps were picked
   std::vector<const SacctRow*> steps;
 };
 
@@ -411,7 +411,7 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
                             const std::string& cluster) {
   std::vector<JobRows> jobs;
   for (const SacctRow& r : rows) {
-    if (jobs.empty() || jobs.back().job->job != r.job) jobs.push_back({&r, {}});
+    if (jobs.empty() || jobs.back().job != r.job) jobs.push_back({r.job, {}});
     if (r.step) jobs.back().steps.push_back(&r);
   }
   nlohmann::json root;
@@ -421,7 +421,7 @@ std::string FormatSacctJson(const std::vector<SacctRow>& rows, int64_t now,
        {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
   root["errors"] = nlohmann::json::array();
   return DumpListing(std::move(root), "jobs", jobs, [&](const JobRows& g) {
-    nlohmann::json o = JobJson(*g.job, now, cluster);
+    nlohmann::json o = JobJson(SacctRow{g.job, nullptr}, now, cluster);
     for (const SacctRow* step : g.steps) o["steps"].push_back(StepJson(*step, now));
     return o;
   });

@@ -242,7 +242,7 @@ TEST_F(SacctTest, JsonListsAPickedStepUnderItsOwnJob) {
   Step(8, acct::kBatchStep, "batch", JOB_COMPLETED, 2);
   Job(9, "second", JOB_COMPLETED, 4);
   Step(9, acct::kBatchStep, "batch", JOB_COMPLETED, 2);
-  Step(9, 0, "bash", JOB_COMPLETED, 4);
+  Step(9, 0, "bash", JOB_COMPLETED, 4)->set_end_time(Ref(2, 27, 0));  // outlasts the job record
   EXPECT_EQ(Run({"--json", "-j", "8,9.0"}), 0) << t.err.str();
   auto j = nlohmann::json::parse(t.out.str());
   ASSERT_EQ(j["jobs"].size(), 2u) << j.dump(1);
@@ -252,6 +252,16 @@ TEST_F(SacctTest, JsonListsAPickedStepUnderItsOwnJob) {
   EXPECT_EQ(j["jobs"][1]["job_id"], 9);
   ASSERT_EQ(j["jobs"][1]["steps"].size(), 1u);
   EXPECT_EQ(j["jobs"][1]["steps"][0]["step"]["id"], "0");
+  // Job 9's record is the job's own, as `-j 9` prints it, not its step's.
+  const std::string picked_step = t.out.str();
+  t.out.str("");
+  EXPECT_EQ(Run({"--json", "-j", "9"}), 0);
+  nlohmann::json whole = nlohmann::json::parse(t.out.str())["jobs"][0];
+  whole.erase("steps");
+  nlohmann::json listed = j["jobs"][1];
+  listed.erase("steps");
+  EXPECT_EQ(listed, whole);
+  t.out.str(picked_step);
   // Printed as one tree would print it.
   EXPECT_EQ(t.out.str(), j.dump(2) + "\n");
 }
