@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -103,9 +104,31 @@ int64_t ReadKeyValue(const std::string& path, const std::string& key) {
   return 0;
 }
 
+// Whether `pid` has a child (live or zombie), from /proc/<pid>/task/<tid>/children of each
+// of its threads; nullopt where the kernel does not list children.
+std::optional<bool> HasChildren(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(tasks.c_str());
+  if (d == nullptr) return std::nullopt;
+  std::optional<bool> any;
+  while (struct dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream in(tasks + "/" + e->d_name + "/children");
+    if (!in) continue;
+    pid_t child = 0;
+    any = (in >> child) ? true : any.value_or(false);
+    if (*any) break;
+  }
+  ::closedir(d);
+  return any;
+}
+
 }  // namespace
 
 std::vector<pid_t> DescendantsOf(pid_t root) {
+  // A process without children has no descendants: the usual answer once a job's processes
+  // are gone, without reading every process's stat.
+  if (HasChildren(root) == false) return {};
   std::multimap<pid_t, pid_t> children;
   std::set<pid_t> live;
   DIR* d = ::opendir("/proc");

@@ -5,8 +5,43 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace sluice {
 namespace {
+
+// Children and grandchildren are found; once they are gone (reaped) nothing is, which the
+// walk answers from the process's own children list without reading every process.
+TEST(ProcessTracker, DescendantsOfFindsChildrenAndGrandchildrenUntilTheyAreGone) {
+  EXPECT_TRUE(DescendantsOf(getpid()).empty());
+  int pids[2];
+  ASSERT_EQ(pipe(pids), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    pid_t grandchild = fork();
+    if (grandchild == 0) {
+      pause();
+      _exit(0);
+    }
+    write(pids[1], &grandchild, sizeof grandchild);
+    pause();
+    _exit(0);
+  }
+  pid_t grandchild = 0;
+  ASSERT_EQ(read(pids[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
+  std::vector<pid_t> found = DescendantsOf(getpid());
+  std::sort(found.begin(), found.end());
+  std::vector<pid_t> want{child, grandchild};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(found, want);
+  kill(grandchild, SIGKILL);
+  kill(child, SIGKILL);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  EXPECT_TRUE(DescendantsOf(getpid()).empty());
+  close(pids[0]);
+  close(pids[1]);
+}
 
 // A process-group leader that is also found as a descendant must get a signal once (a
 // trap in the batch shell runs once per delivery: scancel --full, --signal). Real-time

@@ -1,6 +1,7 @@
 #include "ctld/components/job_scripts.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace sluice::ctld {
 
@@ -51,19 +52,24 @@ Expected<JobScript> JobScripts::Get(const JobInfo& job) const {
   return s ? std::move(*s) : JobScript();
 }
 
-void JobScripts::AddTo(storage::WriteBatch* batch) const {
+JobScripts::Written JobScripts::AddTo(storage::WriteBatch* batch) const {
+  Written written;
   for (const auto& [key, script] : unwritten_) {
     if (!script.script().empty() || script.env_size() > 0 || script.rlimits_size() > 0) {
       batch->PutScript(key, script);
     }
+    written.put.push_back(key);
   }
   for (int64_t key : deleted_) batch->DeleteScript(key);
+  written.deleted = deleted_;
+  return written;
 }
 
-void JobScripts::Committed() {
+void JobScripts::Committed(const Written& written) {
   if (!store_) return;  // nowhere else to keep them
-  unwritten_.clear();
-  deleted_.clear();
+  for (int64_t key : written.put) unwritten_.erase(key);
+  const std::unordered_set<int64_t> gone(written.deleted.begin(), written.deleted.end());
+  std::erase_if(deleted_, [&](int64_t key) { return gone.count(key) > 0; });
 }
 
 }  // namespace sluice::ctld

@@ -35,9 +35,15 @@ class JobScripts {
   // The script, environment and limits of `job` (empty when it has none: an interactive job).
   Expected<JobScript> Get(const JobInfo& job) const;
 
-  // What to write with the next commit, and that it was written.
-  void AddTo(storage::WriteBatch* batch) const;
-  void Committed();
+  // What to write with the next commit, and that it was written. Scripts stay in memory
+  // (Get serves them) until the commit that writes them is durable; those taken or
+  // released meanwhile go with a later commit.
+  struct Written {
+    std::vector<int64_t> put;
+    std::vector<int64_t> deleted;
+  };
+  Written AddTo(storage::WriteBatch* batch) const;
+  void Committed(const Written& written);
 
   size_t unwritten() const { return unwritten_.size(); }
 

@@ -12,13 +12,13 @@ void Controller::AcctResync() {
   acct_.NodesResync(nodes_, resvs_.NodesInMaint(Now()));
 }
 
-void Controller::AcctAfterCommit() {
+void Controller::AcctAfterCommit(const std::vector<int64_t>& jobs, bool nodes_changed) {
   if (!acct_.enabled()) return;
-  for (int64_t id : dirty_jobs_) {
+  for (int64_t id : jobs) {
     if (const JobInfo* j = jobs_.Find(id)) acct_.JobCommitted(*j);
   }
   acct_.NodesCommitted(
-      nodes_, [this] { return resvs_.NodesInMaint(Now()); }, !dirty_nodes_.empty());
+      nodes_, [this] { return resvs_.NodesInMaint(Now()); }, nodes_changed);
 }
 
 AcctJobsReply Controller::AcctLive(const AcctJobsRequest& req) const {

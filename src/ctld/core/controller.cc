@@ -39,7 +39,8 @@ Controller::Controller(Config config, const Clock* clock, storage::StateStore* s
                        AgentLink* agents, SchedDeps sched, ControllerOptions options)
     : config_(std::move(config)),
       clock_(clock),
-      store_(store),
+      locked_store_(store ? std::make_unique<storage::LockedStateStore>(store) : nullptr),
+      store_(locked_store_.get()),
       agents_(agents),
       sched_(std::move(sched)),
       options_(WithDefaultNames(std::move(options))),
@@ -87,41 +88,66 @@ Status Controller::Load(bool clean_start) {
   return Status::Ok();
 }
 
-Status Controller::Commit(bool send_outbox) {
+Controller::PreparedCommit Controller::PrepareCommit() {
   SyncHetGroups();
-  storage::WriteBatch batch;
-  scripts_.AddTo(&batch);
-  for (int64_t id : dirty_jobs_) {
-    if (const JobInfo* j = jobs_.Find(id)) batch.PutJob(*j);
+  PreparedCommit c;
+  c.has_store = store_ != nullptr;
+  c.scripts = scripts_.AddTo(&c.batch);
+  c.jobs.assign(dirty_jobs_.begin(), dirty_jobs_.end());
+  for (int64_t id : c.jobs) {
+    if (const JobInfo* j = jobs_.Find(id)) c.batch.PutJob(*j);
   }
-  for (int64_t id : archive_jobs_) batch.ArchiveJob(id);
-  for (const auto& name : dirty_nodes_) {
-    if (const NodeRuntime* n = nodes_.Find(name)) batch.PutNode(n->admin);
+  c.archived.swap(archive_jobs_);
+  for (int64_t id : c.archived) c.batch.ArchiveJob(id);
+  c.nodes.assign(dirty_nodes_.begin(), dirty_nodes_.end());
+  for (const auto& name : c.nodes) {
+    if (const NodeRuntime* n = nodes_.Find(name)) c.batch.PutNode(n->admin);
   }
-  if (next_id_dirty_) batch.SetNextJobId(next_job_id_);
-  if (store_ && !batch.empty()) {
-    if (options_.fault_hook) options_.fault_hook("commit");
-    const int64_t start_us = RealClock::MonotonicUs();
-    Status st = store_->Write(batch);
-    if (!st.ok()) return st;
-    stats_.process.commit_seconds.Observe((RealClock::MonotonicUs() - start_us) / 1e6);
-    stats_.process.commit_records.Observe(static_cast<double>(batch.size()));
-    if (options_.fault_hook) options_.fault_hook("committed");
-  }
-  scripts_.Committed();
-  AcctAfterCommit();
+  c.next_id = next_id_dirty_;
+  if (c.next_id) c.batch.SetNextJobId(next_job_id_);
+  c.outbox.swap(outbox_);
   dirty_jobs_.clear();
   dirty_nodes_.clear();
-  archive_jobs_.clear();
   next_id_dirty_ = false;
-  if (send_outbox) SendOutbox();
+  return c;
+}
+
+Status Controller::WriteCommit(PreparedCommit* c) const {
+  if (!c->NeedsWrite()) return Status::Ok();
+  if (options_.fault_hook) options_.fault_hook("commit");
+  const int64_t start_us = RealClock::MonotonicUs();
+  RETURN_IF_ERROR(store_->Write(c->batch));
+  c->write_seconds = (RealClock::MonotonicUs() - start_us) / 1e6;
+  if (options_.fault_hook) options_.fault_hook("committed");
   return Status::Ok();
 }
 
-void Controller::SendOutbox() {
-  std::vector<std::function<void()>> out;
-  out.swap(outbox_);
-  for (auto& fn : out) fn();
+std::vector<std::function<void()>> Controller::FinishCommit(PreparedCommit c,
+                                                            const Status& written) {
+  if (!written.ok()) {
+    // Retried with the next commit, in the same order: these records and messages first.
+    dirty_jobs_.insert(c.jobs.begin(), c.jobs.end());
+    dirty_nodes_.insert(c.nodes.begin(), c.nodes.end());
+    archive_jobs_.insert(archive_jobs_.begin(), c.archived.begin(), c.archived.end());
+    next_id_dirty_ = next_id_dirty_ || c.next_id;
+    outbox_.insert(outbox_.begin(), std::make_move_iterator(c.outbox.begin()),
+                   std::make_move_iterator(c.outbox.end()));
+    return {};
+  }
+  if (c.NeedsWrite()) {
+    stats_.process.commit_seconds.Observe(c.write_seconds);
+    stats_.process.commit_records.Observe(static_cast<double>(c.batch.size()));
+  }
+  scripts_.Committed(c.scripts);
+  AcctAfterCommit(c.jobs, !c.nodes.empty());
+  return std::move(c.outbox);
+}
+
+Status Controller::Commit() {
+  PreparedCommit c = PrepareCommit();
+  Status st = WriteCommit(&c);
+  for (auto& send : FinishCommit(std::move(c), st)) send();
+  return st;
 }
 
 void Controller::Tick() {

@@ -2,11 +2,11 @@
 // cluster's state (ctld/components/: JobTable, NodeTable, StepTable, JobScripts,
 // ReservationBook, AssocDb, AcctFeed, the sched::UsageLedger), wires them, and implements
 // every client and node API operation as a plain method; nothing in here locks or blocks.
-// The event loop (runtime/owner_loop.h) runs these methods on one thread and calls
-// Commit() once per queue drain (group commit): every mutation marks jobs/nodes dirty,
-// Commit() writes them in ONE StateStore transaction, and only after it succeeds are
-// agent messages (launch, signal, limit updates) handed to the AgentLink and replies
-// released to clients.
+// The event loop (runtime/owner_loop.h) runs these methods on one thread and commits
+// once per queue drain (group commit): every mutation marks jobs/nodes dirty, a commit
+// writes them in ONE StateStore transaction, and only after it succeeds are agent
+// messages (launch, signal, limit updates) handed to the AgentLink and replies released
+// to clients.
 //
 // Files: controller.cc (load, commit, tick, helpers), client_ops.cc (client API),
 // node_ops.cc (agent registration, heartbeats, job ends, liveness),
@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +54,7 @@
 #include "sched/runtime_predictor.h"
 #include "sched/scheduler.h"
 #include "sched/usage_ledger.h"
+#include "storage/locked_state_store.h"
 #include "storage/state_store.h"
 
 namespace sluice::ctld {
@@ -161,15 +163,37 @@ class Controller {
   bool SchedulePass();                       // scheduler_loop.cc
   bool ScheduleDue(int64_t now_ms) const;    // a pass should run now
   int64_t NextWakeMs(int64_t now_ms) const;  // when the loop should wake at the latest
-  // Writes every dirty job/node in one transaction; on success sends the queued agent
-  // messages (unless `send_outbox` is false: the caller releases its clients' replies
-  // first and then calls SendOutbox(), so e.g. `scontrol requeue` has its answer before
-  // the job's processes are signalled). On failure the dirty set is kept (retried next
-  // time) and nothing is sent.
-  Status Commit(bool send_outbox = true);
-  void SendOutbox();
+  // A group commit in three parts, so that the owner loop can go on while the store
+  // writes (runtime/owner_loop.h pipelines them, one write at a time):
+  //  - PrepareCommit (owner thread) takes every dirty job/node, serialized, and the agent
+  //    messages queued since the last commit;
+  //  - WriteCommit (any thread) makes them durable in ONE StateStore transaction; it
+  //    touches nothing but the store;
+  //  - FinishCommit (owner thread) feeds accounting and returns the messages, to be sent
+  //    once the callers' replies are released (so e.g. `scontrol requeue` has its answer
+  //    before the job's processes are signalled). On failure it puts everything back to
+  //    go with the next commit, and returns no message.
+  // Commit() does all three at once and sends the messages.
+  struct PreparedCommit {
+    storage::WriteBatch batch;
+    JobScripts::Written scripts;
+    std::vector<int64_t> jobs;
+    std::vector<std::string> nodes;
+    std::vector<int64_t> archived;
+    bool next_id = false;
+    std::vector<std::function<void()>> outbox;
+    bool has_store = false;
+    double write_seconds = 0;  // set by WriteCommit
+    bool NeedsWrite() const { return has_store && !batch.empty(); }
+  };
+  PreparedCommit PrepareCommit();
+  Status WriteCommit(PreparedCommit* commit) const;
+  std::vector<std::function<void()>> FinishCommit(PreparedCommit commit, const Status& written);
+  Status Commit();
+  // Something for the next commit: dirty records or agent messages.
   bool HasUncommitted() const {
-    return !dirty_jobs_.empty() || !dirty_nodes_.empty() || next_id_dirty_;
+    return !dirty_jobs_.empty() || !dirty_nodes_.empty() || next_id_dirty_ ||
+           !archive_jobs_.empty() || !outbox_.empty();
   }
 
   // ---- job steps and interactive allocations (step_ops.cc) ----
@@ -296,6 +320,8 @@ class Controller {
 
   Config config_;
   const Clock* clock_;
+  // The store, behind a lock: the owner loop's writer thread writes commits to it.
+  std::unique_ptr<storage::LockedStateStore> locked_store_;
   storage::StateStore* store_;
   AgentLink* agents_;
   SchedDeps sched_;
@@ -469,7 +495,8 @@ class Controller {
   AcctJobsReply AcctLive(const AcctJobsRequest& req) const;
 
  private:
-  void AcctAfterCommit();  // the committed jobs and node changes to the feed
+  // The committed jobs and node changes to the feed.
+  void AcctAfterCommit(const std::vector<int64_t>& jobs, bool nodes_changed);
   AcctFeed acct_{clock_};
 };
 

@@ -1,8 +1,14 @@
 // OwnerLoop: the controller's single owner thread. RPC threads Post() closures; the
 // loop drains the whole queue, runs every closure against the Controller, commits ONE
 // transaction for all their mutations (group commit), and only then runs the acks that
-// release the waiting RPCs. It also runs Controller::Tick() every `tick_ms` and
-// debounced scheduling passes, each followed by its own commit.
+// release the waiting RPCs and sends the agent messages. It also runs Controller::Tick()
+// every `tick_ms` and debounced scheduling passes.
+//
+// The commit is pipelined: a writer thread makes a prepared batch durable (the fsync)
+// while the owner thread goes on running closures, ticks and passes, whose mutations
+// gather for the next batch. One batch is written at a time, in order, and a batch's
+// acks and messages wait for its write, so "acknowledged" and "launched" still mean
+// durable; a batch's effects are only visible early to queries, which change nothing.
 #pragma once
 
 #include <condition_variable>
@@ -11,7 +17,9 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -60,17 +68,39 @@ class OwnerLoop {
   }
 
  private:
+  // What a commit releases once its write is done.
+  struct Batch {
+    Controller::PreparedCommit commit;
+    std::vector<Ack> acks;
+  };
   void Run();
-  void RunBatch(std::deque<std::function<Ack()>>* batch);
+  // Prepares a commit of what the closures and passes since the last one did, and hands
+  // it to the writer, or finishes it at once when it has nothing to write.
+  void StartCommit();
+  // StartCommit unless a batch is in flight or there is nothing to commit; `want_commit`:
+  // a tick or pass ran since the last commit (reset when one starts).
+  void MaybeStartCommit(bool* want_commit);
+  void Finish(Batch batch, const Status& written);
+  void WaitForWriter();  // until the batch in flight is written, then finishes it
+  void WriteLoop();      // the writer thread
 
   Controller* controller_;
   const Clock* clock_;
   int64_t tick_ms_;
+  std::vector<Ack> acks_;  // of closures run since the last commit was prepared
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable cv_;         // the owner thread waits on it
+  std::condition_variable writer_cv_;  // the writer thread waits on it
   std::deque<std::function<Ack()>> queue_;
   bool stop_ = false;
+  // The batch being written (owner thread only), and under mu_ the hand-over: `to_write_`
+  // for the writer, `written_` back when done.
+  std::optional<Batch> in_flight_;
+  Controller::PreparedCommit* to_write_ = nullptr;
+  std::optional<Status> written_;
+  bool writer_stop_ = false;  // set by the owner thread as it ends
   std::thread thread_;
+  std::thread writer_;
 };
 
 }  // namespace sluice::ctld
