@@ -94,6 +94,7 @@ Controller::PreparedCommit Controller::PrepareCommit() {
   c.has_store = store_ != nullptr;
   c.scripts = scripts_.AddTo(&c.batch);
   c.jobs.assign(dirty_jobs_.begin(), dirty_jobs_.end());
+  writing_jobs_.swap(dirty_jobs_);  // the last commit's, empty: cleared when it finished
   for (int64_t id : c.jobs) {
     if (const JobInfo* j = jobs_.Find(id)) c.batch.PutJob(*j);
   }
@@ -124,6 +125,7 @@ Status Controller::WriteCommit(PreparedCommit* c) const {
 
 std::vector<std::function<void()>> Controller::FinishCommit(PreparedCommit c,
                                                             const Status& written) {
+  writing_jobs_.clear();
   if (!written.ok()) {
     // Retried with the next commit, in the same order: these records and messages first.
     dirty_jobs_.insert(c.jobs.begin(), c.jobs.end());

@@ -339,6 +339,7 @@ class Controller {
   int64_t last_session_ = 0;  // RegisterNodeReply.session last given
   bool next_id_dirty_ = false;
   std::set<int64_t> dirty_jobs_;
+  std::set<int64_t> writing_jobs_;  // in the commit being written (PrepareCommit..Finish)
   std::set<std::string> dirty_nodes_;
   std::vector<int64_t> archive_jobs_;
   std::vector<std::function<void()>> outbox_;

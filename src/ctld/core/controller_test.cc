@@ -408,6 +408,31 @@ TEST_F(ControllerTest, FinishedJobsArePurgedToHistory) {
                    .ok());
 }
 
+// A pipelined commit (owner_loop.h) writes a job's end while the owner thread goes on: the
+// job is not purged until that record is durable, so a failed write is retried with the
+// job still there and its history holds its end.
+TEST_F(ControllerTest, AJobIsNotPurgedWhileItsLastRecordIsBeingWritten) {
+  RegisterAll();
+  int64_t id = StartOne();
+  JobEndedRequest e;
+  e.set_node(Job(id).alloc(0).node());
+  e.mutable_report()->set_job_id(id);
+  e.mutable_report()->set_finished(true);
+  ASSERT_TRUE(ctl_->JobEnded(e).ok());
+  Controller::PreparedCommit writing = ctl_->PrepareCommit();
+  clock_.Advance(301);
+  ctl_->Tick();
+  ASSERT_NE(ctl_->jobs().Find(id), nullptr);
+  EXPECT_TRUE(ctl_->FinishCommit(std::move(writing), Internal("disk full")).empty());
+  ASSERT_TRUE(ctl_->Commit().ok());
+  ctl_->Tick();
+  ASSERT_TRUE(ctl_->Commit().ok());
+  EXPECT_EQ(ctl_->jobs().Find(id), nullptr);
+  auto history = store_->LoadHistoryJob(id);
+  ASSERT_TRUE(history.ok() && history->has_value());
+  EXPECT_EQ((*history)->state(), JOB_COMPLETED);
+}
+
 TEST_F(ControllerTest, CancelRecordsTheCaller) {
   RegisterAll();
   int64_t run = StartOne(kAlice, Req(2));

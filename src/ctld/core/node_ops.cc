@@ -314,7 +314,11 @@ void Controller::PurgeOldJobs() {
   std::vector<int64_t> old;
   for (int64_t id : jobs_.NotPending()) {  // finished jobs are not pending
     const JobInfo& job = *jobs_.Find(id);
-    if (!IsTerminal(job.state()) || job.completing() || dirty_jobs_.count(id)) continue;
+    // Not while its last record is still to be written (dirty) or being written.
+    if (!IsTerminal(job.state()) || job.completing() || dirty_jobs_.count(id) ||
+        writing_jobs_.count(id)) {
+      continue;
+    }
     if (job.end_time() + options_.min_job_age_s <= now) old.push_back(id);
   }
   for (int64_t id : old) {
