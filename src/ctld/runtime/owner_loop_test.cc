@@ -81,6 +81,10 @@ class OwnerLoopTest : public ::testing::Test {
     r.set_cpus(4);
     r.set_real_memory_mb(1000);
     ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    // A pass saves the fair-share usage, straight to the store, at most once a second:
+    // done here, and the clock stands still, so no pass of the loop writes besides its
+    // commits (a save would wait behind a hanging write).
+    ctl_->SchedulePass();
     ASSERT_TRUE(ctl_->Commit().ok());
     loop_ = std::make_unique<OwnerLoop>(ctl_.get(), &clock_);
     loop_->Start();

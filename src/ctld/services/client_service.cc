@@ -99,12 +99,29 @@ Expected<Caller> ClientService::Authenticate(grpc::ServerContextBase* ctx) const
   if (!caller##_exp.ok()) return ToGrpc(caller##_exp.status()); \
   Caller caller = *caller##_exp
 
-grpc::Status ClientService::SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
-                                      SubmitReply* reply) {
-  AUTH_OR_RETURN(caller);
-  LIMITS_OR_RETURN(req, "SubmitJob");
-  return Run(
-      loop_, [&](Controller* c) { return c->Submit(caller, *req); }, reply);
+template <typename Req>
+Expected<Caller> ClientService::CheckCall(grpc::CallbackServerContext* ctx, const Req& req,
+                                          const char* what) const {
+  ASSIGN_OR_RETURN(Caller caller, Authenticate(ctx));
+  if (std::string detail; !CheckRequestLimits(req, &detail).ok()) {
+    LogRefused(ctx, what, detail);
+    return InvalidArgument(kMsgTooLong);
+  }
+  return caller;
+}
+
+grpc::ServerUnaryReactor* ClientService::SubmitJob(grpc::CallbackServerContext* ctx,
+                                                   const SubmitRequest* req, SubmitReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  Expected<Caller> caller = CheckCall(ctx, *req, "SubmitJob");
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpc(caller.status()));
+    return reactor;
+  }
+  loop_->CallAsync<SubmitReply>(
+      [caller = *caller, req](Controller* c) { return c->Submit(caller, *req); },
+      [reactor, reply](Expected<SubmitReply> r) { FinishWith(reactor, reply, std::move(r)); });
+  return reactor;
 }
 
 grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
@@ -187,19 +204,13 @@ grpc::Status ClientService::GetConfig(grpc::ServerContext* ctx, const GetConfigR
 grpc::ServerUnaryReactor* ClientService::LaunchStep(grpc::CallbackServerContext* ctx,
                                                     const StepRequest* req, StepReply* reply) {
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  Expected<Caller> caller = Authenticate(ctx);
+  Expected<Caller> caller = CheckCall(ctx, *req, "LaunchStep");
   if (!caller.ok()) {
     reactor->Finish(ToGrpc(caller.status()));
     return reactor;
   }
-  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
-    LogRefused(ctx, "LaunchStep", detail);
-    reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
-    return reactor;
-  }
   LaunchStepAsync(loop_, *caller, req, "", [reactor, reply](Expected<StepReply> r) {
-    if (r.ok()) *reply = std::move(r).value();
-    reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
+    FinishWith(reactor, reply, std::move(r));
   });
   return reactor;
 }
@@ -251,14 +262,9 @@ grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* 
                                                    const KeepaliveRequest* req,
                                                    KeepaliveReply* reply) {
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  Expected<Caller> caller = Authenticate(ctx);
+  Expected<Caller> caller = CheckCall(ctx, *req, "Keepalive");
   if (!caller.ok()) {
     reactor->Finish(ToGrpc(caller.status()));
-    return reactor;
-  }
-  if (std::string detail; !CheckRequestLimits(*req, &detail).ok()) {
-    LogRefused(ctx, "Keepalive", detail);
-    reactor->Finish(ToGrpc(InvalidArgument(kMsgTooLong)));
     return reactor;
   }
   loop_->CallAsync<KeepaliveReply>(
@@ -267,10 +273,7 @@ grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* 
         if (!st.ok()) return st;
         return KeepaliveReply();
       },
-      [reactor, reply](Expected<KeepaliveReply> r) {
-        if (r.ok()) *reply = std::move(r).value();
-        reactor->Finish(r.ok() ? grpc::Status::OK : ToGrpc(r.status()));
-      });
+      [reactor, reply](Expected<KeepaliveReply> r) { FinishWith(reactor, reply, std::move(r)); });
   return reactor;
 }
 

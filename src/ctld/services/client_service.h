@@ -3,9 +3,10 @@
 // no/invalid token -> UNAUTHENTICATED "Invalid authentication credential", or the JWT's
 // reason); the caller's uid/gid come only from that token. The
 // operation then runs on the owner thread (OwnerLoop::Call) and the reply is sent
-// after the state it changed has been committed. The two calls on every srun's path,
-// LaunchStep and Keepalive, use gRPC's callback API: they are finished from the owner
-// thread (or the last agent's answer) instead of waking a blocked RPC thread.
+// after the state it changed has been committed. The calls that come in numbers —
+// SubmitJob, and on every srun's path LaunchStep and Keepalive — use gRPC's callback API:
+// they are finished from the owner thread (or the last agent's answer) instead of waking
+// a blocked RPC thread.
 #pragma once
 
 #include <unistd.h>
@@ -23,8 +24,9 @@ namespace sluice::ctld {
 
 inline constexpr char kMsgBadCredential[] = "Invalid authentication credential";
 
-using ClientApiBase = ClientApi::WithCallbackMethod_LaunchStep<
-    ClientApi::WithCallbackMethod_Keepalive<ClientApi::Service>>;
+using ClientApiBase =
+    ClientApi::WithCallbackMethod_SubmitJob<ClientApi::WithCallbackMethod_LaunchStep<
+        ClientApi::WithCallbackMethod_Keepalive<ClientApi::Service>>>;
 
 class ClientService final : public ClientApiBase {
  public:
@@ -41,8 +43,8 @@ class ClientService final : public ClientApiBase {
   }
   const TokenVerifier& verifier() const { return verifier_; }
 
-  grpc::Status SubmitJob(grpc::ServerContext* ctx, const SubmitRequest* req,
-                         SubmitReply* reply) override;
+  grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* ctx, const SubmitRequest* req,
+                                      SubmitReply* reply) override;
   grpc::Status GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
                        GetJobsReply* reply) override;
   grpc::Status CancelJobs(grpc::ServerContext* ctx, const CancelRequest* req,
@@ -134,6 +136,10 @@ class ClientService final : public ClientApiBase {
   acct::AcctWriter* acct_ = nullptr;
   RpcStats* rpc_stats_ = nullptr;
   Expected<Caller> Authenticate(grpc::ServerContextBase* ctx) const;
+  // A callback method's caller, once authenticated and its request within the limits.
+  template <typename Req>
+  Expected<Caller> CheckCall(grpc::CallbackServerContext* ctx, const Req& req,
+                             const char* what) const;
   // PermissionDenied unless `caller` is an admin (the admin-only RPCs).
   Status RequireAdmin(const Caller& caller) const;
   std::string key_;

@@ -27,27 +27,35 @@ grpc::Status NodeService::RegisterNode(grpc::ServerContext* ctx, const RegisterN
   return grpc::Status::OK;
 }
 
-grpc::Status NodeService::Heartbeat(grpc::ServerContext* ctx, const HeartbeatRequest* req,
-                                    HeartbeatReply* reply) {
-  Status st = Check("Heartbeat", *req);
-  if (!st.ok()) return ToGrpc(st);
-  auto r = loop_->Call<HeartbeatReply>(
-      [&](Controller* c) -> Expected<HeartbeatReply> { return c->Heartbeat(*req); });
-  if (!r.ok()) return ToGrpc(r.status());
-  *reply = std::move(r).value();
-  return grpc::Status::OK;
+grpc::ServerUnaryReactor* NodeService::Heartbeat(grpc::CallbackServerContext* ctx,
+                                                 const HeartbeatRequest* req,
+                                                 HeartbeatReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (Status st = Check("Heartbeat", *req); !st.ok()) {
+    reactor->Finish(ToGrpc(st));
+    return reactor;
+  }
+  loop_->CallAsync<HeartbeatReply>(
+      [req](Controller* c) -> Expected<HeartbeatReply> { return c->Heartbeat(*req); },
+      [reactor, reply](Expected<HeartbeatReply> r) { FinishWith(reactor, reply, std::move(r)); });
+  return reactor;
 }
 
-grpc::Status NodeService::JobEnded(grpc::ServerContext* ctx, const JobEndedRequest* req,
-                                   JobEndedReply* reply) {
-  Status st = Check("JobEnded", *req);
-  if (!st.ok()) return ToGrpc(st);
-  auto r = loop_->Call<JobEndedReply>([&](Controller* c) -> Expected<JobEndedReply> {
-    Status s = c->JobEnded(*req);
-    if (!s.ok()) return s;
-    return JobEndedReply();
-  });
-  return r.ok() ? grpc::Status::OK : ToGrpc(r.status());
+grpc::ServerUnaryReactor* NodeService::JobEnded(grpc::CallbackServerContext* ctx,
+                                                const JobEndedRequest* req, JobEndedReply* reply) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (Status st = Check("JobEnded", *req); !st.ok()) {
+    reactor->Finish(ToGrpc(st));
+    return reactor;
+  }
+  loop_->CallAsync<JobEndedReply>(
+      [req](Controller* c) -> Expected<JobEndedReply> {
+        Status s = c->JobEnded(*req);
+        if (!s.ok()) return s;
+        return JobEndedReply();
+      },
+      [reactor, reply](Expected<JobEndedReply> r) { FinishWith(reactor, reply, std::move(r)); });
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* NodeService::Relay(grpc::CallbackServerContext* ctx,

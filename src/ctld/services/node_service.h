@@ -1,8 +1,7 @@
 // NodeService: the gRPC NodeApi (agent -> controller). Each request's NodeAuth is
 // verified (NodeVerifier, method = the rpc name, e.g. "RegisterNode"); the signer must
-// be the node the request speaks for. Operations run on the owner thread. Relay (srun's
-// LaunchStep/Keepalive forwarded by its node agent) is on gRPC's callback API, like
-// ClientService's own LaunchStep.
+// be the node the request speaks for. Operations run on the owner thread. Relay is srun's
+// LaunchStep/Keepalive forwarded by its node agent.
 #pragma once
 
 #include <string>
@@ -14,17 +13,22 @@
 
 namespace sluice::ctld {
 
-class NodeService final : public NodeApi::WithCallbackMethod_Relay<NodeApi::Service> {
+// Heartbeat, JobEnded and Relay come in numbers (thousands of nodes, every job's end):
+// they are on gRPC's callback API, finished from the owner thread.
+using NodeApiBase = NodeApi::WithCallbackMethod_Heartbeat<
+    NodeApi::WithCallbackMethod_JobEnded<NodeApi::WithCallbackMethod_Relay<NodeApi::Service>>>;
+
+class NodeService final : public NodeApiBase {
  public:
   NodeService(std::string cluster_key, const Clock* clock, OwnerLoop* loop)
       : verifier_(std::move(cluster_key), clock), loop_(loop) {}
 
   grpc::Status RegisterNode(grpc::ServerContext* ctx, const RegisterNodeRequest* req,
                             RegisterNodeReply* reply) override;
-  grpc::Status Heartbeat(grpc::ServerContext* ctx, const HeartbeatRequest* req,
-                         HeartbeatReply* reply) override;
-  grpc::Status JobEnded(grpc::ServerContext* ctx, const JobEndedRequest* req,
-                        JobEndedReply* reply) override;
+  grpc::ServerUnaryReactor* Heartbeat(grpc::CallbackServerContext* ctx, const HeartbeatRequest* req,
+                                      HeartbeatReply* reply) override;
+  grpc::ServerUnaryReactor* JobEnded(grpc::CallbackServerContext* ctx, const JobEndedRequest* req,
+                                     JobEndedReply* reply) override;
   // The caller is the request's uid/gid, vouched for by the signing node, which must
   // hold part of the job's allocation.
   grpc::ServerUnaryReactor* Relay(grpc::CallbackServerContext* ctx, const RelayRequest* req,
