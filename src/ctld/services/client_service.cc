@@ -3,6 +3,7 @@
 #include "ctld/services/grpc_status.h"
 #include "ctld/services/jwt.h"
 #include "ctld/services/launch_step_call.h"
+#include "ctld/services/owner_call.h"
 #include "ctld/services/step_usage_call.h"
 #include "rpc/credential.h"
 #include "rpc/munge_auth.h"
@@ -112,16 +113,9 @@ Expected<Caller> ClientService::CheckCall(grpc::CallbackServerContext* ctx, cons
 
 grpc::ServerUnaryReactor* ClientService::SubmitJob(grpc::CallbackServerContext* ctx,
                                                    const SubmitRequest* req, SubmitReply* reply) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   Expected<Caller> caller = CheckCall(ctx, *req, "SubmitJob");
-  if (!caller.ok()) {
-    reactor->Finish(ToGrpc(caller.status()));
-    return reactor;
-  }
-  loop_->CallAsync<SubmitReply>(
-      [caller = *caller, req](Controller* c) { return c->Submit(caller, *req); },
-      [reactor, reply](Expected<SubmitReply> r) { FinishWith(reactor, reply, std::move(r)); });
-  return reactor;
+  return RunOnOwner(ctx, loop_, caller.status(), reply,
+                    [caller, req](Controller* c) { return c->Submit(*caller, *req); });
 }
 
 grpc::Status ClientService::GetJobs(grpc::ServerContext* ctx, const GetJobsRequest* req,
@@ -261,20 +255,10 @@ grpc::Status ClientService::GetShares(grpc::ServerContext* ctx, const GetSharesR
 grpc::ServerUnaryReactor* ClientService::Keepalive(grpc::CallbackServerContext* ctx,
                                                    const KeepaliveRequest* req,
                                                    KeepaliveReply* reply) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   Expected<Caller> caller = CheckCall(ctx, *req, "Keepalive");
-  if (!caller.ok()) {
-    reactor->Finish(ToGrpc(caller.status()));
-    return reactor;
-  }
-  loop_->CallAsync<KeepaliveReply>(
-      [caller = *caller, req](Controller* c) -> Expected<KeepaliveReply> {
-        Status st = c->Keepalive(caller, *req);
-        if (!st.ok()) return st;
-        return KeepaliveReply();
-      },
-      [reactor, reply](Expected<KeepaliveReply> r) { FinishWith(reactor, reply, std::move(r)); });
-  return reactor;
+  return RunOnOwner(ctx, loop_, caller.status(), reply, [caller, req](Controller* c) {
+    return EmptyReplyOr<KeepaliveReply>(c->Keepalive(*caller, *req));
+  });
 }
 
 grpc::Status ClientService::GetSteps(grpc::ServerContext* ctx, const GetStepsRequest* req,

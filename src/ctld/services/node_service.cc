@@ -2,6 +2,7 @@
 
 #include "ctld/services/grpc_status.h"
 #include "ctld/services/launch_step_call.h"
+#include "ctld/services/owner_call.h"
 #include "rpc/protocol.h"
 #include "rpc/request_limits.h"
 
@@ -30,32 +31,16 @@ grpc::Status NodeService::RegisterNode(grpc::ServerContext* ctx, const RegisterN
 grpc::ServerUnaryReactor* NodeService::Heartbeat(grpc::CallbackServerContext* ctx,
                                                  const HeartbeatRequest* req,
                                                  HeartbeatReply* reply) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  if (Status st = Check("Heartbeat", *req); !st.ok()) {
-    reactor->Finish(ToGrpc(st));
-    return reactor;
-  }
-  loop_->CallAsync<HeartbeatReply>(
-      [req](Controller* c) -> Expected<HeartbeatReply> { return c->Heartbeat(*req); },
-      [reactor, reply](Expected<HeartbeatReply> r) { FinishWith(reactor, reply, std::move(r)); });
-  return reactor;
+  return RunOnOwner(
+      ctx, loop_, Check("Heartbeat", *req), reply,
+      [req](Controller* c) -> Expected<HeartbeatReply> { return c->Heartbeat(*req); });
 }
 
 grpc::ServerUnaryReactor* NodeService::JobEnded(grpc::CallbackServerContext* ctx,
                                                 const JobEndedRequest* req, JobEndedReply* reply) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  if (Status st = Check("JobEnded", *req); !st.ok()) {
-    reactor->Finish(ToGrpc(st));
-    return reactor;
-  }
-  loop_->CallAsync<JobEndedReply>(
-      [req](Controller* c) -> Expected<JobEndedReply> {
-        Status s = c->JobEnded(*req);
-        if (!s.ok()) return s;
-        return JobEndedReply();
-      },
-      [reactor, reply](Expected<JobEndedReply> r) { FinishWith(reactor, reply, std::move(r)); });
-  return reactor;
+  return RunOnOwner(ctx, loop_, Check("JobEnded", *req), reply, [req](Controller* c) {
+    return EmptyReplyOr<JobEndedReply>(c->JobEnded(*req));
+  });
 }
 
 grpc::ServerUnaryReactor* NodeService::Relay(grpc::CallbackServerContext* ctx,
