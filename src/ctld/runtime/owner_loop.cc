@@ -43,7 +43,11 @@ void OwnerLoop::Post(std::function<Ack()> fn) {
 }
 
 void OwnerLoop::MaybeStartCommit(bool* want_commit) {
-  if (in_flight_ || !(*want_commit || !acks_.empty() || controller_->HasUncommitted())) return;
+  // After a failed write, what it put back waits for new calls or the next tick (as the
+  // store refuses, retrying at once would only spin).
+  const bool due =
+      *want_commit || !acks_.empty() || (!write_failed_ && controller_->HasUncommitted());
+  if (in_flight_ || !due) return;
   StartCommit();
   *want_commit = false;
 }
@@ -64,7 +68,8 @@ void OwnerLoop::StartCommit() {
 }
 
 void OwnerLoop::Finish(Batch b, const Status& written) {
-  if (!written.ok()) controller_->logger()->error("commit failed error={:?}", written.message());
+  write_failed_ = !written.ok();
+  if (write_failed_) controller_->logger()->error("commit failed error={:?}", written.message());
   std::vector<std::function<void()>> messages =
       controller_->FinishCommit(std::move(b.commit), written);
   // Replies first, then the agent messages the batch queued (a job's signals go out

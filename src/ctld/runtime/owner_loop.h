@@ -87,7 +87,8 @@ class OwnerLoop {
   Controller* controller_;
   const Clock* clock_;
   int64_t tick_ms_;
-  std::vector<Ack> acks_;  // of closures run since the last commit was prepared
+  std::vector<Ack> acks_;      // of closures run since the last commit was prepared
+  bool write_failed_ = false;  // the last commit's write failed
   std::mutex mu_;
   std::condition_variable cv_;         // the owner thread waits on it
   std::condition_variable writer_cv_;  // the writer thread waits on it

@@ -30,6 +30,10 @@ class GatedStore final : public storage::StateStore {
     return cv_.wait_for(lock, 10s, [&] { return started_ >= n; });
   }
   storage::MemoryStateStore& inner() { return inner_; }
+  int writes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return started_;
+  }
 
   Status Write(const storage::WriteBatch& batch) override {
     {
@@ -194,6 +198,23 @@ TEST_F(OwnerLoopTest, AFailedWriteFailsItsAcksAndItsRecordsGoWithTheNextBatch) {
   ASSERT_TRUE(stored.ok());
   ASSERT_EQ(stored->jobs.size(), 2u);  // the first job's record was written again
   EXPECT_EQ(stored->next_job_id, 3);
+}
+
+// A store that keeps refusing is tried again with the next calls or tick, not in a loop.
+TEST_F(OwnerLoopTest, AStoreThatRefusesIsNotRetriedInALoop) {
+  ASSERT_TRUE(loop_->Call<bool>([](Controller*) { return true; }).ok());
+  OnOwner([this](Controller*) {
+    store_.inner().FailNextWrites(1'000'000);
+    return true;
+  });
+  std::promise<Expected<SubmitReply>> first;
+  auto first_acked = first.get_future();
+  Submit(&first);
+  ASSERT_EQ(first_acked.wait_for(10s), std::future_status::ready);
+  EXPECT_FALSE(first_acked.get().ok());
+  const int after = store_.writes();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_LE(store_.writes() - after, 1);
 }
 
 TEST_F(OwnerLoopTest, StopWritesTheBatchInFlightAndReleasesItsAcks) {
