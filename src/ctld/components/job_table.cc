@@ -89,12 +89,14 @@ void JobTable::SetState(JobInfo* job, JobState state) {
 
 void JobTable::Index(const JobInfo& job) {
   if (job.state() != JOB_PENDING) not_pending_.insert(job.job_id());
+  if (job.spec().interactive()) interactive_.insert(job.job_id());
   by_uid_[job.uid()].insert(job.job_id());
   uids_by_name_[job.user()].insert(job.uid());
 }
 
 void JobTable::Unindex(const JobInfo& job) {
   not_pending_.erase(job.job_id());
+  interactive_.erase(job.job_id());
   auto it = by_uid_.find(job.uid());
   if (it == by_uid_.end()) return;
   it->second.erase(job.job_id());

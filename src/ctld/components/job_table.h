@@ -2,7 +2,8 @@
 // ones until they are purged after MinJobAge), keyed by job id in ascending order, so
 // iteration order is FIFO submission order. Also caches each job's normalised
 // scheduler request, and the indexes queries use (GetJobs): the jobs that are not
-// pending, and the jobs of each user. Owned and used by the controller's owner thread only.
+// pending, and the jobs of each user; and the interactive allocations (client leases). Owned and
+// used by the controller's owner thread only.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +63,9 @@ class JobTable {
   const std::set<int64_t>& OfUid(uint32_t uid) const;
   // The uids of the jobs whose user name is `name` (one, unless names were reused).
   const std::set<uint32_t>& UidsNamed(const std::string& name) const;
+  // The interactive allocations (salloc, srun outside a job: spec.interactive, which never
+  // changes once inserted), whatever their state.
+  const std::set<int64_t>& Interactive() const { return interactive_; }
 
   std::map<int64_t, JobInfo>& jobs() { return jobs_; }
   const std::map<int64_t, JobInfo>& jobs() const { return jobs_; }
@@ -81,6 +85,7 @@ class JobTable {
   std::map<int64_t, JobInfo> jobs_;
   std::map<int64_t, sched::JobRequest> requests_;
   std::set<int64_t> not_pending_;
+  std::set<int64_t> interactive_;
   std::map<uint32_t, std::set<int64_t>> by_uid_;
   std::map<std::string, std::set<uint32_t>> uids_by_name_;  // never shrinks: one per user
 };

@@ -45,8 +45,8 @@ void Controller::ExpireClientLeases() {
   });
   // Interactive allocations: armed when first seen (the client keeps alive from submit).
   std::vector<int64_t> expired;
-  for (const auto& [id, job] : jobs_.jobs()) {
-    if (!job.spec().interactive()) continue;
+  for (int64_t id : jobs_.Interactive()) {
+    const JobInfo& job = *jobs_.Find(id);
     bool live = job.state() == JOB_PENDING || (job.state() == JOB_RUNNING && !job.completing());
     if (!live) {
       steps_.ForgetAllocation(id);
