@@ -12,7 +12,7 @@ void Controller::AcctResync() {
   acct_.NodesResync(nodes_, resvs_.NodesInMaint(Now()));
 }
 
-void Controller::AcctAfterCommit(const std::vector<int64_t>& jobs, bool nodes_changed) {
+void Controller::AcctAfterCommit(const std::set<int64_t>& jobs, bool nodes_changed) {
   if (!acct_.enabled()) return;
   for (int64_t id : jobs) {
     if (const JobInfo* j = jobs_.Find(id)) acct_.JobCommitted(*j);

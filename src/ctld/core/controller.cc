@@ -93,9 +93,8 @@ Controller::PreparedCommit Controller::PrepareCommit() {
   PreparedCommit c;
   c.has_store = store_ != nullptr;
   c.scripts = scripts_.AddTo(&c.batch);
-  c.jobs.assign(dirty_jobs_.begin(), dirty_jobs_.end());
   writing_jobs_.swap(dirty_jobs_);  // the last commit's, empty: cleared when it finished
-  for (int64_t id : c.jobs) {
+  for (int64_t id : writing_jobs_) {
     if (const JobInfo* j = jobs_.Find(id)) c.batch.PutJob(*j);
   }
   c.archived.swap(archive_jobs_);
@@ -107,7 +106,6 @@ Controller::PreparedCommit Controller::PrepareCommit() {
   c.next_id = next_id_dirty_;
   if (c.next_id) c.batch.SetNextJobId(next_job_id_);
   c.outbox.swap(outbox_);
-  dirty_jobs_.clear();
   dirty_nodes_.clear();
   next_id_dirty_ = false;
   return c;
@@ -125,10 +123,11 @@ Status Controller::WriteCommit(PreparedCommit* c) const {
 
 std::vector<std::function<void()>> Controller::FinishCommit(PreparedCommit c,
                                                             const Status& written) {
-  writing_jobs_.clear();
+  std::set<int64_t> jobs;
+  jobs.swap(writing_jobs_);
   if (!written.ok()) {
     // Retried with the next commit, in the same order: these records and messages first.
-    dirty_jobs_.insert(c.jobs.begin(), c.jobs.end());
+    dirty_jobs_.insert(jobs.begin(), jobs.end());
     dirty_nodes_.insert(c.nodes.begin(), c.nodes.end());
     archive_jobs_.insert(archive_jobs_.begin(), c.archived.begin(), c.archived.end());
     next_id_dirty_ = next_id_dirty_ || c.next_id;
@@ -141,7 +140,7 @@ std::vector<std::function<void()>> Controller::FinishCommit(PreparedCommit c,
     stats_.process.commit_records.Observe(static_cast<double>(c.batch.size()));
   }
   scripts_.Committed(c.scripts);
-  AcctAfterCommit(c.jobs, !c.nodes.empty());
+  AcctAfterCommit(jobs, !c.nodes.empty());
   return std::move(c.outbox);
 }
 

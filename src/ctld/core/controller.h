@@ -173,12 +173,12 @@ class Controller {
   //    once the callers' replies are released (so e.g. `scontrol requeue` has its answer
   //    before the job's processes are signalled). On failure it puts everything back to
   //    go with the next commit, and returns no message.
-  // Commit() does all three at once and sends the messages.
+  // One commit at a time is between PrepareCommit and FinishCommit. Commit() does all
+  // three at once and sends the messages.
   struct PreparedCommit {
     storage::WriteBatch batch;
     JobScripts::Written scripts;
-    std::vector<int64_t> jobs;
-    std::vector<std::string> nodes;
+    std::vector<std::string> nodes;  // its jobs are writing_jobs_ (one commit at a time)
     std::vector<int64_t> archived;
     bool next_id = false;
     std::vector<std::function<void()>> outbox;
@@ -339,7 +339,8 @@ class Controller {
   int64_t last_session_ = 0;  // RegisterNodeReply.session last given
   bool next_id_dirty_ = false;
   std::set<int64_t> dirty_jobs_;
-  std::set<int64_t> writing_jobs_;  // in the commit being written (PrepareCommit..Finish)
+  // The jobs of the commit prepared and not yet finished (PrepareCommit..FinishCommit).
+  std::set<int64_t> writing_jobs_;
   std::set<std::string> dirty_nodes_;
   std::vector<int64_t> archive_jobs_;
   std::vector<std::function<void()>> outbox_;
@@ -497,7 +498,7 @@ class Controller {
 
  private:
   // The committed jobs and node changes to the feed.
-  void AcctAfterCommit(const std::vector<int64_t>& jobs, bool nodes_changed);
+  void AcctAfterCommit(const std::set<int64_t>& jobs, bool nodes_changed);
   AcctFeed acct_{clock_};
 };
 
