@@ -145,9 +145,8 @@ void OwnerLoop::Run() {
   // Stopping: the batch in flight, then what ran since, are written before the end.
   WaitForWriter();
   if (!acks_.empty() || controller_->HasUncommitted()) {
-    Batch b{controller_->PrepareCommit(), std::move(acks_)};
-    Status st = controller_->WriteCommit(&b.commit);
-    Finish(std::move(b), st);
+    StartCommit();
+    WaitForWriter();
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
