@@ -34,11 +34,7 @@ class RuntimePredictionTest : public ::testing::TestWithParam<bool> {
     ctl_ = std::make_unique<Controller>(c, &clock_, &store_, &link_,
                                         SchedDeps{&sched_, testing::FakeFeasible}, o);
     ASSERT_TRUE(ctl_->Load(false).ok());
-    RegisterNodeRequest r;
-    r.set_node("n1");
-    r.set_cpus(4);
-    r.set_real_memory_mb(1000);
-    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    ASSERT_TRUE(ctl_->RegisterNode(testing::EmptyNode("n1")).ok());
     ASSERT_TRUE(ctl_->Commit().ok());
   }
   int64_t Submit(int cpus) {

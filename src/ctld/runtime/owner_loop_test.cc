@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <future>
+#include <memory>
 #include <mutex>
 
 #include "ctld/testing/controller_harness.h"
@@ -80,11 +81,7 @@ class OwnerLoopTest : public ::testing::Test {
                                         &link_, SchedDeps{&sched_, testing::FakeFeasible},
                                         ControllerOptions{});
     ASSERT_TRUE(ctl_->Load(false).ok());
-    RegisterNodeRequest r;
-    r.set_node("n1");
-    r.set_cpus(4);
-    r.set_real_memory_mb(1000);
-    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    ASSERT_TRUE(ctl_->RegisterNode(testing::EmptyNode("n1")).ok());
     // A pass saves the fair-share usage, straight to the store, at most once a second:
     // done here, and the clock stands still, so no pass of the loop writes besides its
     // commits (a save would wait behind a hanging write).
@@ -98,8 +95,9 @@ class OwnerLoopTest : public ::testing::Test {
     loop_.reset();
   }
 
-  // Submits a one-CPU job through the loop; `acked` is set with its answer.
-  void Submit(std::promise<Expected<SubmitReply>>* acked) {
+  // Submits a one-CPU job through the loop; the future holds its answer.
+  std::future<Expected<SubmitReply>> Submit() {
+    auto acked = std::make_shared<std::promise<Expected<SubmitReply>>>();
     loop_->CallAsync<SubmitReply>(
         [](Controller* c) {
           SubmitRequest r;
@@ -108,6 +106,7 @@ class OwnerLoopTest : public ::testing::Test {
           return c->Submit({1000, 1000}, r);
         },
         [acked](Expected<SubmitReply> rep) { acked->set_value(std::move(rep)); });
+    return acked->get_future();
   }
   // Runs `fn` on the owner thread and returns its result as soon as it ran (without
   // waiting for any commit). A loop that does not run within 10 s fails the test; the
@@ -140,16 +139,12 @@ class OwnerLoopTest : public ::testing::Test {
 
 TEST_F(OwnerLoopTest, TheLoopRunsOnWhileABatchIsWrittenAndItsAcksAndLaunchesWait) {
   store_.Shut();
-  std::promise<Expected<SubmitReply>> first;
-  auto first_acked = first.get_future();
-  Submit(&first);
+  auto first_acked = Submit();
   ASSERT_TRUE(store_.WaitForWrites(1));
 
   // The first batch's write hangs; the loop still runs closures and passes, and the
   // pass launches the job, but nothing is answered or sent until the write is done.
-  std::promise<Expected<SubmitReply>> second;
-  auto second_acked = second.get_future();
-  Submit(&second);
+  auto second_acked = Submit();
   EXPECT_TRUE(OnOwner([](Controller* c) { return c->jobs().Find(2) != nullptr; }));
   OnOwner([](Controller* c) { return c->SchedulePass(); });
   EXPECT_EQ(OnOwner([](Controller* c) { return c->jobs().Find(1)->state(); }),
@@ -180,17 +175,13 @@ TEST_F(OwnerLoopTest, AFailedWriteFailsItsAcksAndItsRecordsGoWithTheNextBatch) {
     store_.inner().FailNextWrites(1);
     return true;
   });
-  std::promise<Expected<SubmitReply>> first;
-  auto first_acked = first.get_future();
-  Submit(&first);
+  auto first_acked = Submit();
   ASSERT_EQ(first_acked.wait_for(10s), std::future_status::ready);
   Expected<SubmitReply> rep = first_acked.get();
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.status().message(), kMsgSaveFailed);
 
-  std::promise<Expected<SubmitReply>> second;
-  auto second_acked = second.get_future();
-  Submit(&second);
+  auto second_acked = Submit();
   ASSERT_EQ(second_acked.wait_for(10s), std::future_status::ready);
   EXPECT_TRUE(second_acked.get().ok());
   loop_->Stop();
@@ -207,9 +198,7 @@ TEST_F(OwnerLoopTest, AStoreThatRefusesIsNotRetriedInALoop) {
     store_.inner().FailNextWrites(1'000'000);
     return true;
   });
-  std::promise<Expected<SubmitReply>> first;
-  auto first_acked = first.get_future();
-  Submit(&first);
+  auto first_acked = Submit();
   ASSERT_EQ(first_acked.wait_for(10s), std::future_status::ready);
   EXPECT_FALSE(first_acked.get().ok());
   const int after = store_.writes();
@@ -219,9 +208,7 @@ TEST_F(OwnerLoopTest, AStoreThatRefusesIsNotRetriedInALoop) {
 
 TEST_F(OwnerLoopTest, StopWritesTheBatchInFlightAndReleasesItsAcks) {
   store_.Shut();
-  std::promise<Expected<SubmitReply>> first;
-  auto first_acked = first.get_future();
-  Submit(&first);
+  auto first_acked = Submit();
   ASSERT_TRUE(store_.WaitForWrites(1));
   std::thread stopper([this] { loop_->Stop(); });
   std::this_thread::sleep_for(50ms);

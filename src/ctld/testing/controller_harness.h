@@ -37,6 +37,15 @@ inline Config SmallCluster(const std::vector<std::string>& names, const std::str
   return c;
 }
 
+// The registration of one of SmallCluster's nodes, empty (4 CPUs, 1000 MB).
+inline RegisterNodeRequest EmptyNode(const std::string& name) {
+  RegisterNodeRequest r;
+  r.set_node(name);
+  r.set_cpus(4);
+  r.set_real_memory_mb(1000);
+  return r;
+}
+
 class ControllerHarness : public ::testing::Test {
  protected:
   explicit ControllerHarness(int64_t now = 1'700'000'000) : clock_(now) {}
@@ -70,11 +79,7 @@ class ControllerHarness : public ::testing::Test {
   }
   // Registers `node` empty (4 CPUs, 1000 MB) and commits.
   void Register(const std::string& node) {
-    RegisterNodeRequest r;
-    r.set_node(node);
-    r.set_cpus(4);
-    r.set_real_memory_mb(1000);
-    ASSERT_TRUE(ctl_->RegisterNode(r).ok());
+    ASSERT_TRUE(ctl_->RegisterNode(EmptyNode(node)).ok());
     ASSERT_TRUE(ctl_->Commit().ok());
   }
 
